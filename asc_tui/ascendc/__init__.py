@@ -1,0 +1,100 @@
+"""`asc_tui.ascendc`: a Python twin of the Ascend C kernel API (see design/ascendc-api.md).
+
+Use it as `from asc_tui import ascendc as AscendC`; names, argument order and semantics follow
+Ascend C, with templates turned into arguments (`que.AllocTensor(half)`).
+"""
+
+from .datacopy import (
+    DataCopy,
+    DataCopyExtParams,
+    DataCopyPad,
+    DataCopyPadExtParams,
+    DataCopyPadParams,
+    DataCopyParams,
+)
+from .dtypes import (
+    as_dtype,
+    bfloat16,
+    float,
+    float16,
+    float32,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    sizeof,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .enums import (
+    CMPMODE,
+    PIPE_ALL,
+    PIPE_FIX,
+    PIPE_M,
+    PIPE_MTE1,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_S,
+    PIPE_V,
+    SELMODE,
+    HardEvent,
+    Pipe,
+    QuePosition,
+    RoundMode,
+    TPosition,
+    pipe_t,
+)
+from .kernel import (
+    PRINTF,
+    DumpTensor,
+    GetBlockIdx,
+    GetBlockNum,
+    GetSubBlockIdx,
+    GetSubBlockNum,
+    KernelFunction,
+    Launch,
+    ascendc_assert,
+    global_aicore,
+    kernel,
+    printf,
+    trap,
+)
+from .pipe import TBuf, TPipe, TQue, TQueBind
+from .sync import PipeBarrier, SetFlag, WaitFlag
+from .tensors import GM_ADDR, GlobalTensor, LocalTensor
+from .vector import (
+    Abs,
+    Add,
+    Adds,
+    And,
+    Axpy,
+    Cast,
+    Compare,
+    CompareScalar,
+    Div,
+    Duplicate,
+    Exp,
+    Ln,
+    Max,
+    Maxs,
+    Min,
+    Mins,
+    Mul,
+    Muls,
+    Not,
+    Or,
+    ReduceMax,
+    ReduceMin,
+    ReduceSum,
+    Reciprocal,
+    Relu,
+    Rsqrt,
+    Select,
+    Sqrt,
+    Sub,
+)
+
+__all__ = [name for name in dir() if not name.startswith("_")]

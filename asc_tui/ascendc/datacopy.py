@@ -1,0 +1,275 @@
+"""Data movement: DataCopy / DataCopyPad between GM and local memory (MTE2 in, MTE3 out).
+
+Real hardware moves whole 32 B blocks: a `count` form whose byte length is not a multiple of
+32 is silently rounded down. We do the same (so results match the hardware) and record a
+warning the sanitizer reports.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..npu import state
+from ..npu.errors import KernelError
+from .enums import Pipe
+from .tensors import GlobalTensor, LocalTensor
+
+MTE2, MTE3, V = int(Pipe.PIPE_MTE2), int(Pipe.PIPE_MTE3), int(Pipe.PIPE_V)
+BLOCK = 32
+
+
+@dataclass
+class DataCopyParams:
+    """Strided copy in units of 32 B blocks (strides = gap between blocks)."""
+
+    blockCount: int = 1
+    blockLen: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
+
+
+@dataclass
+class DataCopyExtParams:
+    """DataCopyPad geometry: blockLen and the GM-side stride in bytes, the UB side in blocks."""
+
+    blockCount: int = 1
+    blockLen: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
+    rsv: int = 0
+
+
+DataCopyPadParams = DataCopyExtParams
+
+
+@dataclass
+class DataCopyPadExtParams:
+    isPad: bool = False
+    leftPadding: int = 0
+    rightPadding: int = 0
+    paddingValue: object = 0
+
+
+def _where(fr):
+    return fr.f_code.co_filename, fr.f_lineno
+
+
+def _local_oob(t: LocalTensor, need: int, what: str, fr):
+    from .pipe import name_in_frame
+
+    name = name_in_frame(t, fr) or "local tensor"
+    raise KernelError(
+        f"{what} touches {need} elements of '{name}' but it holds {t.count} "
+        f"({t.count * t.dtype.itemsize} B in {t.mem.upper()})", *_where(fr))
+
+
+def _gm_oob(g: GlobalTensor, first: int, last: int, what: str, fr):
+    cap = g.buffer.count * g.buffer.dtype.itemsize // g.dtype.itemsize
+    raise KernelError(
+        f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
+        f"{g.start + last}) but the tensor covers [{g.start}, {g.start + min(g.size, cap - g.start)})",
+        *_where(fr), hint="check the offset and length of the last (tail) tile")
+
+
+def _rounded(core, nbytes: int, isz: int, fr, what: str) -> int:
+    core.run.warn("misaligned-length",
+                  f"{what} of {nbytes} B is not a multiple of 32 B: hardware copies only "
+                  f"{nbytes // BLOCK * BLOCK} B (use DataCopyPad for the tail)", fr)
+    return nbytes // BLOCK * BLOCK // isz
+
+
+def DataCopy(dst, src, count_or_params) -> None:
+    """DataCopy(dst, src, count) or DataCopy(dst, src, DataCopyParams)."""
+    core = state.core
+    fr = sys._getframe(1)
+    if type(count_or_params) is not int:
+        if isinstance(count_or_params, DataCopyParams):
+            return _copy_params(core, dst, src, count_or_params, fr)
+        if hasattr(count_or_params, "__index__"):
+            count_or_params = int(count_or_params)
+        else:
+            return _copy_other(core, dst, src, count_or_params, fr)
+    n = count_or_params
+    tsrc = type(src)
+    if tsrc is GlobalTensor:
+        isz = src.dtype.itemsize
+        if n < 0 or n > src.size or src.start + n > src.buffer.count * src.buffer.dtype.itemsize // isz:
+            _gm_oob(src, 0, n, "DataCopy reads", fr)
+        if n > dst.count:
+            _local_oob(dst, n, "DataCopy writes", fr)
+        nb = n * isz
+        if nb & 31:
+            n = _rounded(core, nb, isz, fr, "DataCopy GM→local")
+            nb = n * isz
+        if core.numeric:
+            s = src.start
+            dst.arr[:n] = src.arr[s: s + n]
+        core.work(MTE2, core.dma_lat + nb / core.rd_bpc, "DataCopy", nb, fr)
+        core.gm_read += nb
+        san = core.run.san
+        if san is not None:
+            san.access(core, src, 0, n, False, fr)
+            san.access(core, dst, 0, n, True, fr)
+    elif type(dst) is GlobalTensor:
+        isz = dst.dtype.itemsize
+        if n < 0 or n > dst.size or dst.start + n > dst.buffer.count * dst.buffer.dtype.itemsize // isz:
+            _gm_oob(dst, 0, n, "DataCopy writes", fr)
+        if n > src.count:
+            _local_oob(src, n, "DataCopy reads", fr)
+        nb = n * isz
+        if nb & 31:
+            n = _rounded(core, nb, isz, fr, "DataCopy local→GM")
+            nb = n * isz
+        if core.numeric:
+            s = dst.start
+            dst.arr[s: s + n] = src.arr[:n]
+        core.work(MTE3, core.dma_lat + nb / core.wr_bpc, "DataCopy", nb, fr)
+        core.gm_write += nb
+        san = core.run.san
+        if san is not None:
+            san.access(core, src, 0, n, False, fr)
+            san.access(core, dst, 0, n, True, fr)
+    else:
+        _copy_local(core, dst, src, n, fr)
+
+
+def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:
+    if n > src.count:
+        _local_oob(src, n, "DataCopy reads", fr)
+    if n > dst.count:
+        _local_oob(dst, n, "DataCopy writes", fr)
+    nb = n * src.dtype.itemsize
+    if core.numeric:
+        dst.arr[:n] = src.arr[:n]
+    hook = core.run.local_copy_hook
+    if hook is not None and hook(core, dst, src, n, fr):
+        return
+    reps = -(-nb // core.chip.repeat_bytes)
+    core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
+              "DataCopy", nb, fr)
+    san = core.run.san
+    if san is not None:
+        san.access(core, src, 0, n, False, fr)
+        san.access(core, dst, 0, n, True, fr)
+
+
+def _copy_other(core, dst, src, params, fr) -> None:
+    hook = core.run.copy_params_hook
+    if hook is not None and hook(core, dst, src, params, fr):
+        return
+    raise KernelError(f"DataCopy does not understand {type(params).__name__} here "
+                      "(expected a count or DataCopyParams)", *_where(fr))
+
+
+def _bytes_of(t) -> np.ndarray | None:
+    if t.arr is None:
+        return None
+    if type(t) is GlobalTensor:
+        return t.arr.view(np.uint8)
+    return t.arr[: t.count].view(np.uint8)
+
+
+def _base_offset(t) -> int:
+    """Byte offset of the tensor's first element within `_bytes_of(t)`."""
+    return t.start * t.dtype.itemsize if type(t) is GlobalTensor else 0
+
+
+def _extent_bytes(t) -> int:
+    if type(t) is GlobalTensor:
+        cap = t.buffer.count * t.buffer.dtype.itemsize
+        return min(t.size * t.dtype.itemsize, cap - t.start * t.dtype.itemsize)
+    return t.count * t.dtype.itemsize
+
+
+def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
+                  fr, what: str) -> None:
+    """Copy `count` blocks of `blen` bytes; blocks start every sstep / dstep bytes."""
+    if count <= 0 or blen <= 0:
+        return
+    s_need = (count - 1) * sstep + blen
+    d_need = (count - 1) * dstep + blen
+    for t, need, verb in ((src, s_need, "reads"), (dst, d_need, "writes")):
+        if need > _extent_bytes(t):
+            isz = t.dtype.itemsize
+            if type(t) is GlobalTensor:
+                _gm_oob(t, 0, -(-need // isz), f"{what} {verb}", fr)
+            _local_oob(t, -(-need // isz), f"{what} {verb}", fr)
+    if core.numeric:
+        sb, db = _bytes_of(src), _bytes_of(dst)
+        so, do = _base_offset(src), _base_offset(dst)
+        sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
+        dv = as_strided(db[do:], shape=(count, blen), strides=(dstep, 1))
+        dv[...] = sv
+
+
+def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1) -> None:
+    if type(src) is GlobalTensor:
+        core.work(MTE2, core.dma_lat + nb / core.rd_bpc, op, nb, fr)
+        core.gm_read += nb
+    elif type(dst) is GlobalTensor:
+        core.work(MTE3, core.dma_lat + nb / core.wr_bpc, op, nb, fr)
+        core.gm_write += nb
+    else:
+        reps = -(-nb // core.chip.repeat_bytes)
+        core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
+                  op, nb, fr)
+    san = core.run.san
+    if san is not None:
+        isz_s, isz_d = src.dtype.itemsize, dst.dtype.itemsize
+        san.access(core, src, 0, -(-nb // isz_s), False, fr, span=True)
+        san.access(core, dst, 0, -(-nb // isz_d), True, fr, span=True)
+
+
+def _copy_params(core, dst, src, p: DataCopyParams, fr) -> None:
+    blen = p.blockLen * BLOCK
+    _strided_copy(core, dst, src, p.blockCount, blen, (p.blockLen + p.srcStride) * BLOCK,
+                  (p.blockLen + p.dstStride) * BLOCK, fr, "DataCopy")
+    _account(core, dst, src, p.blockCount * blen, fr, "DataCopy", p.blockCount)
+
+
+def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams | None = None):
+    """Byte-exact copy with per-block padding to 32 B in local memory."""
+    core = state.core
+    fr = sys._getframe(1)
+    blen = int(params.blockLen)
+    if type(src) is GlobalTensor:
+        isz = dst.dtype.itemsize
+        left = int(pad.leftPadding) if pad and pad.isPad else 0
+        right = int(pad.rightPadding) if pad and pad.isPad else 0
+        padded = -(-(blen + (left + right) * isz) // BLOCK) * BLOCK
+        dstep = padded + int(params.dstStride) * BLOCK
+        sstep = blen + int(params.srcStride)
+        need = (params.blockCount - 1) * dstep + padded
+        if need > _extent_bytes(dst):
+            _local_oob(dst, -(-need // isz), "DataCopyPad writes", fr)
+        if core.numeric and pad is not None and pad.isPad:
+            typed = dst.arr
+            step_e = dstep // isz
+            for i in range(params.blockCount):
+                typed[i * step_e: i * step_e + padded // isz] = pad.paddingValue
+        _strided_copy_into(core, dst, src, params.blockCount, blen, sstep, dstep, left * isz, fr)
+    else:
+        isz = src.dtype.itemsize
+        sstep = -(-blen // BLOCK) * BLOCK + int(params.srcStride) * BLOCK
+        dstep = blen + int(params.dstStride)
+        _strided_copy(core, dst, src, params.blockCount, blen, sstep, dstep, fr, "DataCopyPad")
+    _account(core, dst, src, params.blockCount * blen, fr, "DataCopyPad", params.blockCount)
+
+
+def _strided_copy_into(core, dst, src, count, blen, sstep, dstep, dst_skip, fr):
+    """GM→local DataCopyPad: each block lands `dst_skip` bytes into its padded slot."""
+    if count <= 0 or blen <= 0:
+        return
+    s_need = (count - 1) * sstep + blen
+    if s_need > _extent_bytes(src):
+        _gm_oob(src, 0, -(-s_need // src.dtype.itemsize), "DataCopyPad reads", fr)
+    if core.numeric:
+        sb, db = _bytes_of(src), _bytes_of(dst)
+        so = _base_offset(src)
+        sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
+        dv = as_strided(db[dst_skip:], shape=(count, blen), strides=(dstep, 1))
+        dv[...] = sv

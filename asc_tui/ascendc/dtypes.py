@@ -1,0 +1,61 @@
+"""Ascend C scalar types as numpy dtypes (bfloat16 via ml_dtypes)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+half = np.dtype(np.float16)
+float16 = half
+float32 = np.dtype(np.float32)
+float = float32  # noqa: A001 - Ascend C spells it `float`
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+int8 = np.dtype(np.int8)
+uint8 = np.dtype(np.uint8)
+int16 = np.dtype(np.int16)
+uint16 = np.dtype(np.uint16)
+int32 = np.dtype(np.int32)
+uint32 = np.dtype(np.uint32)
+int64 = np.dtype(np.int64)
+uint64 = np.dtype(np.uint64)
+
+_BY_NAME = {
+    "half": half,
+    "float16": half,
+    "fp16": half,
+    "float": float32,
+    "float32": float32,
+    "fp32": float32,
+    "bfloat16": bfloat16,
+    "bf16": bfloat16,
+    "int8": int8,
+    "uint8": uint8,
+    "int16": int16,
+    "uint16": uint16,
+    "int32": int32,
+    "uint32": uint32,
+    "int64": int64,
+    "uint64": uint64,
+}
+
+
+def as_dtype(value) -> np.dtype:
+    """Accept an Ascend C type object, a numpy dtype or a name such as "half" or "bf16"."""
+    if isinstance(value, str):
+        try:
+            return _BY_NAME[value]
+        except KeyError:
+            raise ValueError(
+                f"unknown dtype {value!r}; known: {', '.join(sorted(_BY_NAME))}"
+            ) from None
+    return np.dtype(value)
+
+
+def sizeof(dtype) -> int:
+    """`sizeof(half)` in bytes, as in C++."""
+    return as_dtype(dtype).itemsize
+
+
+def dtype_name(dtype) -> str:
+    dt = as_dtype(dtype)
+    return "bfloat16" if dt == bfloat16 else dt.name

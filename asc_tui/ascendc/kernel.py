@@ -1,0 +1,114 @@
+"""Kernel entry, block indices and the kernel-side debugging utilities (printf, DumpTensor, assert)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..npu import state
+from ..npu.errors import KernelAssert
+
+
+class KernelFunction:
+    """A function marked as a kernel entry (`extern "C" __global__ __aicore__` in C++)."""
+
+    def __init__(self, fn, core_type: str = "aiv"):
+        if core_type not in ("aiv", "aic", "mix"):
+            raise ValueError("core_type must be 'aiv', 'aic' or 'mix'")
+        self.fn = fn
+        self.core_type = core_type
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+
+def kernel(fn=None, *, core_type: str = "aiv"):
+    """Decorator marking the kernel entry: `@AscendC.kernel` or `@AscendC.kernel(core_type="mix")`."""
+    if fn is None:
+        return lambda f: KernelFunction(f, core_type)
+    return KernelFunction(fn, core_type)
+
+
+global_aicore = kernel
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the host tiling function returns: how many blocks, and the tiling data they get."""
+
+    block_dim: int
+    tiling: Any = None
+
+
+def GetBlockIdx() -> int:
+    return state.core.block
+
+
+def GetBlockNum() -> int:
+    return state.core.run.block_dim
+
+
+def GetSubBlockIdx() -> int:
+    return getattr(state.core, "sub_block", 0)
+
+
+def GetSubBlockNum() -> int:
+    return getattr(state.core, "sub_block_num", 1)
+
+
+def _log(text: str, fr, level: str = "info") -> None:
+    core = state.core
+    core.scalar(core.chip.scalar_value, "printf", fr)
+    core.run.log_entry(core, fr, text, level)
+
+
+def printf(fmt: str, *args) -> None:
+    """C-style printf from the kernel; lands in the run log tagged with block, pipe and line."""
+    fr = sys._getframe(1)
+    try:
+        text = fmt % args if args else fmt
+    except (TypeError, ValueError):
+        text = fmt + " " + " ".join(map(str, args))
+    _log(text.rstrip("\n"), fr)
+
+
+PRINTF = printf
+
+
+def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
+    """Print the first `dumpSize` elements of a local or global tensor."""
+    fr = sys._getframe(1)
+    data = None
+    if getattr(tensor, "arr", None) is not None:
+        start = getattr(tensor, "start", 0) if hasattr(tensor, "buffer") else 0
+        data = np.asarray(tensor.arr[start: start + int(dumpSize)])
+    body = "(timing-only run: no data)" if data is None else np.array2string(
+        data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,
+        threshold=64, max_line_width=100, separator=", ")
+    _log(f"DumpTensor desc={desc} size={dumpSize}: {body}", fr)
+
+
+def ascendc_assert(cond, fmt: str = "assertion failed", *args) -> None:
+    """A failed assert traps: the run stops and the message names this line."""
+    if cond:
+        return
+    fr = sys._getframe(1)
+    try:
+        text = fmt % args if args else fmt
+    except (TypeError, ValueError):
+        text = fmt
+    _log(f"assert failed: {text}", fr, "error")
+    core = state.core
+    raise KernelAssert(f"ascendc_assert failed in block {core.block}: {text}",
+                       fr.f_code.co_filename, fr.f_lineno)
+
+
+def trap() -> None:
+    fr = sys._getframe(1)
+    raise KernelAssert("trap()", fr.f_code.co_filename, fr.f_lineno)

@@ -1,0 +1,294 @@
+"""TPipe, TQue and TBuf: local memory management with the events the real framework implies.
+
+Per buffer of a TQue at position P with (producer, consumer) pipes from `QUEUE_PIPES`:
+EnQue = SetFlag(producer→consumer), DeQue = WaitFlag on the consumer, FreeTensor =
+SetFlag(consumer→producer), and the next AllocTensor of that buffer waits on the producer.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+
+from ..npu import state
+from ..npu.errors import KernelError, user_frame, user_location
+from .dtypes import as_dtype, dtype_name
+from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
+from .tensors import LocalTensor
+
+FREE, ALLOCATED, QUEUED, DEQUEUED = "free", "allocated", "queued", "dequeued"
+
+
+def _round_up(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def name_in_frame(obj, frame) -> str | None:
+    """Best-effort variable name of `obj` in the user's frame (locals or `self.` attributes)."""
+    if frame is None:
+        return None
+    for k, v in frame.f_locals.items():
+        if v is obj:
+            return k
+    me = frame.f_locals.get("self")
+    if me is not None and hasattr(me, "__dict__"):
+        for k, v in vars(me).items():
+            if v is obj:
+                return k
+    return None
+
+
+class Slot:
+    """One buffer of a queue: its place in memory and where it is in its life cycle."""
+
+    __slots__ = ("index", "offset", "nbytes", "state", "release", "link", "views", "alloc_line")
+
+    def __init__(self, index: int, offset: int, nbytes: int):
+        self.index = index
+        self.offset = offset
+        self.nbytes = nbytes
+        self.state = FREE
+        self.release = None  # time the last FreeTensor made it reusable (cycles)
+        self.link = -1
+        self.views: dict = {}
+        self.alloc_line = None
+
+
+class TPipe:
+    """Owns the core's local memories; InitBuffer carves buffers out of them."""
+
+    def __init__(self):
+        self.core = state.core
+        if self.core is None:
+            raise RuntimeError("TPipe() must be created inside a kernel launched by asc-tui")
+        self._queues: list = []
+
+    def InitBuffer(self, que, num_or_len: int, length: int | None = None) -> None:
+        core = self.core
+        if isinstance(que, TBuf):
+            nbuf, length = 1, int(num_or_len if length is None else length)
+        else:
+            if length is None:
+                file, line = user_location()
+                raise KernelError("InitBuffer(que, num, len) needs the number of buffers and "
+                                  "their length in bytes", file, line)
+            nbuf, length = int(num_or_len), int(length)
+        mem = POSITION_MEMORY[que.position]
+        chip = core.chip
+        align = max(chip.alignment.get(mem, 32), 32)
+        per = _round_up(max(length, 0), align)
+        used = core.allocated.get(mem, 0)
+        cap = chip.usable.get(mem, 0)
+        frame = user_frame()
+        if nbuf < 1 or length <= 0:
+            raise KernelError(f"InitBuffer with {nbuf} buffer(s) of {length} B: both must be "
+                              "positive", frame.f_code.co_filename, frame.f_lineno)
+        if used + nbuf * per > cap:
+            name = name_in_frame(que, frame) or "the queue"
+            raise KernelError(
+                f"InitBuffer({name}, {nbuf}, {length}) needs {nbuf} x {per} B = {nbuf * per} B "
+                f"of {mem.upper()} ({que.position.name}); {used} B are already taken and "
+                f"{chip.name} has {cap} B ({cap - used} B left)",
+                frame.f_code.co_filename, frame.f_lineno,
+                hint="use smaller tiles or fewer buffers (BUFFER_NUM)")
+        if isinstance(que, TQue):
+            pipes = QUEUE_PIPES.get(que.position)
+            if pipes is not None:
+                same = sum(len(q.slots) for q in self._queues if q.pipes == pipes) + nbuf
+                if same > chip.event_ids:
+                    raise KernelError(
+                        f"{same} queue buffers now sync {pipes[0].name}→{pipes[1].name}, but "
+                        f"{chip.name} has {chip.event_ids} event ids per event type",
+                        frame.f_code.co_filename, frame.f_lineno,
+                        hint="fewer buffers per position (each TQue buffer holds an event id)")
+            que._init(core, mem, [Slot(i, used + i * per, per) for i in range(nbuf)])
+            self._queues.append(que)
+        else:
+            que._init(core, mem, used, per)
+        core.allocated[mem] = used + nbuf * per
+        peak = core.run.peak
+        if peak.get(mem, 0) < used + nbuf * per:
+            peak[mem] = used + nbuf * per
+
+    def Destroy(self) -> None:
+        for mem in list(self.core.allocated):
+            self.core.allocated[mem] = 0
+        self._queues.clear()
+
+    def Reset(self) -> None:
+        self.Destroy()
+
+
+class TQue:
+    """`TQue<pos, depth>`: a FIFO of local tensors handed from a producer pipe to a consumer."""
+
+    def __init__(self, position: TPosition, depth: int = 1):
+        self.position = position
+        self.depth = int(depth)
+        self.pipes = QUEUE_PIPES.get(position)
+        self.slots: list[Slot] = []
+        self.fifo: deque = deque()
+        self.core = None
+        self._next = 0
+
+    def _init(self, core, mem: str, slots: list[Slot]) -> None:
+        self.core = core
+        self.mem = mem
+        self.slots = slots
+        self.fifo = deque()
+        self._next = 0
+
+    def _fail(self, message: str, hint: str | None = None):
+        frame = user_frame(3)
+        name = name_in_frame(self, frame) or "queue"
+        raise KernelError(message.format(name=name), frame.f_code.co_filename, frame.f_lineno,
+                          hint=hint)
+
+    def AllocTensor(self, dtype) -> LocalTensor:
+        slots = self.slots
+        n = len(slots)
+        if not n:
+            self._fail("AllocTensor on '{name}' before pipe.InitBuffer gave it any buffer")
+        i = self._next
+        for _ in range(n):
+            slot = slots[i]
+            i = i + 1 if i + 1 < n else 0
+            if slot.state is FREE:
+                break
+        else:
+            lines = ", ".join(str(s.alloc_line) for s in slots)
+            self._fail(f"AllocTensor on '{{name}}': all {n} buffer(s) are in use (allocated at "
+                       f"line(s) {lines}) and none was freed", "FreeTensor each tensor after its "
+                       "last use, or InitBuffer more buffers")
+        self._next = i
+        dt = as_dtype(dtype)
+        core = state.core
+        fr = sys._getframe(1)
+        slot.state = ALLOCATED
+        slot.alloc_line = fr.f_lineno
+        if slot.release is not None:
+            core.ts += core.issue
+            core.scalar_busy += core.issue
+            core.wait_until(self.pipes[0], slot.release, slot.link, "AllocTensor", fr)
+        t = slot.views.get(dt)
+        if t is None:
+            arr = None
+            if core.numeric:
+                m = core.memory(self.mem)
+                arr = m[slot.offset: slot.offset + slot.nbytes].view(dt)
+            t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize,
+                            arr, slot)
+            slot.views[dt] = t
+        return t
+
+    def EnQue(self, tensor: LocalTensor) -> bool:
+        slot = tensor.slot
+        if slot is None or slot not in self.slots:
+            self._fail("EnQue on '{name}' of a tensor that was not allocated from it")
+        if slot.state is not ALLOCATED:
+            self._fail(f"EnQue on '{{name}}' of a tensor that is {slot.state}, not allocated")
+        if len(self.fifo) >= self.depth:
+            self._fail(f"EnQue on '{{name}}': the queue already holds {len(self.fifo)} tensor(s) "
+                       f"and its depth is {self.depth}")
+        core = state.core
+        prod = self.pipes[0] if self.pipes else 0
+        slot.state = QUEUED
+        self.fifo.append((tensor, core.set_time(prod), core.last[prod]))
+        core.ts += core.issue
+        core.scalar_busy += core.issue
+        return True
+
+    def DeQue(self, dtype=None) -> LocalTensor:
+        if not self.fifo:
+            self._fail("DeQue on empty queue '{name}': nothing was EnQue'd (or it was already "
+                       "DeQue'd)", "each DeQue needs an earlier EnQue on the same queue")
+        tensor, t_set, link = self.fifo.popleft()
+        tensor.slot.state = DEQUEUED
+        core = state.core
+        core.ts += core.issue
+        core.scalar_busy += core.issue
+        if self.pipes:
+            core.wait_until(self.pipes[1], t_set, link, "DeQue", sys._getframe(1))
+        if dtype is not None and as_dtype(dtype) != tensor.dtype:
+            return tensor.ReinterpretCast(dtype)
+        return tensor
+
+    def FreeTensor(self, tensor: LocalTensor) -> None:
+        slot = tensor.slot
+        if slot is None or slot not in self.slots:
+            self._fail("FreeTensor on '{name}' of a tensor that does not belong to it")
+        if slot.state is FREE:
+            self._fail("FreeTensor on '{name}': the tensor was already freed (double free)")
+        core = state.core
+        cons = self.pipes[1] if self.pipes else 0
+        slot.release = core.set_time(cons)
+        slot.link = core.last[cons]
+        slot.state = FREE
+        core.ts += core.issue
+        core.scalar_busy += core.issue
+
+    def VacantInQue(self) -> bool:
+        return len(self.fifo) < self.depth
+
+    def HasTensorInQue(self) -> bool:
+        return bool(self.fifo)
+
+    def GetTensorCountInQue(self) -> int:
+        return len(self.fifo)
+
+    def __repr__(self) -> str:
+        return f"TQue({self.position.name}, depth={self.depth}, buffers={len(self.slots)})"
+
+
+class TQueBind(TQue):
+    """`TQueBind<src, dst, depth>`: a queue whose producer and consumer come from two positions."""
+
+    def __init__(self, src: TPosition, dst: TPosition, depth: int = 1):
+        super().__init__(src, depth)
+        a, b = QUEUE_PIPES.get(src), QUEUE_PIPES.get(dst)
+        if a and b:
+            self.pipes = (a[0], b[1])
+
+
+class TBuf:
+    """`TBuf<pos>`: scratch memory without queue semantics (cannot be enqueued)."""
+
+    def __init__(self, position: TPosition = TPosition.VECCALC):
+        self.position = position
+        self.core = None
+        self.nbytes = 0
+
+    def _init(self, core, mem: str, offset: int, nbytes: int) -> None:
+        self.core = core
+        self.mem = mem
+        self.offset = offset
+        self.nbytes = nbytes
+        self._views: dict = {}
+
+    def Get(self, dtype, count: int | None = None) -> LocalTensor:
+        if self.core is None:
+            file, line = user_location()
+            raise KernelError("TBuf.Get before pipe.InitBuffer gave it memory", file, line)
+        dt = as_dtype(dtype)
+        cap = self.nbytes // dt.itemsize
+        n = cap if count is None else int(count)
+        if n > cap:
+            file, line = user_location()
+            raise KernelError(f"TBuf.Get({dtype_name(dt)}, {n}) asks for {n * dt.itemsize} B but "
+                              f"the buffer has {self.nbytes} B", file, line)
+        key = (dt, n)
+        t = self._views.get(key)
+        if t is None:
+            arr = None
+            core = state.core
+            if core.numeric:
+                arr = core.memory(self.mem)[self.offset: self.offset + n * dt.itemsize].view(dt)
+            t = self._views[key] = LocalTensor(self.position, self.mem, dt, self.offset, n, arr)
+        return t
+
+    def GetWithOffset(self, count: int, offset_bytes: int, dtype="uint8") -> LocalTensor:
+        """A `count`-element tensor starting `offset_bytes` into the buffer."""
+        dt = as_dtype(dtype)
+        t = self.Get(dt)[offset_bytes // dt.itemsize]
+        t.count = min(t.count, int(count))
+        return t

@@ -1,0 +1,204 @@
+"""GM addresses, GlobalTensor and LocalTensor: typed views over emulated memories.
+
+In full mode a tensor carries a numpy view (`arr`) of the memory it lives in; in timing-only
+mode `arr` is None (a shadow tensor: shape, dtype and place, no data).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..npu import state
+from ..npu.errors import KernelError, user_location
+from .dtypes import as_dtype, dtype_name
+
+
+class GmBuffer:
+    """One kernel argument in global memory (an input or output of the operator)."""
+
+    __slots__ = ("name", "dtype", "count", "data", "written")
+
+    def __init__(self, name: str, dtype, count: int, data: np.ndarray | None):
+        self.name = name
+        self.dtype = as_dtype(dtype)
+        self.count = int(count)
+        self.data = data  # flat numpy array of `dtype`, or None in timing-only mode
+
+
+class GM_ADDR:  # noqa: N801 - Ascend C's spelling
+    """A typed GM address: `x + n` moves by n elements of the buffer's declared dtype."""
+
+    __slots__ = ("buffer", "offset")
+
+    def __init__(self, buffer: GmBuffer, offset: int = 0):
+        self.buffer = buffer
+        self.offset = offset
+
+    def __add__(self, n: int) -> GM_ADDR:
+        return GM_ADDR(self.buffer, self.offset + int(n))
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        return f"GM_ADDR({self.buffer.name}+{self.offset})"
+
+
+class GlobalTensor:
+    """`GlobalTensor<T>`: a window of GM. Bounds are checked on every access."""
+
+    __slots__ = ("dtype", "buffer", "start", "size", "arr", "name")
+
+    def __init__(self, dtype=None):
+        self.dtype = as_dtype(dtype) if dtype is not None else None
+        self.buffer: GmBuffer | None = None
+        self.start = 0  # element offset into the buffer (in `dtype` elements)
+        self.size = 0
+        self.arr = None
+        self.name = None
+
+    def SetGlobalBuffer(self, addr: GM_ADDR, size: int | None = None) -> None:
+        if not isinstance(addr, GM_ADDR):
+            file, line = user_location()
+            raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}",
+                              file, line)
+        buf = addr.buffer
+        if self.dtype is None:
+            self.dtype = buf.dtype
+        # GM_ADDR offsets count elements of the buffer's declared type; convert to ours.
+        byte_off = addr.offset * buf.dtype.itemsize
+        isz = self.dtype.itemsize
+        self.buffer = buf
+        self.start = byte_off // isz
+        total = buf.count * buf.dtype.itemsize // isz
+        self.size = int(size) if size is not None else max(total - self.start, 0)
+        if buf.data is not None:
+            self.arr = buf.data.view(self.dtype) if buf.data.dtype != self.dtype else buf.data
+        self.name = buf.name
+
+    def __getitem__(self, offset: int) -> GlobalTensor:
+        g = GlobalTensor.__new__(GlobalTensor)
+        g.dtype = self.dtype
+        g.buffer = self.buffer
+        g.start = self.start + offset
+        g.size = self.size - offset
+        g.arr = self.arr
+        g.name = self.name
+        return g
+
+    def GetSize(self) -> int:
+        return self.size
+
+    def GetPhyAddr(self) -> int:
+        return self.start * self.dtype.itemsize
+
+    def _check(self, i: int, n: int, what: str) -> None:
+        if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):
+            file, line = user_location(4)
+            cap = _capacity(self) - self.start
+            raise KernelError(
+                f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
+                f"{self.start + i + n}) of {self.name}, but the tensor covers "
+                f"[{self.start}, {self.start + min(self.size, cap)})",
+                file, line, hint="check the offset of the last (tail) tile")
+
+    def GetValue(self, i: int):
+        self._check(i, 1, "GetValue")
+        core = state.core
+        core.scalar(core.chip.scalar_gm_value, "GetValue(GM)", sys._getframe(1))
+        if self.arr is None:
+            return self.dtype.type(0)
+        return self.arr[self.start + i]
+
+    def SetValue(self, i: int, value) -> None:
+        self._check(i, 1, "SetValue")
+        core = state.core
+        core.scalar(core.chip.scalar_gm_value, "SetValue(GM)", sys._getframe(1))
+        if self.arr is not None:
+            self.arr[self.start + i] = value
+
+    def __repr__(self) -> str:
+        return f"GlobalTensor<{dtype_name(self.dtype)}>({self.name}[{self.start}:+{self.size}])"
+
+
+def _capacity(g: GlobalTensor) -> int:
+    buf = g.buffer
+    return buf.count * buf.dtype.itemsize // g.dtype.itemsize
+
+
+class LocalTensor:
+    """`LocalTensor<T>` in UB/L1/L0: `count` elements at `offset` bytes of memory `mem`."""
+
+    __slots__ = ("pos", "mem", "dtype", "offset", "count", "arr", "slot", "name")
+
+    def __init__(self, pos, mem: str, dtype, offset: int, count: int, arr, slot=None):
+        self.pos = pos
+        self.mem = mem
+        self.dtype = dtype
+        self.offset = offset
+        self.count = count
+        self.arr = arr
+        self.slot = slot
+        self.name = None
+
+    def __getitem__(self, off: int) -> LocalTensor:
+        off = int(off)
+        if off < 0 or off > self.count:
+            file, line = user_location()
+            raise KernelError(f"LocalTensor offset {off} is outside the tensor "
+                              f"({self.count} elements)", file, line)
+        arr = self.arr[off:] if self.arr is not None else None
+        t = LocalTensor(self.pos, self.mem, self.dtype, self.offset + off * self.dtype.itemsize,
+                        self.count - off, arr, self.slot)
+        return t
+
+    def GetSize(self) -> int:
+        return self.count
+
+    def GetLength(self) -> int:
+        return self.count * self.dtype.itemsize
+
+    def GetPosition(self):
+        return self.pos
+
+    def GetPhyAddr(self) -> int:
+        return self.offset
+
+    def GetValue(self, i: int):
+        if not 0 <= i < self.count:
+            file, line = user_location()
+            raise KernelError(f"GetValue({i}) outside the LocalTensor ({self.count} elements)",
+                              file, line)
+        core = state.core
+        core.scalar(core.chip.scalar_value, "GetValue", sys._getframe(1))
+        if self.arr is None:
+            return self.dtype.type(0)
+        return self.arr[i]
+
+    def SetValue(self, i: int, value) -> None:
+        if not 0 <= i < self.count:
+            file, line = user_location()
+            raise KernelError(f"SetValue({i}) outside the LocalTensor ({self.count} elements)",
+                              file, line)
+        core = state.core
+        core.scalar(core.chip.scalar_value, "SetValue", sys._getframe(1))
+        if self.arr is not None:
+            self.arr[i] = value
+
+    def ReinterpretCast(self, dtype) -> LocalTensor:
+        dt = as_dtype(dtype)
+        nbytes = self.count * self.dtype.itemsize
+        arr = None
+        if self.arr is not None:
+            arr = self.arr[: self.count].view(dt)
+        return LocalTensor(self.pos, self.mem, dt, self.offset, nbytes // dt.itemsize, arr,
+                           self.slot)
+
+    def numpy(self) -> np.ndarray | None:
+        """The tensor's data (a copy), for DumpTensor and tests."""
+        return None if self.arr is None else np.array(self.arr[: self.count])
+
+    def __repr__(self) -> str:
+        return (f"LocalTensor<{dtype_name(self.dtype)}>({self.pos.name}, {self.count} elems "
+                f"@ {self.mem}+{self.offset})")

@@ -1,0 +1,295 @@
+"""Vector instructions (PIPE_V), `(dst, src..., count)` in Ascend C order.
+
+Numerics run in the tensors' own dtype (so fp16 rounds like fp16); cost is
+startup + repeats x cycles-per-repeat, one repeat = 256 B, a new startup every 255 repeats.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..npu import state
+from ..npu.errors import KernelError
+from .enums import CMPMODE, SELMODE, Pipe, RoundMode
+
+V = int(Pipe.PIPE_V)
+
+
+def _cost(core, op: str, nbytes: int) -> float:
+    chip = core.chip
+    reps = -(-nbytes // chip.repeat_bytes)
+    starts = 1 + (reps - 1) // chip.max_repeat if reps else 1
+    return chip.vec_startup * starts + reps * chip.vec_cycles_per_repeat(op)
+
+
+def _fail(message: str, fr, hint: str | None = None):
+    raise KernelError(message, fr.f_code.co_filename, fr.f_lineno, hint=hint)
+
+
+def _check(op: str, n, fr, *tensors) -> int:
+    if type(n) is not int:
+        if hasattr(n, "__index__"):
+            n = int(n)
+        else:
+            _fail(f"{op}: expected an element count, got {type(n).__name__} (the mask/repeat "
+                  "form of the level-0 API is not emulated; pass a count)", fr)
+    for t in tensors:
+        if n > t.count:
+            from .pipe import name_in_frame
+
+            name = name_in_frame(t, fr) or "tensor"
+            _fail(f"{op} on {n} elements but '{name}' holds {t.count} "
+                  f"({t.count * t.dtype.itemsize} B)", fr)
+    if n < 0:
+        _fail(f"{op}: negative count {n}", fr)
+    return n
+
+
+def _issue(core, op: str, nbytes: int, fr, reads, writes) -> None:
+    core.work(V, _cost(core, op, nbytes), op, nbytes, fr)
+    san = core.run.san
+    if san is not None:
+        for t, n in reads:
+            san.access(core, t, 0, n, False, fr)
+        for t, n in writes:
+            san.access(core, t, 0, n, True, fr)
+
+
+def _binary(op: str, fn):
+    def instr(dst, src0, src1, count):
+        core = state.core
+        fr = sys._getframe(1)
+        n = count if (type(count) is int and count <= dst.count and count <= src0.count
+                      and count <= src1.count and count >= 0) else _check(op, count, fr, dst,
+                                                                          src0, src1)
+        if core.numeric:
+            if dst.dtype is not src0.dtype and dst.dtype != src0.dtype:
+                _fail(f"{op}: dst and src must have the same type", fr)
+            fn(src0.arr[:n], src1.arr[:n], out=dst.arr[:n])
+        _issue(core, op, n * dst.dtype.itemsize, fr, ((src0, n), (src1, n)), ((dst, n),))
+
+    instr.__name__ = op
+    instr.__doc__ = f"{op}(dst, src0, src1, count): elementwise on PIPE_V."
+    return instr
+
+
+def _unary(op: str, fn):
+    def instr(dst, src, count):
+        core = state.core
+        fr = sys._getframe(1)
+        n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
+            else _check(op, count, fr, dst, src)
+        if core.numeric:
+            with np.errstate(all="ignore"):
+                fn(src.arr[:n], dst.arr[:n])
+        _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
+
+    instr.__name__ = op
+    instr.__doc__ = f"{op}(dst, src, count): elementwise on PIPE_V."
+    return instr
+
+
+def _scalar_op(op: str, fn):
+    def instr(dst, src, scalar, count):
+        core = state.core
+        fr = sys._getframe(1)
+        n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
+            else _check(op, count, fr, dst, src)
+        if core.numeric:
+            fn(src.arr[:n], dst.dtype.type(scalar), out=dst.arr[:n])
+        _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
+
+    instr.__name__ = op
+    instr.__doc__ = f"{op}(dst, src, scalar, count): elementwise with a scalar on PIPE_V."
+    return instr
+
+
+def _with_errstate(fn):
+    def wrapped(a, b, out):
+        with np.errstate(all="ignore"):
+            return fn(a, b, out=out)
+
+    return wrapped
+
+
+Add = _binary("Add", np.add)
+Sub = _binary("Sub", np.subtract)
+Mul = _binary("Mul", np.multiply)
+Div = _binary("Div", _with_errstate(np.divide))
+Max = _binary("Max", np.maximum)
+Min = _binary("Min", np.minimum)
+And = _binary("And", np.bitwise_and)
+Or = _binary("Or", np.bitwise_or)
+
+Adds = _scalar_op("Adds", np.add)
+Muls = _scalar_op("Muls", np.multiply)
+Maxs = _scalar_op("Maxs", np.maximum)
+Mins = _scalar_op("Mins", np.minimum)
+
+
+def _into(fn):
+    def apply(src, dst):
+        fn(src, out=dst)
+
+    return apply
+
+
+def _rsqrt(src, dst):
+    np.sqrt(src, out=dst)
+    np.reciprocal(dst, out=dst)
+
+
+def _relu(src, dst):
+    np.maximum(src, src.dtype.type(0), out=dst)
+
+
+def _recip(src, dst):
+    np.reciprocal(src, out=dst)
+
+
+Exp = _unary("Exp", _into(np.exp))
+Ln = _unary("Ln", _into(np.log))
+Abs = _unary("Abs", _into(np.abs))
+Sqrt = _unary("Sqrt", _into(np.sqrt))
+Rsqrt = _unary("Rsqrt", _rsqrt)
+Reciprocal = _unary("Reciprocal", _recip)
+Relu = _unary("Relu", _relu)
+Not = _unary("Not", _into(np.invert))
+
+
+def Duplicate(dst, scalar, count) -> None:
+    """Fill `count` elements of dst with a scalar."""
+    core = state.core
+    fr = sys._getframe(1)
+    n = _check("Duplicate", count, fr, dst)
+    if core.numeric:
+        dst.arr[:n] = dst.dtype.type(scalar)
+    _issue(core, "Duplicate", n * dst.dtype.itemsize, fr, (), ((dst, n),))
+
+
+def Axpy(dst, src, scalar, count) -> None:
+    """dst += src * scalar (src may be half with a float dst, as in Ascend C)."""
+    core = state.core
+    fr = sys._getframe(1)
+    n = _check("Axpy", count, fr, dst, src)
+    if core.numeric:
+        prod = src.arr[:n] * src.dtype.type(scalar)
+        dst.arr[:n] = (dst.arr[:n] + prod.astype(dst.dtype)).astype(dst.dtype)
+    _issue(core, "Axpy", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr,
+           ((src, n), (dst, n)), ((dst, n),))
+
+
+_ROUND = {
+    RoundMode.CAST_RINT: np.rint,
+    RoundMode.CAST_ROUND: lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5),
+    RoundMode.CAST_FLOOR: np.floor,
+    RoundMode.CAST_CEIL: np.ceil,
+    RoundMode.CAST_TRUNC: np.trunc,
+}
+
+
+def Cast(dst, src, round_mode: RoundMode, count) -> None:
+    """Convert src to dst's type; float→int conversions honour the round mode."""
+    core = state.core
+    fr = sys._getframe(1)
+    n = _check("Cast", count, fr, dst, src)
+    if core.numeric:
+        a = src.arr[:n]
+        if dst.dtype.kind in "iu" and src.dtype.kind == "f":
+            f = _ROUND.get(round_mode, np.rint)
+            info = np.iinfo(dst.dtype)
+            with np.errstate(all="ignore"):
+                a = np.clip(f(a.astype(np.float64)), info.min, info.max)
+        elif round_mode is RoundMode.CAST_ODD and dst.dtype.itemsize < src.dtype.itemsize:
+            a = a.astype(np.float64)
+        dst.arr[:n] = a.astype(dst.dtype)
+    _issue(core, "Cast", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr, ((src, n),),
+           ((dst, n),))
+
+
+def _reduce(op: str, fn, arg=None):
+    def instr(dst, src, work, count, calIndex=False):
+        core = state.core
+        fr = sys._getframe(1)
+        n = _check(op, count, fr, src)
+        if dst.count < (2 if calIndex else 1):
+            _fail(f"{op}: dst needs room for {2 if calIndex else 1} element(s)", fr)
+        if core.numeric and n:
+            a = src.arr[:n]
+            acc = a.astype(np.float32) if src.dtype.kind == "f" else a
+            dst.arr[0] = dst.dtype.type(fn(acc))
+            if calIndex and arg is not None:
+                idx = int(arg(a))
+                ints = dst.arr[:2].view(np.dtype(f"u{dst.dtype.itemsize}"))
+                ints[1] = idx
+        nb = n * src.dtype.itemsize
+        # a tree of halving passes after the element pass
+        extra = max(int(np.ceil(np.log2(max(nb / core.chip.repeat_bytes, 1)))), 0)
+        core.work(V, _cost(core, op, nb) + extra * core.chip.vec_startup, op, nb, fr)
+        san = core.run.san
+        if san is not None:
+            san.access(core, src, 0, n, False, fr)
+            san.access(core, dst, 0, 2 if calIndex else 1, True, fr)
+            if work is not None:
+                san.access(core, work, 0, min(work.count, n), True, fr)
+
+    instr.__name__ = op
+    instr.__doc__ = f"{op}(dst, src, workLocal, count[, calIndex]): result in dst[0]."
+    return instr
+
+
+ReduceSum = _reduce("ReduceSum", np.sum)
+ReduceMax = _reduce("ReduceMax", np.max, np.argmax)
+ReduceMin = _reduce("ReduceMin", np.min, np.argmin)
+
+_CMP = {
+    CMPMODE.LT: np.less,
+    CMPMODE.GT: np.greater,
+    CMPMODE.EQ: np.equal,
+    CMPMODE.LE: np.less_equal,
+    CMPMODE.GE: np.greater_equal,
+    CMPMODE.NE: np.not_equal,
+}
+
+
+def Compare(dst, src0, src1, mode: CMPMODE, count) -> None:
+    """dst (uint8) receives one bit per element, little-endian within each byte."""
+    core = state.core
+    fr = sys._getframe(1)
+    n = _check("Compare", count, fr, src0, src1)
+    need_bytes = -(-n // 8)
+    if dst.count * dst.dtype.itemsize < need_bytes:
+        _fail(f"Compare of {n} elements needs a {need_bytes} B mask; dst has "
+              f"{dst.count * dst.dtype.itemsize} B", fr)
+    if core.numeric:
+        bits = np.packbits(_CMP[mode](src0.arr[:n], src1.arr[:n]), bitorder="little")
+        dst.arr.view(np.uint8)[: len(bits)] = bits
+    _issue(core, "Compare", n * src0.dtype.itemsize, fr, ((src0, n), (src1, n)),
+           ((dst, -(-need_bytes // dst.dtype.itemsize)),))
+
+
+def CompareScalar(dst, src0, scalar, mode: CMPMODE, count) -> None:
+    core = state.core
+    fr = sys._getframe(1)
+    n = _check("CompareScalar", count, fr, src0)
+    if core.numeric:
+        bits = np.packbits(_CMP[mode](src0.arr[:n], src0.dtype.type(scalar)), bitorder="little")
+        dst.arr.view(np.uint8)[: len(bits)] = bits
+    _issue(core, "CompareScalar", n * src0.dtype.itemsize, fr, ((src0, n),), ())
+
+
+def Select(dst, mask, src0, src1, mode: SELMODE, count) -> None:
+    """Where the mask bit is 1 take src0, else src1 (a tensor, or a scalar in scalar mode)."""
+    core = state.core
+    fr = sys._getframe(1)
+    scalar_mode = mode is SELMODE.VSEL_TENSOR_SCALAR_MODE
+    n = _check("Select", count, fr, dst, src0) if scalar_mode else _check(
+        "Select", count, fr, dst, src0, src1)
+    if core.numeric:
+        bits = np.unpackbits(mask.arr.view(np.uint8), bitorder="little")[:n].astype(bool)
+        other = dst.dtype.type(src1) if scalar_mode else src1.arr[:n]
+        dst.arr[:n] = np.where(bits, src0.arr[:n], other)
+    reads = ((src0, n),) if scalar_mode else ((src0, n), (src1, n))
+    _issue(core, "Select", n * dst.dtype.itemsize, fr, reads, ((dst, n),))

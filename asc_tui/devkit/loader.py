@@ -1,0 +1,232 @@
+"""Find and import operator modules, check they follow the module format, resolve cases/params."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .. import BUNDLED_OPERATORS
+from ..ascendc.kernel import KernelFunction, Launch
+from ..npu.errors import BuildError, TilingError, location_from_traceback
+from ..operator import Case, Constraint, Param, Params, Tensors, TensorSpec
+
+_counter = itertools.count()
+REQUIRED = ("CASES", "tensors", "tiling", "golden")
+
+
+def operator_dirs(root: str | Path | None = None) -> list[Path]:
+    """Where operator names are looked up: the given dir, ./operators, then the bundled ones."""
+    dirs = []
+    if root is not None:
+        dirs.append(Path(root))
+    dirs.append(Path.cwd() / "operators")
+    dirs.append(BUNDLED_OPERATORS)
+    seen, out = set(), []
+    for d in dirs:
+        r = d.resolve()
+        if r not in seen and r.is_dir():
+            seen.add(r)
+            out.append(r)
+    return out
+
+
+def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
+    p = Path(ref)
+    if p.suffix == ".py" or p.exists():
+        if not p.exists():
+            raise BuildError(f"operator file not found: {ref}")
+        return p.resolve()
+    for d in operator_dirs(root):
+        cand = d / f"{ref}.py"
+        if cand.exists():
+            return cand
+    known = sorted({q.stem for d in operator_dirs(root) for q in d.glob("*.py")
+                    if not q.stem.startswith("_")})
+    raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
+
+
+def list_operators(root: str | Path | None = None, include_bugs: bool = False) -> list[Path]:
+    """Operator files under the first existing operators dir (bugs/ only when asked)."""
+    dirs = operator_dirs(root)
+    if not dirs:
+        return []
+    base = dirs[0]
+    files = sorted(p for p in base.glob("*.py") if not p.stem.startswith("_"))
+    if include_bugs:
+        files += sorted(p for p in (base / "bugs").glob("*.py") if not p.stem.startswith("_"))
+    return files
+
+
+@dataclass(frozen=True)
+class OperatorModule:
+    """An imported operator file and the pieces of the module format it declares."""
+
+    name: str
+    path: str
+    module: ModuleType
+    kernel: KernelFunction
+    cases: dict[str, Case]
+    default_case: str
+    params: dict[str, Param]
+    source_hash: str
+    doc: str
+
+    def case(self, name: str | None) -> Case:
+        key = name or self.default_case
+        if key not in self.cases:
+            raise BuildError(f"operator {self.name} has no case {key!r}; cases: "
+                             f"{', '.join(self.cases)}", self.path, _line_of(self.path, "CASES"))
+        return self.cases[key]
+
+    def resolve_params(self, overrides: dict[str, Any] | None = None) -> Params:
+        values = {k: p.default for k, p in self.params.items()}
+        for k, v in (overrides or {}).items():
+            if k not in self.params:
+                raise BuildError(f"operator {self.name} has no parameter {k!r}; parameters: "
+                                 f"{', '.join(self.params) or 'none'}", self.path,
+                                 _line_of(self.path, "PARAMS"))
+            values[k] = _coerce(v, self.params[k].default)
+        return Params(values)
+
+    def tensors(self, case: Case) -> Tensors:
+        specs = self._call("tensors", case)
+        if not isinstance(specs, dict) or not all(isinstance(v, TensorSpec)
+                                                   for v in specs.values()):
+            raise BuildError("tensors(case) must return a dict of In(...)/Out(...) specs",
+                             self.path, _line_of(self.path, "def tensors"))
+        return Tensors(specs)
+
+    def constraint_violations(self, case: Case, params: Params) -> list[str]:
+        out = []
+        for c in getattr(self.module, "CONSTRAINTS", ()):
+            if isinstance(c, Constraint):
+                ok, reason = self._call_constraint(c.check, case, params), c.reason
+            elif isinstance(c, str):
+                env = {**dict(case), **dict(params)}
+                try:
+                    ok = bool(eval(c, {"__builtins__": {}}, env))  # noqa: S307 - operator's own text
+                except Exception as exc:
+                    raise BuildError(f"constraint {c!r} failed to evaluate: {exc}", self.path,
+                                     _line_of(self.path, c)) from None
+                reason = c
+            else:
+                ok, reason = self._call_constraint(c, case, params), getattr(c, "__name__", "")
+            if isinstance(ok, str):
+                out.append(ok)
+            elif not ok:
+                out.append(reason)
+        return out
+
+    def _call_constraint(self, fn, case, params):
+        try:
+            return fn(case, params)
+        except Exception as exc:
+            file, line = location_from_traceback(exc.__traceback__)
+            raise BuildError(f"constraint raised {type(exc).__name__}: {exc}", file, line) from None
+
+    def launch(self, case: Case, params: Params) -> Launch:
+        result = self._call("tiling", case, params, error=TilingError)
+        if isinstance(result, tuple) and len(result) == 2:
+            result = Launch(*result)
+        if not isinstance(result, Launch):
+            raise TilingError("tiling(case, params) must return Launch(block_dim, tiling)",
+                              self.path, _line_of(self.path, "def tiling"))
+        if not isinstance(result.block_dim, int) or result.block_dim < 1:
+            raise TilingError(f"tiling returned block_dim={result.block_dim!r}; it must be a "
+                              "positive integer", self.path, _line_of(self.path, "def tiling"))
+        return result
+
+    def flops(self, case: Case) -> float:
+        fn = getattr(self.module, "flops", None)
+        return float(self._call("flops", case)) if fn else 0.0
+
+    def _call(self, fname: str, *args, error=BuildError):
+        fn = getattr(self.module, fname)
+        try:
+            return fn(*args)
+        except (BuildError, TilingError):
+            raise
+        except Exception as exc:
+            file, line = location_from_traceback(exc.__traceback__)
+            raise error(f"{fname}() raised {type(exc).__name__}: {exc}", file, line) from None
+
+
+def _coerce(value: Any, like: Any) -> Any:
+    if isinstance(value, str) and not isinstance(like, str):
+        for conv in (int, float):
+            try:
+                return conv(value)
+            except ValueError:
+                pass
+        if value.lower() in ("true", "false"):
+            return value.lower() == "true"
+    return value
+
+
+def _line_of(path: str, needle: str) -> int | None:
+    try:
+        for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if needle in line:
+                return i
+    except OSError:
+        pass
+    return None
+
+
+def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorModule:
+    """Import an operator file afresh (no caching: a saved file is always re-read)."""
+    path = resolve_operator(str(ref), root)
+    source = path.read_bytes()
+    try:
+        code = compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        raise BuildError(f"syntax error: {exc.msg}", str(path), exc.lineno,
+                         hint=(exc.text or "").strip() or None) from None
+    mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        exec(code, module.__dict__)
+    except BuildError:
+        raise
+    except Exception as exc:
+        file, line = location_from_traceback(exc.__traceback__)
+        raise BuildError(f"importing the operator raised {type(exc).__name__}: {exc}", file,
+                         line) from None
+    finally:
+        sys.modules.pop(mod_name, None)
+    return _validate(module, path, source)
+
+
+def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
+    missing = [n for n in REQUIRED if not hasattr(module, n)]
+    kernels = [v for v in vars(module).values() if isinstance(v, KernelFunction)]
+    kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
+    if kernel is None:
+        missing.append("a kernel (@AscendC.kernel)" if not kernels else
+                       "KERNEL = <one of the kernels> (the file defines several)")
+    if missing:
+        raise BuildError(f"not an operator module: missing {', '.join(missing)}", str(path), 1,
+                         hint="see README 'Writing an operator' for the module format")
+    raw_cases = module.CASES
+    if not isinstance(raw_cases, dict) or not raw_cases:
+        raise BuildError("CASES must be a non-empty dict of name -> dict of values", str(path),
+                         _line_of(str(path), "CASES"))
+    cases = {name: Case(name, vals) for name, vals in raw_cases.items()}
+    default = getattr(module, "DEFAULT_CASE", next(iter(cases)))
+    params = dict(getattr(module, "PARAMS", {}))
+    for k, p in params.items():
+        if not isinstance(p, Param):
+            params[k] = Param(p)
+    return OperatorModule(
+        name=path.stem, path=str(path), module=module, kernel=kernel, cases=cases,
+        default_case=default, params=params,
+        source_hash=hashlib.sha256(source).hexdigest()[:16],
+        doc=(module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else "")

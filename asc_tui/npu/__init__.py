@@ -1,0 +1,1 @@
+"""The emulated NPU: chip models, per-core instruction timing, multi-core launch."""

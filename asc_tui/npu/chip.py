@@ -1,0 +1,171 @@
+"""Chip models as data: one TOML file per chip, shipped in `asc_tui/chips/`, or a user's path."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomli
+
+from .. import PACKAGE_DIR
+from .errors import ChipError
+
+CHIP_DIR = PACKAGE_DIR / "chips"
+DEFAULT_CHIP = "ascend910b"
+
+_REQUIRED = {
+    "chip": ("name", "clock_mhz"),
+    "cores": ("aic", "aiv"),
+    "memory": ("ub", "l1", "l0a", "l0b", "l0c", "l2"),
+    "alignment": ("ub", "l1", "l0a", "l0b", "l0c"),
+    "events": ("ids_per_type", "latency_cycles"),
+    "dma": ("latency_cycles", "gm_read_bytes_per_cycle", "gm_write_bytes_per_cycle",
+            "hbm_gbps"),
+    "vector": ("repeat_bytes", "startup_cycles", "max_repeat"),
+    "scalar": ("issue_cycles", "value_cycles"),
+    "launch": ("overhead_us",),
+}
+
+
+@dataclass(frozen=True)
+class ChipModel:
+    """Hardware facts and timing constants of one chip (units in the field names)."""
+
+    name: str
+    path: str
+    clock_mhz: float
+    aic: int
+    aiv: int
+    memory: dict[str, int]
+    usable: dict[str, int]
+    alignment: dict[str, int]
+    event_ids: int
+    event_latency: float
+    dma_latency: float
+    dma_latency_per_active_core: float
+    gm_read_bpc: float
+    gm_write_bpc: float
+    hbm_gbps: float
+    l2_bpc: float
+    repeat_bytes: int
+    vec_startup: float
+    vec_cpr: dict[str, float]
+    max_repeat: int
+    scalar_issue: float
+    scalar_value: float
+    scalar_gm_value: float
+    launch_overhead_us: float
+    raw: dict = field(repr=False, compare=False, default_factory=dict)
+
+    @property
+    def hbm_bpc(self) -> float:
+        """Whole-chip HBM bandwidth in bytes per cycle."""
+        return self.hbm_gbps * 1e3 / self.clock_mhz
+
+    def cycles_to_us(self, cycles: float) -> float:
+        return cycles / self.clock_mhz
+
+    def vec_cycles_per_repeat(self, op: str) -> float:
+        cpr = self.vec_cpr
+        return cpr.get(op, cpr["default"])
+
+    def section(self, name: str) -> dict:
+        """A raw TOML section (for later layers, e.g. the cube path)."""
+        return self.raw.get(name, {})
+
+
+def available_chips() -> list[str]:
+    return sorted(p.stem for p in CHIP_DIR.glob("*.toml"))
+
+
+def resolve_chip_path(name_or_path: str | None) -> Path:
+    ref = name_or_path or DEFAULT_CHIP
+    p = Path(ref)
+    if p.suffix == ".toml" or p.exists() or "/" in ref:
+        if not p.exists():
+            raise ChipError(f"chip file not found: {ref}")
+        return p.resolve()
+    candidate = CHIP_DIR / f"{ref.lower()}.toml"
+    if not candidate.exists():
+        raise ChipError(
+            f"unknown chip {ref!r}; bundled chips: {', '.join(available_chips())} "
+            "(or give the path of a .toml file)"
+        )
+    return candidate
+
+
+_cache: dict[tuple[str, float], ChipModel] = {}
+
+
+def load_chip(name_or_path: str | None = None) -> ChipModel:
+    """Load (and cache by file and mtime) a chip model; errors name the file and line."""
+    path = resolve_chip_path(name_or_path)
+    key = (str(path), path.stat().st_mtime)
+    if key not in _cache:
+        _cache[key] = parse_chip(path.read_text(encoding="utf-8"), str(path))
+    return _cache[key]
+
+
+def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
+    try:
+        data = tomli.loads(text)
+    except tomli.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ChipError(f"malformed chip TOML: {exc}", path, int(m.group(1)) if m else None) from None
+    for section, keys in _REQUIRED.items():
+        sec = data.get(section)
+        if not isinstance(sec, dict):
+            raise ChipError(f"chip file has no [{section}] section", path,
+                            hint=f"required keys: {', '.join(keys)}")
+        missing = [k for k in keys if k not in sec]
+        if missing:
+            raise ChipError(f"[{section}] is missing {', '.join(missing)}", path,
+                            _line_of(text, f"[{section}]"))
+        for k in keys:
+            v = sec[k]
+            if k != "name" and (not isinstance(v, (int, float)) or v < 0):
+                raise ChipError(f"[{section}] {k} must be a non-negative number, got {v!r}",
+                                path, _line_of(text, k))
+    c, mem, al = data["chip"], data["memory"], data["alignment"]
+    reserved = data["memory"].get("ub_reserved", 0)
+    usable = {k: int(v) for k, v in mem.items() if isinstance(v, int)}
+    usable["ub"] = int(mem["ub"]) - int(reserved)
+    vec = data["vector"]
+    cpr = {"default": 2.0}
+    cpr.update({k: float(v) for k, v in vec.get("cycles_per_repeat", {}).items()})
+    dma = data["dma"]
+    return ChipModel(
+        name=str(c["name"]),
+        path=path,
+        clock_mhz=float(c["clock_mhz"]),
+        aic=int(data["cores"]["aic"]),
+        aiv=int(data["cores"]["aiv"]),
+        memory={k: int(v) for k, v in mem.items() if isinstance(v, int)},
+        usable=usable,
+        alignment={k: int(v) for k, v in al.items()},
+        event_ids=int(data["events"]["ids_per_type"]),
+        event_latency=float(data["events"]["latency_cycles"]),
+        dma_latency=float(dma["latency_cycles"]),
+        dma_latency_per_active_core=float(dma.get("latency_per_active_core", 0.0)),
+        gm_read_bpc=float(dma["gm_read_bytes_per_cycle"]),
+        gm_write_bpc=float(dma["gm_write_bytes_per_cycle"]),
+        hbm_gbps=float(dma["hbm_gbps"]),
+        l2_bpc=float(dma.get("l2_bytes_per_cycle", dma["gm_read_bytes_per_cycle"])),
+        repeat_bytes=int(vec["repeat_bytes"]),
+        vec_startup=float(vec["startup_cycles"]),
+        vec_cpr=cpr,
+        max_repeat=int(vec["max_repeat"]),
+        scalar_issue=float(data["scalar"]["issue_cycles"]),
+        scalar_value=float(data["scalar"]["value_cycles"]),
+        scalar_gm_value=float(data["scalar"].get("gm_value_cycles", data["scalar"]["value_cycles"])),
+        launch_overhead_us=float(data["launch"]["overhead_us"]),
+        raw=data,
+    )
+
+
+def _line_of(text: str, needle: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), 1):
+        if needle in line:
+            return i
+    return None

@@ -1,0 +1,202 @@
+"""One block running on one core: pipe clocks, events and the instruction record.
+
+The timing model (npu-model.md): the scalar unit issues instructions in program order, each
+costing `scalar.issue_cycles`; each pipe runs its queue in order; an instruction starts when its
+pipe is free and it has been issued; WaitFlag (explicit or implied by a TQue) holds the waiting
+pipe until the event's producer pipe had finished everything issued before the SetFlag, plus
+`events.latency_cycles`. Costs: DMA = latency + bytes / bandwidth (bandwidth shared by the cores
+active in this wave); vector = startup + repeats x cycles per repeat.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from ..ascendc.enums import N_PIPES
+from .errors import SyncError, user_location
+from .results import KIND_SET, KIND_WAIT, KIND_WORK, BlockTimeline
+
+S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
+
+
+class Core:
+    """Mutable per-block emulation state. Hot methods are kept lean: they run per instruction."""
+
+    def __init__(self, run, block: int, core_id: int, wave: int, t0: float, n_active: int):
+        chip = run.chip
+        self.run = run
+        self.chip = chip
+        self.block = block
+        self.core_id = core_id
+        self.wave = wave
+        self.numeric = run.numeric
+        self.t0 = t0
+        self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
+        self.ts = t0  # scalar issue clock
+        self.rec: list[tuple] = []
+        self.last = [-1] * N_PIPES  # index of the last record on each pipe
+        self.events: dict = {}
+        self.scalar_busy = 0.0
+        self.issue = chip.scalar_issue
+        self.ev_lat = chip.event_latency
+        shared = chip.hbm_bpc / max(n_active, 1)
+        self.dma_lat = chip.dma_latency + chip.dma_latency_per_active_core * (n_active - 1)
+        self.rd_bpc = min(chip.gm_read_bpc, shared)
+        self.wr_bpc = min(chip.gm_write_bpc, shared)
+        self.gm_read = 0
+        self.gm_write = 0
+        self.mem: dict[str, np.ndarray] = {}
+        self.allocated: dict[str, int] = {}
+        self.pipes_objs: list = []
+
+    # ---- recording -------------------------------------------------------------------------
+    def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:
+        """Issue one instruction on `pipe` costing `cycles`; `fr` is the user's frame."""
+        ts = self.ts + self.issue
+        self.ts = ts
+        tp = self.tp
+        t = tp[pipe]
+        start = t if t > ts else ts
+        end = start + cycles
+        tp[pipe] = end
+        rec = self.rec
+        self.last[pipe] = len(rec)
+        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
+        self.scalar_busy += self.issue
+
+    def scalar(self, cycles: float, op: str, fr) -> None:
+        """Work on the scalar unit itself (GetValue, SetValue, printf...)."""
+        start = self.ts
+        end = start + cycles
+        self.ts = end
+        self.tp[S] = end
+        rec = self.rec
+        self.last[S] = len(rec)
+        rec.append((S, start, end, op, fr.f_code.co_filename, fr.f_lineno, 0, KIND_WORK, -1))
+
+    def set_time(self, pipe: int) -> float:
+        """When an event set now on `pipe` becomes visible to its waiter."""
+        t = self.tp[pipe]
+        ts = self.ts
+        return (t if t > ts else ts) + self.ev_lat
+
+    def wait_until(self, pipe: int, t_evt: float, link: int, op: str, fr) -> None:
+        """Hold `pipe` until `t_evt`; record the blocked interval if there is one."""
+        if pipe == S:
+            if t_evt > self.ts:
+                rec = self.rec
+                rec.append((S, self.ts, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0,
+                            KIND_WAIT, link))
+                self.ts = t_evt
+                self.tp[S] = t_evt
+            return
+        tp = self.tp
+        t = tp[pipe]
+        ts = self.ts
+        ready = t if t > ts else ts
+        if t_evt > ready:
+            self.rec.append((pipe, ready, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0,
+                             KIND_WAIT, link))
+            tp[pipe] = t_evt
+        elif ready > t:
+            tp[pipe] = ready
+
+    # ---- explicit events ---------------------------------------------------------------------
+    def set_flag(self, key, src: int, op: str, fr) -> None:
+        t = self.set_time(src)
+        rec = self.rec
+        link = self.last[src]
+        rec.append((src, t - self.ev_lat, t - self.ev_lat, op, fr.f_code.co_filename, fr.f_lineno,
+                    0, KIND_SET, link))
+        q = self.events.get(key)
+        if q is None:
+            q = self.events[key] = deque()
+        q.append((t, len(rec) - 1))
+        self.ts += self.issue
+        self.scalar_busy += self.issue
+
+    def wait_flag(self, key, dst: int, op: str, fr) -> None:
+        q = self.events.get(key)
+        if not q:
+            file, line = fr.f_code.co_filename, fr.f_lineno
+            raise SyncError(
+                f"{op} waits for an event that no earlier SetFlag provides: the "
+                f"{_pipe_name(dst)} pipe would hang (in-core deadlock)",
+                file, line, hint="every WaitFlag needs a SetFlag with the same event and id "
+                "before it in program order")
+        t_evt, link = q.popleft()
+        ts = self.ts = self.ts + self.issue
+        self.scalar_busy += self.issue
+        t = self.tp[dst]
+        ready = t if t > ts else ts
+        done = t_evt if t_evt > ready else ready
+        self.rec.append((dst, ready, done, op, fr.f_code.co_filename, fr.f_lineno, 0,
+                         KIND_WAIT, link))
+        self.tp[dst] = done
+        if dst == S:
+            self.ts = done
+
+    def barrier(self, pipe: int | None, fr) -> None:
+        """PipeBarrier: PIPE_ALL waits for every pipe; one pipe is already in order."""
+        self.ts += self.issue
+        self.scalar_busy += self.issue
+        if pipe is None:
+            t = max(max(self.tp), self.ts)
+            for p in range(N_PIPES):
+                if self.tp[p] < t and p != S:
+                    self.tp[p] = t
+            if t > self.ts:
+                self.rec.append((S, self.ts, t, "PipeBarrier(PIPE_ALL)", fr.f_code.co_filename,
+                                 fr.f_lineno, 0, KIND_WAIT, -1))
+            self.ts = t
+            self.tp[S] = t
+
+    def check_event_id(self, event, event_id: int) -> None:
+        if not 0 <= int(event_id) < self.chip.event_ids:
+            file, line = user_location()
+            raise SyncError(
+                f"event id {event_id} for {event.name} is out of range: {self.chip.name} has "
+                f"{self.chip.event_ids} ids per event type (0..{self.chip.event_ids - 1})",
+                file, line)
+
+    # ---- memory -------------------------------------------------------------------------------
+    def memory(self, name: str) -> np.ndarray:
+        m = self.mem.get(name)
+        if m is None:
+            cap = self.chip.memory.get(name, 0)
+            m = self.mem[name] = np.zeros(cap, dtype=np.uint8)
+        return m
+
+    # ---- finish -------------------------------------------------------------------------------
+    def finish(self, ops: dict, lines: dict) -> BlockTimeline:
+        rec = self.rec
+        n = len(rec)
+        if n:
+            cols = list(zip(*rec))
+            pipe = np.array(cols[0], dtype=np.int8)
+            start = np.array(cols[1], dtype=np.float64)
+            end = np.array(cols[2], dtype=np.float64)
+            op_ids = np.fromiter((ops.setdefault(o, len(ops)) for o in cols[3]), np.int32, n)
+            line_ids = np.fromiter(
+                (lines.setdefault((f, ln), len(lines)) for f, ln in zip(cols[4], cols[5])),
+                np.int32, n)
+            nbytes = np.array(cols[6], dtype=np.int64)
+            kind = np.array(cols[7], dtype=np.int8)
+            link = np.array(cols[8], dtype=np.int32)
+        else:
+            pipe = np.zeros(0, np.int8)
+            start = end = np.zeros(0)
+            op_ids = line_ids = link = np.zeros(0, np.int32)
+            nbytes = np.zeros(0, np.int64)
+            kind = np.zeros(0, np.int8)
+        t_end = max(max(self.tp), self.ts)
+        return BlockTimeline(self.block, self.core_id, self.wave, self.t0, t_end, pipe, start,
+                             end, op_ids, line_ids, nbytes, kind, link, self.scalar_busy)
+
+
+def _pipe_name(p: int) -> str:
+    from ..ascendc.enums import PIPE_NAMES
+
+    return PIPE_NAMES[p]

@@ -1,0 +1,146 @@
+"""Errors as values the UI can show: every one can name the user's file and line."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .. import PACKAGE_DIR
+
+_PKG = str(PACKAGE_DIR)
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """A serialisable error record (what `--json` prints under `errors`)."""
+
+    kind: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    hint: str | None = None
+    snippet: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def location(self) -> str:
+        if self.file is None:
+            return ""
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def format(self) -> str:
+        loc = self.location()
+        text = f"{loc}: {self.message}" if loc else self.message
+        if self.snippet:
+            text += f"\n    {self.line} | {self.snippet}"
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text
+
+
+class OperatorError(Exception):
+    """Base of every error that points at an operator author's code."""
+
+    kind = "operator"
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None,
+                 hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.hint = hint
+
+    def info(self) -> ErrorInfo:
+        return ErrorInfo(self.kind, self.message, self.file, self.line, self.hint,
+                         source_line(self.file, self.line))
+
+    def __str__(self) -> str:
+        return self.info().format()
+
+
+class BuildError(OperatorError):
+    """The operator module could not be imported or does not follow the module format."""
+
+    kind = "build"
+
+
+class TilingError(OperatorError):
+    """The host tiling refused the case/parameters or produced an invalid launch."""
+
+    kind = "tiling"
+
+
+class KernelError(OperatorError):
+    """A guard rail tripped while the kernel ran (capacity, bounds, queue misuse...)."""
+
+    kind = "kernel"
+
+
+class KernelException(OperatorError):
+    """The kernel's own Python code raised."""
+
+    kind = "exception"
+
+
+class KernelAssert(OperatorError):
+    """`ascendc_assert` failed: a trap, as on hardware."""
+
+    kind = "assert"
+
+
+class SyncError(OperatorError):
+    """Events misused: IDs exhausted, a WaitFlag nobody sets (the pipe would hang)."""
+
+    kind = "sync"
+
+
+class ChipError(OperatorError):
+    """A chip model file is missing, malformed or incomplete."""
+
+    kind = "chip"
+
+
+def is_user_file(filename: str) -> bool:
+    return not filename.startswith(_PKG) and not filename.startswith("<")
+
+
+def user_frame(depth: int = 2):
+    """The innermost frame outside asc_tui: the user's line that asked for the operation."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.startswith(_PKG):
+        f = f.f_back
+    return f
+
+
+def user_location(depth: int = 3) -> tuple[str | None, int | None]:
+    f = user_frame(depth)
+    if f is None:
+        return None, None
+    return f.f_code.co_filename, f.f_lineno
+
+
+def location_from_traceback(tb) -> tuple[str | None, int | None]:
+    """Innermost traceback entry in a user file (operators), else the innermost of all."""
+    frames = traceback.extract_tb(tb)
+    for fs in reversed(frames):
+        if is_user_file(fs.filename):
+            return fs.filename, fs.lineno
+    if frames:
+        return frames[-1].filename, frames[-1].lineno
+    return None, None
+
+
+def source_line(file: str | None, line: int | None) -> str | None:
+    if not file or not line:
+        return None
+    try:
+        lines = Path(file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    if 1 <= line <= len(lines):
+        return lines[line - 1].strip()
+    return None

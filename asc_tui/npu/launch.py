@@ -1,0 +1,174 @@
+"""Launch a kernel on `block_dim` blocks of the emulated chip and collect the timeline.
+
+Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
+when its core finished the previous one. HBM bandwidth is shared by the cores active in a wave:
+each core's DMA bandwidth is min(per-core port, HBM / active cores), and each DMA's fixed
+latency grows with the number of requesters (fitted to the msopprof samples).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from dataclasses import dataclass
+
+from ..ascendc.enums import PIPE_NAMES
+from ..ascendc.kernel import KernelFunction
+from ..ascendc.tensors import GM_ADDR, GmBuffer
+from . import state
+from .chip import ChipModel
+from .core import Core
+from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .results import EmulationResult, LogEntry
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    kind: str
+    message: str
+    file: str
+    line: int
+    block: int
+    count: int = 1
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "message": self.message, "file": self.file,
+                "line": self.line, "block": self.block, "count": self.count}
+
+
+class KernelTimeout(OperatorError):
+    kind = "timeout"
+
+
+class Run:
+    """Per-launch context shared by all blocks (log, warnings, hooks for later layers)."""
+
+    def __init__(self, chip: ChipModel, numeric: bool, block_dim: int, sanitizer=None):
+        self.chip = chip
+        self.numeric = numeric
+        self.block_dim = block_dim
+        self.san = sanitizer
+        self.local_copy_hook = None
+        self.copy_params_hook = None
+        self.log: list[tuple] = []
+        self._warnings: dict = {}
+        self.peak: dict[str, int] = {}
+
+    def warn(self, kind: str, message: str, fr) -> None:
+        key = (kind, fr.f_code.co_filename, fr.f_lineno)
+        w = self._warnings.get(key)
+        if w is None:
+            block = state.core.block if state.core is not None else -1
+            self._warnings[key] = [kind, message, fr.f_code.co_filename, fr.f_lineno, block, 1]
+        else:
+            w[5] += 1
+
+    def warnings(self) -> tuple[RunWarning, ...]:
+        return tuple(RunWarning(*w) for w in self._warnings.values())
+
+    def log_entry(self, core, fr, text: str, level: str) -> None:
+        self.log.append((core.ts, core.block, "scalar", fr.f_code.co_filename, fr.f_lineno, text,
+                         level))
+
+
+def make_gm(name: str, dtype, count: int, data=None) -> GM_ADDR:
+    """Wrap an operator input/output as a GM_ADDR (data=None for a shadow tensor)."""
+    return GM_ADDR(GmBuffer(name, dtype, count, data))
+
+
+def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: int,
+           chip: ChipModel, numeric: bool = True, sanitizer=None,
+           timeout_s: float | None = None, configure=None) -> EmulationResult:
+    """Run every block of the kernel; raise an OperatorError naming the user's line on failure."""
+    if block_dim < 1:
+        raise KernelError(f"block_dim must be at least 1, got {block_dim}")
+    run = Run(chip, numeric, block_dim, sanitizer)
+    if configure is not None:
+        configure(run)
+    core_type = getattr(kernel, "core_type", "aiv")
+    n_cores = chip.aic if core_type in ("aic", "mix") else chip.aiv
+    core_free = [0.0] * n_cores
+    blocks = []
+    ops: dict[str, int] = {}
+    lines: dict[tuple[str, int], int] = {}
+    gm_read = gm_write = 0
+    fn = kernel.fn if isinstance(kernel, KernelFunction) else kernel
+    with _deadline(timeout_s):
+        for b in range(block_dim):
+            core_id = b % n_cores
+            wave = b // n_cores
+            n_active = min(n_cores, block_dim - wave * n_cores)
+            core = Core(run, b, core_id, wave, core_free[core_id], n_active)
+            state.core = core
+            try:
+                fn(*gm_args, tiling)
+            except OperatorError as exc:
+                exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
+                raise
+            except KernelTimeout:
+                raise
+            except RecursionError as exc:
+                file, line = location_from_traceback(exc.__traceback__)
+                raise KernelException("RecursionError in the kernel", file, line) from None
+            except Exception as exc:  # the user's kernel code raised
+                file, line = location_from_traceback(exc.__traceback__)
+                raise KernelException(f"{type(exc).__name__}: {exc}" + (
+                    f" (block {b})" if block_dim > 1 else ""), file, line) from None
+            finally:
+                state.core = None
+            if sanitizer is not None:
+                sanitizer.end_block(core)
+            timeline = core.finish(ops, lines)
+            blocks.append(timeline)
+            core_free[core_id] = timeline.t_end
+            gm_read += core.gm_read
+            gm_write += core.gm_write
+    kernel_cycles = max((t.t_end for t in blocks), default=0.0)
+    log = tuple(sorted((LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
+                        for t, blk, pipe, f, ln, text, lvl in run.log),
+                       key=lambda e: (e.time_us, e.block)))
+    capacity = {m: (used, chip.usable.get(m, 0)) for m, used in run.peak.items()}
+    return EmulationResult(
+        chip=chip.name, clock_mhz=chip.clock_mhz, mode="full" if numeric else "timing",
+        block_dim=block_dim, cores_used=min(block_dim, n_cores), kernel_cycles=kernel_cycles,
+        launch_overhead_us=chip.launch_overhead_us, blocks=tuple(blocks),
+        ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
+        gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
+        outputs=None, capacity=capacity)
+
+
+class _deadline:
+    """Stop a runaway kernel after `seconds` (main thread, POSIX): raises KernelTimeout there."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.active = (seconds is not None and seconds > 0 and os.name == "posix"
+                       and threading.current_thread() is threading.main_thread())
+
+    def __enter__(self):
+        if self.active:
+            self.old = signal.signal(signal.SIGALRM, self._fire)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        return self
+
+    def _fire(self, signum, frame):
+        f = frame
+        from .errors import is_user_file
+
+        while f is not None and not is_user_file(f.f_code.co_filename):
+            f = f.f_back
+        f = f or frame
+        raise KernelTimeout(
+            f"the kernel did not finish within {self.seconds:g} s (an endless loop?); it was "
+            f"running this line", f.f_code.co_filename, f.f_lineno,
+            hint="raise the limit with --timeout if the kernel is just long")
+
+    def __exit__(self, *exc):
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.old)
+        return False
+
+
+__all__ = ["launch", "make_gm", "Run", "KernelTimeout", "PIPE_NAMES"]

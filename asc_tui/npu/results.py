@@ -1,0 +1,142 @@
+"""Plain, immutable results of an emulation: per-block timelines and per-pipe totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ascendc.enums import N_PIPES, PIPE_NAMES
+
+KIND_WORK, KIND_WAIT, KIND_SET = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """Kernel-side output (printf, DumpTensor, assert) tagged with where and when it happened."""
+
+    time_us: float
+    block: int
+    pipe: str
+    file: str
+    line: int
+    text: str
+    level: str = "info"
+
+    def format(self) -> str:
+        import os
+
+        return (f"[{self.time_us:10.3f} us][block {self.block}][{self.pipe}] "
+                f"{os.path.basename(self.file)}:{self.line}: {self.text}")
+
+
+@dataclass(frozen=True)
+class BlockTimeline:
+    """Every instruction one block issued, as columns (times in cycles from kernel start).
+
+    kind: 0 = work on the pipe, 1 = the pipe blocked on an event (a wait), 2 = SetFlag marker.
+    link: for waits, the index of the record whose completion set the event (-1 if none).
+    """
+
+    block: int
+    core: int
+    wave: int
+    t_start: float
+    t_end: float
+    pipe: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    op: np.ndarray
+    line: np.ndarray
+    nbytes: np.ndarray
+    kind: np.ndarray
+    link: np.ndarray
+    scalar_cycles: float  # issue + scalar work of this block (cycles)
+
+    def __len__(self) -> int:
+        return len(self.pipe)
+
+
+@dataclass(frozen=True)
+class PipeStats:
+    """Totals for one pipe over all cores (busy/wait in µs summed over cores)."""
+
+    name: str
+    busy_us: float
+    wait_us: float
+    instructions: int
+    ratio: float  # busy / (cores used × kernel time)
+    wait_ratio: float  # wait / (cores used × kernel time)
+
+    def to_dict(self, n_cores: int) -> dict:
+        n = max(n_cores, 1)
+        return {
+            "busy_us": self.busy_us / n,
+            "ratio": self.ratio,
+            "wait_ratio": self.wait_ratio,
+            "instructions": self.instructions,
+            "instructions_per_core": self.instructions / n,
+        }
+
+
+@dataclass(frozen=True)
+class EmulationResult:
+    """Everything one launch produced. Times in cycles of `clock_mhz` unless named `_us`."""
+
+    chip: str
+    clock_mhz: float
+    mode: str  # "full" or "timing"
+    block_dim: int
+    cores_used: int
+    kernel_cycles: float
+    launch_overhead_us: float
+    blocks: tuple[BlockTimeline, ...]
+    ops: tuple[str, ...]
+    lines: tuple[tuple[str, int], ...]
+    gm_read: int
+    gm_write: int
+    log: tuple[LogEntry, ...] = ()
+    warnings: tuple = ()
+    outputs: dict | None = field(default=None, compare=False)
+    capacity: dict = field(default_factory=dict)  # memory -> (peak bytes used, capacity)
+
+    @property
+    def kernel_us(self) -> float:
+        return self.kernel_cycles / self.clock_mhz
+
+    @property
+    def time_us(self) -> float:
+        """Task duration as msprof reports it: kernel time plus the launch head overhead."""
+        return self.kernel_us + self.launch_overhead_us
+
+    @property
+    def instructions(self) -> int:
+        return int(sum(int(np.count_nonzero(b.kind == KIND_WORK)) for b in self.blocks))
+
+    def pipe_stats(self) -> dict[str, PipeStats]:
+        busy = np.zeros(N_PIPES)
+        wait = np.zeros(N_PIPES)
+        count = np.zeros(N_PIPES, dtype=np.int64)
+        for b in self.blocks:
+            dur = b.end - b.start
+            work = b.kind == KIND_WORK
+            busy += np.bincount(b.pipe[work], weights=dur[work], minlength=N_PIPES)[:N_PIPES]
+            count += np.bincount(b.pipe[work], minlength=N_PIPES)[:N_PIPES]
+            w = b.kind == KIND_WAIT
+            wait += np.bincount(b.pipe[w], weights=dur[w], minlength=N_PIPES)[:N_PIPES]
+            busy[0] += b.scalar_cycles
+        denom = max(self.cores_used, 1) * max(self.kernel_cycles, 1e-9)
+        out = {}
+        for i, name in enumerate(PIPE_NAMES):
+            out[name] = PipeStats(name, busy[i] / self.clock_mhz, wait[i] / self.clock_mhz,
+                                  int(count[i]), float(busy[i] / denom), float(wait[i] / denom))
+        return out
+
+    def timeline_key(self) -> tuple:
+        """A hashable digest of the timeline (equal for full and timing-only runs)."""
+        parts = []
+        for b in self.blocks:
+            parts.append((b.block, b.core, b.t_start, b.t_end, b.pipe.tobytes(),
+                          b.start.tobytes(), b.end.tobytes(), b.op.tobytes(), b.line.tobytes(),
+                          b.nbytes.tobytes(), b.kind.tobytes()))
+        return (self.kernel_cycles, self.ops, self.lines, tuple(parts))
