@@ -1,0 +1,69 @@
+"""Command line: `asc-tui <command>`; `asc-profile`, `asc-debug`, `asc-bench` are aliases.
+
+Each command lives in its own module exposing `add_parser(subparsers)` and `main(args) -> int`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="asc-tui",
+        description="Workbench for Ascend C operators on an emulated NPU. "
+        "Without a command: open the workbench on PATH (default ./operators).")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"asc_tui.cli.{name}_cmd").add_parser(sub)
+    return parser
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return f"asc-tui {__version__}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[0] in (
+            "--theme",):
+        return _workbench(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return _workbench([])
+    mod = importlib.import_module(f"asc_tui.cli.{args.command}_cmd")
+    return int(mod.main(args) or 0)
+
+
+def _workbench(argv: list[str]) -> int:
+    try:
+        tui = importlib.import_module("asc_tui.tui.app")
+    except ModuleNotFoundError:
+        print("asc-tui: the workbench is coming; use `asc-tui run` meanwhile", file=sys.stderr)
+        return 2
+    return int(tui.main(argv) or 0)
+
+
+def _alias(command: str):
+    def entry(argv: list[str] | None = None) -> int:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        return main([command, *argv])
+
+    return entry
+
+
+profile_main = _alias("profile")
+debug_main = _alias("debug")
+bench_main = _alias("bench")
+
+
+def run_entry() -> None:  # pragma: no cover - console script shim
+    sys.exit(main())

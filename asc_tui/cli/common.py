@@ -1,0 +1,62 @@
+"""Options shared by the commands and small output helpers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) -> None:
+    if op_optional:
+        p.add_argument("op", nargs="*", metavar="OP",
+                       help="operator name (bundled or in ./operators) or path; default: all")
+    else:
+        p.add_argument("op", metavar="OP", help="operator name (bundled or in ./operators) or path")
+    p.add_argument("--case", help="case name (default: the operator's default case)")
+    p.add_argument("--chip", help="chip name (ascend910b, ascend910b4, ...) or path to a .toml")
+    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a tunable parameter (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="seconds before a runaway kernel is stopped (default 60)")
+
+
+def parse_params(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"--param expects KEY=VALUE, got {item!r}")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2, default=_default)
+    sys.stdout.write("\n")
+
+
+def _default(o):
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+def coming(name: str):
+    """For commands whose issue has not landed yet: they exist and say so."""
+
+    def add_parser(sub):
+        p = sub.add_parser(name, help=f"{name} (coming)")
+        p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def main(args) -> int:
+        print(f"asc-tui {name}: coming soon", file=sys.stderr)
+        return 2
+
+    return add_parser, main

@@ -1,0 +1,5 @@
+"""`asc-tui watch` (coming: its issue has not landed yet)."""
+
+from .common import coming
+
+add_parser, main = coming("watch")

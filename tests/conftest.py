@@ -1,0 +1,35 @@
+"""Shared fixtures: every test gets its own project store; hypothesis without deadlines."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+settings.register_profile("asc", deadline=None, max_examples=25, derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "asc"))
+
+REPO = Path(__file__).resolve().parents[1]
+OPERATORS = REPO / "operators"
+
+
+@pytest.fixture(autouse=True)
+def isolated_project(tmp_path, monkeypatch):
+    """Keep history/caches of each test in its own project directory."""
+    monkeypatch.setenv("ASC_TUI_PROJECT", str(tmp_path))
+    yield tmp_path
+
+
+@pytest.fixture
+def write_operator(tmp_path):
+    """Write an operator file into a temp dir and return its path."""
+
+    def write(name: str, source: str) -> Path:
+        p = tmp_path / "ops" / f"{name}.py"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(source)
+        return p
+
+    return write
