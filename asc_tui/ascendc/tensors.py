@@ -108,7 +108,7 @@ class GlobalTensor:
         core = state.core
         core.scalar(core.chip.scalar_gm_value, "GetValue(GM)", sys._getframe(1))
         if self.arr is None:
-            return self.dtype.type(0)
+            return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
         return self.arr[self.start + i]
 
     def SetValue(self, i: int, value) -> None:
@@ -173,7 +173,7 @@ class LocalTensor:
         core = state.core
         core.scalar(core.chip.scalar_value, "GetValue", sys._getframe(1))
         if self.arr is None:
-            return self.dtype.type(0)
+            return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
         return self.arr[i]
 
     def SetValue(self, i: int, value) -> None:
