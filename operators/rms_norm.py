@@ -11,8 +11,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from asc_tui import ascendc as AscendC
-from asc_tui.ascendc import (GM_ADDR, GlobalTensor, HardEvent, QuePosition, RoundMode, TBuf,
-                             TPipe, TQue, float32)
+from asc_tui.ascendc import (
+    GM_ADDR,
+    GlobalTensor,
+    HardEvent,
+    QuePosition,
+    RoundMode,
+    TBuf,
+    TPipe,
+    TQue,
+    float32,
+)
 from asc_tui.operator import Constraint, In, Launch, Out, Param
 
 EPS = 1e-6

@@ -7,12 +7,21 @@ The row max and sum reach the scalar unit through an explicit V→S event.
 
 from dataclasses import dataclass
 
-from asc_tui import ascendc as AscendC
-from asc_tui.ascendc import (GM_ADDR, GlobalTensor, HardEvent, QuePosition, RoundMode, TBuf,
-                             TPipe, TQue, float32)
-from asc_tui.operator import Constraint, In, Launch, Out, Param
-
 import numpy as np
+
+from asc_tui import ascendc as AscendC
+from asc_tui.ascendc import (
+    GM_ADDR,
+    GlobalTensor,
+    HardEvent,
+    QuePosition,
+    RoundMode,
+    TBuf,
+    TPipe,
+    TQue,
+    float32,
+)
+from asc_tui.operator import Constraint, In, Launch, Out, Param
 
 CASES = {
     "default": dict(rows=64, cols=1024, dtype="float16"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GM_ADDR, GlobalTensor, QuePosition, TPipe, TQue, half
-from asc_tui.operator import Launch, Param, In, Out
+from asc_tui.operator import In, Launch, Out, Param
 
 FULL = 80 * 1024 * 1024  # the samples' size: 80M elements, 160 MB per tensor
 

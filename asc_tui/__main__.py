@@ -1,0 +1,7 @@
+"""`python -m asc_tui` = `asc-tui`."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

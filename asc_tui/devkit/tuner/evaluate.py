@@ -1,0 +1,135 @@
+"""Timing-only evaluation of configs, in-process or in parallel worker processes.
+
+A backend has one small contract: `submit(task)` returns a handle, `wait(timeout)` returns the
+outcomes of handles that finished, `cancel()` drops whatever has not started, `close()`.
+The user's kernel runs in worker processes (each imports the operator once per source hash),
+so a crash or endless loop in a config costs that config, not the tune.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass
+from typing import Any
+
+from .cache import Outcome
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything a worker needs to evaluate one config (picklable)."""
+
+    op_path: str
+    op_hash: str
+    case: str
+    chip: str | None
+    key: str
+    params: dict
+    timeout_s: float | None = 60.0
+
+
+_loaded: dict[tuple[str, str], Any] = {}  # per worker process: (path, hash) -> OperatorModule
+
+
+def evaluate(task: Task) -> Outcome:
+    """Run one config in timing-only mode; never raises for the operator's mistakes."""
+    from ..loader import load_operator
+    from ..runner import RunRequest, run
+
+    op = _loaded.get((task.op_path, task.op_hash))
+    if op is None:
+        op = load_operator(task.op_path)
+        if op.source_hash != task.op_hash:
+            return Outcome(task.key, task.params, None,
+                           error="the operator file changed during the tune; re-run it")
+        _loaded.clear()
+        _loaded[(task.op_path, task.op_hash)] = op
+    report = run(RunRequest(op.name, task.case, task.chip, dict(task.params), timing_only=True,
+                            timeout_s=task.timeout_s), op=op)
+    em = report.emulation
+    if report.errors or em is None:
+        err = report.errors[0] if report.errors else None
+        text = err.format() if err is not None else "no emulation result"
+        return Outcome(task.key, task.params, None, error=text)
+    gflops = report.flops / (em.time_us * 1e3) if report.flops and em.time_us > 0 else None
+    ub = em.capacity.get("ub", (None, None))[0] if em.capacity else None
+    return Outcome(task.key, task.params, float(em.time_us), float(em.kernel_us), gflops,
+                   int(ub) if ub is not None else None)
+
+
+def _warm(paths: tuple[str, ...]) -> None:
+    """Worker initializer: import the emulator once so the first config is not slow."""
+    from .. import runner  # noqa: F401
+
+
+class LocalBackend:
+    """`workers` processes (ProcessPoolExecutor), or the calling process when workers == 0."""
+
+    def __init__(self, workers: int = 0):
+        self.workers = max(int(workers), 0)
+        self._pool: ProcessPoolExecutor | None = None
+        self._pending: set[Future] = set()
+        self._done: list[Outcome] = []
+
+    @property
+    def slots(self) -> int:
+        """How many tasks to keep in flight."""
+        return max(self.workers, 1)
+
+    def _ensure_pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
+                else "spawn"
+            self._pool = ProcessPoolExecutor(self.workers,
+                                             mp_context=multiprocessing.get_context(method),
+                                             initializer=_warm, initargs=((),))
+        return self._pool
+
+    def submit(self, task: Task) -> None:
+        if self.workers == 0:
+            self._done.append(evaluate(task))
+            return
+        fut = self._ensure_pool().submit(evaluate, task)
+        fut.task = task  # type: ignore[attr-defined]
+        self._pending.add(fut)
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending) + len(self._done)
+
+    def wait(self, timeout: float | None = None) -> list[Outcome]:
+        """Outcomes finished since the last call (blocks up to `timeout` s for at least one)."""
+        if self._done:
+            out, self._done = self._done, []
+            return out
+        if not self._pending:
+            return []
+        done, self._pending = wait_futures(self._pending, timeout, FIRST_COMPLETED)
+        out = []
+        for fut in done:
+            task = fut.task  # type: ignore[attr-defined]
+            try:
+                out.append(fut.result())
+            except Exception as exc:  # a worker died (segfault, OOM kill...)
+                out.append(Outcome(task.key, task.params, None,
+                                   error=f"worker failed: {type(exc).__name__}: {exc}"))
+        return out
+
+    def cancel(self) -> None:
+        for fut in self._pending:
+            fut.cancel()
+        self._pending = {f for f in self._pending if not f.cancelled()}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        self._pending.clear()
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))

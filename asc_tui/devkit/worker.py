@@ -1,0 +1,342 @@
+"""Run operators in a child process, so user code can never take the caller down.
+
+A kernel that loops forever, a `sys.exit()` in a tiling function or a segfaulting extension only
+ever kills (or stalls) the child: the parent gets a `WorkResult` with status "timeout", "crashed"
+or "raised" and an `ErrorInfo` naming the user's file and line where one can be found. The child
+is *warm* (numpy and the emulator already imported) so a hot reload costs one emulation, not one
+interpreter start; after a kill a fresh child is started at once so the next run is warm again.
+
+Every run imports the operator afresh (`load_operator` never caches) and forgets user helper
+modules imported by the previous run, so an edited helper is re-read too.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from .. import PACKAGE_DIR
+from ..npu.errors import ErrorInfo, is_user_file, location_from_traceback, source_line
+from .runner import RunReport, RunRequest
+
+#: How long a cold child may take to import numpy and the emulator (seconds).
+START_TIMEOUT_S = 60.0
+_POLL_S = 0.02
+
+
+@dataclass(frozen=True)
+class WorkResult:
+    """Outcome of one run in the worker. `seconds` is host wall time (request sent → answer)."""
+
+    request: RunRequest
+    status: str  # "ok" | "raised" | "timeout" | "crashed" | "cancelled"
+    report: RunReport | None
+    error: ErrorInfo | None
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok" and self.report is not None
+
+    @property
+    def errors(self) -> tuple[ErrorInfo, ...]:
+        if self.report is not None:
+            return self.report.errors
+        return (self.error,) if self.error else ()
+
+    @property
+    def passed(self) -> bool:
+        return self.ok and self.report.passed
+
+
+def _child_entry(rfd: int, wfd: int, dump_path: str) -> None:
+    """Entry point of the child interpreter (`python -c`): wrap the pipe fds and serve."""
+    _child_main(_Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)),
+                dump_path)
+
+
+class _Duplex:
+    """Two one-way `Connection`s (over plain pipes) used as one."""
+
+    def __init__(self, reader: Connection, writer: Connection):
+        self.reader, self.writer = reader, writer
+
+    def send(self, obj) -> None:
+        self.writer.send(obj)
+
+    def recv(self):
+        return self.reader.recv()
+
+    def poll(self, timeout: float = 0.0) -> bool:
+        return self.reader.poll(timeout)
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
+
+
+def _child_main(conn, dump_path: str) -> None:
+    """The worker loop: receive a RunRequest, send back ("ok", RunReport) or ("raised", info)."""
+    from . import runner  # warm imports happen here, before "ready"
+
+    with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
+        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=False)
+        baseline_modules = set(sys.modules)
+        conn.send(("ready", os.getpid()))
+        while True:
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError, KeyboardInterrupt):
+                return
+            if msg is None:
+                return
+            _forget_user_modules(baseline_modules)
+            try:
+                answer = ("ok", runner.run(msg))
+            except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
+                file, line = location_from_traceback(exc.__traceback__)
+                answer = ("raised", ErrorInfo(
+                    "crash", f"{type(exc).__name__}: {exc}", file, line,
+                    "operator code must not exit the process" if isinstance(exc, SystemExit)
+                    else None, source_line(file, line)))
+            try:
+                conn.send(answer)
+            except Exception as exc:  # an unpicklable report: say so instead of hanging
+                conn.send(("raised", ErrorInfo("crash", f"result could not be returned: {exc}")))
+
+
+class RunWorker:
+    """One warm child process running one request at a time; thread-safe, cancellable."""
+
+    def __init__(self, timeout_s: float | None = 30.0, start: bool = True):
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._state = threading.Lock()
+        self._proc = None
+        self._conn = None
+        self._ready = False
+        self._cancel = threading.Event()
+        self._busy = False
+        self._dump = os.path.join(tempfile.mkdtemp(prefix="asc-tui-worker-"), "stack.txt")
+        self.restarts = 0
+        if start:
+            self.start()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the child if none is alive (returns at once; it warms up in the background)."""
+        with self._state:
+            if self._proc is not None and self._proc.poll() is None:
+                return
+            to_child_r, to_child_w = os.pipe()
+            from_child_r, from_child_w = os.pipe()
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
+            code = ("from asc_tui.devkit.worker import _child_entry; "
+                    f"_child_entry({to_child_r}, {from_child_w}, {self._dump!r})")
+            proc = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                    pass_fds=(to_child_r, from_child_w),
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL, start_new_session=True)
+            os.close(to_child_r)
+            os.close(from_child_w)
+            conn = _Duplex(Connection(from_child_r, writable=False),
+                           Connection(to_child_w, readable=False))
+            self._proc, self._conn, self._ready = proc, conn, False
+
+    def close(self) -> None:
+        with self._state:
+            proc, conn = self._proc, self._conn
+            self._proc = self._conn = None
+        if conn is not None:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+            conn.close()
+        if proc is not None:
+            try:
+                proc.wait(0.5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(1.0)
+
+    def _kill(self, restart: bool = True) -> None:
+        with self._state:
+            proc, conn = self._proc, self._conn
+            self._proc = self._conn = None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            try:
+                proc.wait(2.0)
+            except subprocess.TimeoutExpired:
+                pass
+        if conn is not None:
+            conn.close()
+        self.restarts += 1
+        if restart:
+            self.start()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    def cancel(self) -> None:
+        """Stop the run in flight (if any): its `run()` returns status "cancelled"."""
+        if self._busy:
+            self._cancel.set()
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> bool:
+        """Block until the child has finished importing (used by benchmarks and start-up)."""
+        with self._lock:
+            return self._await_ready(time.monotonic() + timeout)
+
+    def _await_ready(self, deadline: float) -> bool:
+        self.start()
+        while not self._ready:
+            conn, proc = self._conn, self._proc
+            if conn.poll(_POLL_S):
+                try:
+                    kind, _ = conn.recv()
+                except (EOFError, OSError):
+                    self._kill()
+                    return False
+                self._ready = kind == "ready"
+            elif proc.poll() is not None:
+                self._kill()
+                return False
+            elif time.monotonic() > deadline or self._cancel.is_set():
+                return False
+        return True
+
+    # -- running ---------------------------------------------------------------------------
+    def run(self, request: RunRequest, timeout_s: float | None = None) -> WorkResult:
+        """Run `request` in the child; never raises for anything the operator does."""
+        timeout = timeout_s if timeout_s is not None else self.timeout_s
+        with self._lock:
+            self._cancel.clear()
+            self._busy = True
+            try:
+                return self._run(request, timeout)
+            finally:
+                self._busy = False
+
+    def _run(self, request: RunRequest, timeout: float | None) -> WorkResult:
+        t0 = time.perf_counter()
+
+        def done(status, report=None, error=None):
+            return WorkResult(request, status, report, error, time.perf_counter() - t0)
+
+        if not self._await_ready(time.monotonic() + START_TIMEOUT_S):
+            if self._cancel.is_set():
+                return done("cancelled")
+            return done("crashed", error=ErrorInfo("crash", "the worker process did not start"))
+        if request.timeout_s is None or (timeout and request.timeout_s > timeout):
+            # The emulator's own deadline fires first and names the kernel line it stopped at.
+            request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
+        Path(self._dump).write_text("")
+        conn, proc = self._conn, self._proc
+        try:
+            conn.send(request)
+        except (OSError, ValueError) as exc:
+            self._kill()
+            return done("crashed", error=ErrorInfo("crash", f"worker unreachable: {exc}"))
+        deadline = time.monotonic() + timeout if timeout else None
+        while True:
+            if conn.poll(_POLL_S):
+                try:
+                    kind, payload = conn.recv()
+                except (EOFError, OSError):
+                    code = _exit_code(proc)
+                    self._kill()
+                    return done("crashed", error=_crash_info(request, code))
+                if kind == "ok":
+                    return done("ok", report=payload)
+                return done("raised", error=payload)
+            if self._cancel.is_set():
+                self._kill()
+                return done("cancelled")
+            if proc.poll() is not None:
+                code = proc.returncode
+                self._kill()
+                return done("crashed", error=_crash_info(request, code))
+            if deadline is not None and time.monotonic() > deadline:
+                where = self._where_stuck(proc)
+                self._kill()
+                file, line = where
+                return done("timeout", error=ErrorInfo(
+                    "timeout", f"{request.op} did not finish within {timeout:g} s and was "
+                    "stopped (an infinite loop?)", file, line,
+                    "raise worker_timeout in the config if the kernel is just long",
+                    source_line(file, line)))
+
+    def _where_stuck(self, proc) -> tuple[str | None, int | None]:
+        """Ask the child for its stack (faulthandler on SIGUSR1): the innermost user frame."""
+        try:
+            os.kill(proc.pid, signal.SIGUSR1)
+        except OSError:
+            return None, None
+        for _ in range(25):
+            time.sleep(0.01)
+            text = Path(self._dump).read_text(errors="replace")
+            if text.strip():
+                return innermost_user_frame(text)
+        return None, None
+
+
+def _is_user_path(file: str | None) -> bool:
+    return bool(file) and is_user_file(file) and "site-packages" not in file and not (
+        file.startswith(sys.base_prefix) or file.startswith(sys.prefix))
+
+
+def _forget_user_modules(keep: set[str]) -> None:
+    """Drop user modules (operator helpers) imported by earlier runs so edits are re-read."""
+    for name in set(sys.modules) - keep:
+        mod = sys.modules.get(name)
+        if _is_user_path(getattr(mod, "__file__", None)):
+            del sys.modules[name]
+
+
+_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
+
+
+def innermost_user_frame(dump: str) -> tuple[str | None, int | None]:
+    """faulthandler lists the most recent call first; return the first frame in user code."""
+    for m in _FRAME.finditer(dump):
+        if _is_user_path(m["file"]):
+            return m["file"], int(m["line"])
+    return None, None
+
+
+def _exit_code(proc: subprocess.Popen) -> int | None:
+    try:
+        return proc.wait(0.5)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _crash_info(request: RunRequest, exitcode: int | None) -> ErrorInfo:
+    if exitcode is not None and exitcode < 0:
+        try:
+            why = signal.Signals(-exitcode).name
+        except ValueError:
+            why = f"signal {-exitcode}"
+    else:
+        why = f"exit code {exitcode}"
+    return ErrorInfo("crash", f"the worker running {request.op} died ({why})", None, None,
+                     "os._exit / a native crash in operator code; the worker was restarted")

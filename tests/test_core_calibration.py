@@ -1,0 +1,65 @@
+"""The emulator reproduces the public msopprof samples (910B4 @ 1650 MHz, y = x + bias, 80M half).
+
+Ratios within ±10% and task durations within ±20% (npu-model.md); timing-only keeps them fast.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from asc_tui.devkit.runner import RunRequest, run
+
+SAMPLES = {
+    # name: (params, measured task duration µs)
+    "inter_core_balance_1": (dict(block_dim=1, tile_length=2048, buffer_num=1), 14975.2),
+    "inter_core_balance_8": (dict(block_dim=8, tile_length=2048, buffer_num=1), 2041.4),
+    "memory_access_20480": (dict(block_dim=8, tile_length=20480, buffer_num=1), 892.0),
+}
+
+
+@pytest.fixture(scope="module")
+def durations() -> dict[str, float]:
+    out = {}
+    for name, (params, _) in SAMPLES.items():
+        r = run(RunRequest("vector_add_bias", case="full", chip="ascend910b4", params=params,
+                           timing_only=True))
+        assert not r.errors, r.errors
+        out[name] = r
+    return out
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_task_duration_within_20_percent(durations, name):
+    measured = SAMPLES[name][1]
+    got = durations[name].emulation.time_us
+    assert abs(got / measured - 1) <= 0.20, f"{got:.1f} us vs {measured} us"
+
+
+def test_inter_core_balance_speedup_7_33x(durations):
+    ratio = (durations["inter_core_balance_1"].emulation.time_us
+             / durations["inter_core_balance_8"].emulation.time_us)
+    assert abs(ratio / 7.33 - 1) <= 0.10, ratio
+
+
+def test_memory_access_speedup_2_30x(durations):
+    ratio = (durations["inter_core_balance_8"].emulation.time_us
+             / durations["memory_access_20480"].emulation.time_us)
+    assert abs(ratio / 2.30 - 1) <= 0.10, ratio
+
+
+def test_instruction_counts_per_core_match_the_sample(durations):
+    # msopprof: MTE2 instructions/core 10241 → 1025 (one extra is the tiling read), MTE3 5121 → 513.
+    small = durations["inter_core_balance_8"].emulation.pipe_stats()
+    big = durations["memory_access_20480"].emulation.pipe_stats()
+    assert small["mte2"].instructions / 8 == 10240
+    assert big["mte2"].instructions / 8 == 1024
+    assert small["mte3"].instructions / 8 == 5120
+    assert big["mte3"].instructions / 8 == 512
+
+
+def test_pipe_ratios_resemble_the_sample(durations):
+    one = durations["inter_core_balance_1"].emulation.pipe_stats()
+    # measured: mte2 85.0%, mte3 39.6%, vec 11.1%
+    assert one["mte2"].ratio == pytest.approx(0.850, abs=0.05)
+    assert one["mte3"].ratio == pytest.approx(0.396, abs=0.06)
+    assert one["vec"].ratio == pytest.approx(0.111, abs=0.03)

@@ -1,0 +1,76 @@
+"""Property tests: random shapes, tiles and buffer counts give the reference result, and the
+timing-only mode produces exactly the timeline of the full mode."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import RunRequest, run
+
+ADD = load_operator("add_custom")
+SOFTMAX = load_operator("softmax")
+NORM = load_operator("rms_norm")
+FAST = settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _patched(op, **case):
+    """The same operator module with one extra case."""
+    from dataclasses import replace
+
+    from asc_tui.operator import Case
+
+    return replace(op, cases={**op.cases, "h": Case("h", case)})
+
+
+def _run_both(op, case, params):
+    full = run(RunRequest(op.name, case="h", params=params), op=op)
+    timing = run(RunRequest(op.name, case="h", params=params, timing_only=True), op=op)
+    return full, timing
+
+
+@FAST
+@given(n=st.integers(1, 40_000), tile=st.sampled_from([64, 128, 256, 1024, 4096]),
+       bufs=st.sampled_from([1, 2]), blocks=st.integers(1, 12),
+       dtype=st.sampled_from(["float16", "float32", "bfloat16"]))
+def test_add_matches_reference_for_any_shape(n, tile, bufs, blocks, dtype):
+    op = _patched(ADD, n=n, dtype=dtype)
+    full, timing = _run_both(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
+    assert not full.errors, full.errors
+    assert full.precision.verdict == "PASS"
+    assert full.emulation.timeline_key() == timing.emulation.timeline_key()
+
+
+@FAST
+@given(rows=st.integers(1, 24), cols16=st.integers(1, 96), bufs=st.sampled_from([1, 2]),
+       blocks=st.integers(1, 8), dtype=st.sampled_from(["float16", "float32"]))
+def test_softmax_matches_reference(rows, cols16, bufs, blocks, dtype):
+    op = _patched(SOFTMAX, rows=rows, cols=cols16 * 16, dtype=dtype)
+    full, timing = _run_both(op, "h", dict(buffer_num=bufs, block_dim=blocks))
+    assert not full.errors, full.errors
+    assert full.precision.verdict == "PASS", full.precision.to_dict()
+    assert full.emulation.timeline_key() == timing.emulation.timeline_key()
+
+
+@FAST
+@given(rows=st.integers(1, 16), cols16=st.integers(1, 128), bufs=st.sampled_from([1, 2]),
+       blocks=st.integers(1, 8), dtype=st.sampled_from(["float16", "float32"]))
+def test_rms_norm_matches_reference(rows, cols16, bufs, blocks, dtype):
+    op = _patched(NORM, rows=rows, cols=cols16 * 16, dtype=dtype)
+    full, timing = _run_both(op, "h", dict(buffer_num=bufs, block_dim=blocks))
+    assert not full.errors, full.errors
+    assert full.precision.verdict == "PASS", full.precision.to_dict()
+    assert full.emulation.timeline_key() == timing.emulation.timeline_key()
+
+
+def test_double_buffering_overlaps_copy_and_compute():
+    one = run(RunRequest("add_custom", case="large", params=dict(buffer_num=1), timing_only=True))
+    two = run(RunRequest("add_custom", case="large", params=dict(buffer_num=2), timing_only=True))
+    assert two.emulation.time_us < one.emulation.time_us * 0.95
+
+
+def test_more_blocks_finish_sooner_until_cores_run_out():
+    times = [run(RunRequest("add_custom", case="large", params=dict(block_dim=b),
+                            timing_only=True)).emulation.time_us for b in (1, 2, 8)]
+    assert times[0] > times[1] > times[2]
