@@ -20,8 +20,9 @@ def test_every_number_in_a_bundled_chip_file_has_a_comment():
             if "=" in code and any(ch.isdigit() for ch in code.split("=", 1)[1]):
                 # the number's source is on its line or in the comment block just above
                 above = path.read_text().splitlines()[max(0, i - 12): i - 1]
-                assert "#" in line or any(a.strip().startswith("#") or (a.startswith("[") and "#" in a) for a in above), (
-                    f"{path.name}:{i} has no source comment")
+                commented = any(a.strip().startswith("#") or (a.startswith("[") and "#" in a)
+                                for a in above)
+                assert "#" in line or commented, f"{path.name}:{i} has no source comment"
 
 
 def test_910b_facts():

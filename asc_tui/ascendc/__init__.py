@@ -47,6 +47,19 @@ from .enums import (
     TPosition,
     pipe_t,
 )
+from .hccl import (
+    HCCL_DATA_TYPE_FP16,
+    HCCL_DATA_TYPE_FP32,
+    HCCL_DATA_TYPE_INT32,
+    HCCL_REDUCE_MAX,
+    HCCL_REDUCE_MIN,
+    HCCL_REDUCE_PROD,
+    HCCL_REDUCE_SUM,
+    GetHcclContext,
+    Hccl,
+    HcclDataType,
+    HcclReduceOp,
+)
 from .kernel import (
     PRINTF,
     DumpTensor,
@@ -95,6 +108,26 @@ from .vector import (
     Select,
     Sqrt,
     Sub,
+)
+from .cube import (  # Tier 2: the cube path (L1/L0A/L0B/L0C)
+    Fixpipe,
+    FixpipeParams,
+    FixpipeParamsV220,
+    LoadData,
+    LoadData2DParams,
+    Mmad,
+    MmadParams,
+    Nd2NzParams,
+    QuantMode_t,
+)
+from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+    REGIST_MATMUL_OBJ,
+    CubeFormat,
+    GetSysWorkSpacePtr,
+    Matmul,
+    MatmulType,
+    MultiCoreMatmulTiling,
+    TCubeTiling,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -62,17 +62,26 @@ def _local_oob(t: LocalTensor, need: int, what: str, fr):
     from .pipe import name_in_frame
 
     name = name_in_frame(t, fr) or "local tensor"
-    raise KernelError(
-        f"{what} touches {need} elements of '{name}' but it holds {t.count} "
-        f"({t.count * t.dtype.itemsize} B in {t.mem.upper()})", *_where(fr))
+    msg = (f"{what} touches {need} elements of '{name}' but it holds {t.count} "
+           f"({t.count * t.dtype.itemsize} B in {t.mem.upper()})")
+    _san_oob(t, 0, need, "writes" in what, fr, msg)
+    raise KernelError(msg, *_where(fr))
+
+
+def _san_oob(t, first: int, count: int, is_write: bool, fr, msg: str) -> None:
+    """Let the sanitizer record a bounds violation (tensor, offset, size) before the guard."""
+    core = state.core
+    if core is not None and core.san is not None:
+        core.san.oob(core, t, first, count, is_write, fr, msg)
 
 
 def _gm_oob(g: GlobalTensor, first: int, last: int, what: str, fr):
     cap = g.buffer.count * g.buffer.dtype.itemsize // g.dtype.itemsize
-    raise KernelError(
-        f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
-        f"{g.start + last}) but the tensor covers [{g.start}, {g.start + min(g.size, cap - g.start)})",
-        *_where(fr), hint="check the offset and length of the last (tail) tile")
+    msg = (f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
+           f"{g.start + last}) but the tensor covers "
+           f"[{g.start}, {g.start + min(g.size, cap - g.start)})")
+    _san_oob(g, first, last - first, "writes" in what, fr, msg)
+    raise KernelError(msg, *_where(fr), hint="check the offset and length of the last (tail) tile")
 
 
 def _rounded(core, nbytes: int, isz: int, fr, what: str) -> int:
@@ -97,7 +106,7 @@ def DataCopy(dst, src, count_or_params) -> None:
     tsrc = type(src)
     if tsrc is GlobalTensor:
         isz = src.dtype.itemsize
-        if n < 0 or n > src.size or src.start + n > src.buffer.count * src.buffer.dtype.itemsize // isz:
+        if n > src.limit or n < 0 or src.limit < 0:
             _gm_oob(src, 0, n, "DataCopy reads", fr)
         if n > dst.count:
             _local_oob(dst, n, "DataCopy writes", fr)
@@ -108,15 +117,23 @@ def DataCopy(dst, src, count_or_params) -> None:
         if core.numeric:
             s = src.start
             dst.arr[:n] = src.arr[s: s + n]
-        core.work(MTE2, core.dma_lat + nb / core.rd_bpc, "DataCopy", nb, fr)
+        # core.work(MTE2, ...) inlined: this is the hottest path of every vector kernel
+        ts = core.ts = core.ts + core.issue
+        tp = core.tp
+        t = tp[MTE2]
+        start = t if t > ts else ts
+        end = tp[MTE2] = start + core.dma_lat + nb / core.rd_bpc
+        rec = core.rec
+        core.last[MTE2] = len(rec)
+        rec.append((MTE2, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, 0, -1))
         core.gm_read += nb
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.access(core, src, 0, n, False, fr)
             san.access(core, dst, 0, n, True, fr)
     elif type(dst) is GlobalTensor:
         isz = dst.dtype.itemsize
-        if n < 0 or n > dst.size or dst.start + n > dst.buffer.count * dst.buffer.dtype.itemsize // isz:
+        if n > dst.limit or n < 0 or dst.limit < 0:
             _gm_oob(dst, 0, n, "DataCopy writes", fr)
         if n > src.count:
             _local_oob(src, n, "DataCopy reads", fr)
@@ -127,9 +144,16 @@ def DataCopy(dst, src, count_or_params) -> None:
         if core.numeric:
             s = dst.start
             dst.arr[s: s + n] = src.arr[:n]
-        core.work(MTE3, core.dma_lat + nb / core.wr_bpc, "DataCopy", nb, fr)
+        ts = core.ts = core.ts + core.issue
+        tp = core.tp
+        t = tp[MTE3]
+        start = t if t > ts else ts
+        end = tp[MTE3] = start + core.dma_lat + nb / core.wr_bpc
+        rec = core.rec
+        core.last[MTE3] = len(rec)
+        rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, 0, -1))
         core.gm_write += nb
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.access(core, src, 0, n, False, fr)
             san.access(core, dst, 0, n, True, fr)
@@ -151,18 +175,22 @@ def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:
     reps = -(-nb // core.chip.repeat_bytes)
     core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
               "DataCopy", nb, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.access(core, src, 0, n, False, fr)
         san.access(core, dst, 0, n, True, fr)
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
+    if type(params).__name__ == "Nd2NzParams":
+        from .cube import copy_nd2nz
+
+        return copy_nd2nz(core, dst, src, params, fr)
     hook = core.run.copy_params_hook
     if hook is not None and hook(core, dst, src, params, fr):
         return
     raise KernelError(f"DataCopy does not understand {type(params).__name__} here "
-                      "(expected a count or DataCopyParams)", *_where(fr))
+                      "(expected a count, DataCopyParams or Nd2NzParams)", *_where(fr))
 
 
 def _bytes_of(t) -> np.ndarray | None:
@@ -206,7 +234,9 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
         dv[...] = sv
 
 
-def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1) -> None:
+def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1, src_ext: int | None = None,
+             dst_ext: int | None = None) -> None:
+    """Time the copy; the sanitizer sees each side's extent in bytes (strided: first to last)."""
     if type(src) is GlobalTensor:
         core.work(MTE2, core.dma_lat + nb / core.rd_bpc, op, nb, fr)
         core.gm_read += nb
@@ -217,18 +247,21 @@ def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1) -> None:
         reps = -(-nb // core.chip.repeat_bytes)
         core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
                   op, nb, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         isz_s, isz_d = src.dtype.itemsize, dst.dtype.itemsize
-        san.access(core, src, 0, -(-nb // isz_s), False, fr, span=True)
-        san.access(core, dst, 0, -(-nb // isz_d), True, fr, span=True)
+        san.access(core, src, 0, -(-(src_ext or nb) // isz_s), False, fr, span=True)
+        san.access(core, dst, 0, -(-(dst_ext or nb) // isz_d), True, fr, span=True)
 
 
 def _copy_params(core, dst, src, p: DataCopyParams, fr) -> None:
     blen = p.blockLen * BLOCK
     _strided_copy(core, dst, src, p.blockCount, blen, (p.blockLen + p.srcStride) * BLOCK,
                   (p.blockLen + p.dstStride) * BLOCK, fr, "DataCopy")
-    _account(core, dst, src, p.blockCount * blen, fr, "DataCopy", p.blockCount)
+    n = p.blockCount
+    _account(core, dst, src, n * blen, fr, "DataCopy", n,
+             (n - 1) * (p.blockLen + p.srcStride) * BLOCK + blen if n > 0 else 0,
+             (n - 1) * (p.blockLen + p.dstStride) * BLOCK + blen if n > 0 else 0)
 
 
 def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams | None = None):
@@ -252,12 +285,16 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
             for i in range(params.blockCount):
                 typed[i * step_e: i * step_e + padded // isz] = pad.paddingValue
         _strided_copy_into(core, dst, src, params.blockCount, blen, sstep, dstep, left * isz, fr)
+        d_ext = need
     else:
         isz = src.dtype.itemsize
         sstep = -(-blen // BLOCK) * BLOCK + int(params.srcStride) * BLOCK
         dstep = blen + int(params.dstStride)
         _strided_copy(core, dst, src, params.blockCount, blen, sstep, dstep, fr, "DataCopyPad")
-    _account(core, dst, src, params.blockCount * blen, fr, "DataCopyPad", params.blockCount)
+        d_ext = (params.blockCount - 1) * dstep + blen
+    s_ext = (params.blockCount - 1) * sstep + blen
+    _account(core, dst, src, params.blockCount * blen, fr, "DataCopyPad", params.blockCount,
+             max(s_ext, 0), max(d_ext, 0))
 
 
 def _strided_copy_into(core, dst, src, count, blen, sstep, dstep, dst_skip, fr):

@@ -39,8 +39,24 @@ _BY_NAME = {
 }
 
 
+_RESOLVED: dict = {}
+
+
 def as_dtype(value) -> np.dtype:
     """Accept an Ascend C type object, a numpy dtype or a name such as "half" or "bf16"."""
+    try:
+        return _RESOLVED[value]
+    except (KeyError, TypeError):
+        pass
+    dt = _as_dtype(value)
+    try:
+        _RESOLVED[value] = dt
+    except TypeError:
+        pass
+    return dt
+
+
+def _as_dtype(value) -> np.dtype:
     if isinstance(value, str):
         try:
             return _BY_NAME[value]

@@ -41,9 +41,11 @@ def name_in_frame(obj, frame) -> str | None:
 class Slot:
     """One buffer of a queue: its place in memory and where it is in its life cycle."""
 
-    __slots__ = ("index", "offset", "nbytes", "state", "release", "link", "views", "alloc_line")
+    __slots__ = ("index", "offset", "nbytes", "state", "release", "link", "views", "alloc_line",
+                 "owner")
 
     def __init__(self, index: int, offset: int, nbytes: int):
+        self.owner = None
         self.index = index
         self.offset = offset
         self.nbytes = nbytes
@@ -135,6 +137,8 @@ class TQue:
         self.core = core
         self.mem = mem
         self.slots = slots
+        for slot in slots:
+            slot.owner = self
         self.fifo = deque()
         self._next = 0
 
@@ -152,7 +156,9 @@ class TQue:
         i = self._next
         for _ in range(n):
             slot = slots[i]
-            i = i + 1 if i + 1 < n else 0
+            i += 1
+            if i == n:
+                i = 0
             if slot.state is FREE:
                 break
         else:
@@ -161,41 +167,56 @@ class TQue:
                        f"line(s) {lines}) and none was freed", "FreeTensor each tensor after its "
                        "last use, or InitBuffer more buffers")
         self._next = i
-        dt = as_dtype(dtype)
         core = state.core
         fr = sys._getframe(1)
         slot.state = ALLOCATED
         slot.alloc_line = fr.f_lineno
-        if slot.release is not None:
-            core.ts += core.issue
-            core.scalar_busy += core.issue
-            core.wait_until(self.pipes[0], slot.release, slot.link, "AllocTensor", fr)
-        t = slot.views.get(dt)
+        release = slot.release
+        if release is not None:
+            ts = core.ts = core.ts + core.issue
+            tp = core.tp
+            p = self.pipes[0]
+            t = tp[p]
+            ready = t if t > ts else ts
+            if release > ready:
+                core.wait_until(p, release, slot.link, "AllocTensor", fr)
+            else:
+                tp[p] = ready
+        t = slot.views.get(dtype)
         if t is None:
+            dt = as_dtype(dtype)
             arr = None
             if core.numeric:
                 m = core.memory(self.mem)
                 arr = m[slot.offset: slot.offset + slot.nbytes].view(dt)
             t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize,
                             arr, slot)
-            slot.views[dt] = t
+            slot.views[dtype] = t
+        san = core.run.san
+        if san is not None:
+            san.queue(core, self, t, "alloc", fr)
         return t
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         slot = tensor.slot
-        if slot is None or slot not in self.slots:
+        if slot is None or slot.owner is not self:
             self._fail("EnQue on '{name}' of a tensor that was not allocated from it")
         if slot.state is not ALLOCATED:
             self._fail(f"EnQue on '{{name}}' of a tensor that is {slot.state}, not allocated")
-        if len(self.fifo) >= self.depth:
-            self._fail(f"EnQue on '{{name}}': the queue already holds {len(self.fifo)} tensor(s) "
+        fifo = self.fifo
+        if len(fifo) >= self.depth:
+            self._fail(f"EnQue on '{{name}}': the queue already holds {len(fifo)} tensor(s) "
                        f"and its depth is {self.depth}")
         core = state.core
         prod = self.pipes[0] if self.pipes else 0
         slot.state = QUEUED
-        self.fifo.append((tensor, core.set_time(prod), core.last[prod]))
-        core.ts += core.issue
-        core.scalar_busy += core.issue
+        t = core.tp[prod]
+        ts = core.ts
+        fifo.append((tensor, (t if t > ts else ts) + core.ev_lat, core.last[prod]))
+        core.ts = ts + core.issue
+        san = core.run.san
+        if san is not None:
+            san.queue(core, self, tensor, "enque", sys._getframe(1))
         return True
 
     def DeQue(self, dtype=None) -> LocalTensor:
@@ -205,17 +226,30 @@ class TQue:
         tensor, t_set, link = self.fifo.popleft()
         tensor.slot.state = DEQUEUED
         core = state.core
-        core.ts += core.issue
-        core.scalar_busy += core.issue
-        if self.pipes:
-            core.wait_until(self.pipes[1], t_set, link, "DeQue", sys._getframe(1))
-        if dtype is not None and as_dtype(dtype) != tensor.dtype:
+        ts = core.ts = core.ts + core.issue
+        pipes = self.pipes
+        if pipes:
+            tp = core.tp
+            p = pipes[1]
+            t = tp[p]
+            ready = t if t > ts else ts
+            if t_set > ready:
+                core.wait_until(p, t_set, link, "DeQue", sys._getframe(1))
+            else:
+                tp[p] = ready
+        san = core.run.san
+        if san is not None:
+            san.queue(core, self, tensor, "deque", sys._getframe(1))
+        if dtype is not None and dtype is not tensor.dtype and as_dtype(dtype) != tensor.dtype:
             return tensor.ReinterpretCast(dtype)
         return tensor
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
+        san = state.core.run.san
+        if san is not None:  # before the guards: memcheck reports double/illegal frees
+            san.queue(state.core, self, tensor, "free", sys._getframe(1))
         slot = tensor.slot
-        if slot is None or slot not in self.slots:
+        if slot is None or slot.owner is not self:
             self._fail("FreeTensor on '{name}' of a tensor that does not belong to it")
         if slot.state is FREE:
             self._fail("FreeTensor on '{name}': the tensor was already freed (double free)")
@@ -225,7 +259,6 @@ class TQue:
         slot.link = core.last[cons]
         slot.state = FREE
         core.ts += core.issue
-        core.scalar_busy += core.issue
 
     def VacantInQue(self) -> bool:
         return len(self.fifo) < self.depth

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from ..npu import state
-from ..npu.errors import KernelError, user_location
+from ..npu.errors import KernelError, user_frame, user_location
 from .dtypes import as_dtype, dtype_name
 
 
@@ -48,9 +48,10 @@ class GM_ADDR:  # noqa: N801 - Ascend C's spelling
 class GlobalTensor:
     """`GlobalTensor<T>`: a window of GM. Bounds are checked on every access."""
 
-    __slots__ = ("dtype", "buffer", "start", "size", "arr", "name")
+    __slots__ = ("dtype", "buffer", "start", "size", "arr", "name", "limit")
 
     def __init__(self, dtype=None):
+        self.limit = 0  # elements accessible from `start`: min(size, what the buffer holds)
         self.dtype = as_dtype(dtype) if dtype is not None else None
         self.buffer: GmBuffer | None = None
         self.start = 0  # element offset into the buffer (in `dtype` elements)
@@ -73,6 +74,7 @@ class GlobalTensor:
         self.start = byte_off // isz
         total = buf.count * buf.dtype.itemsize // isz
         self.size = int(size) if size is not None else max(total - self.start, 0)
+        self.limit = max(min(self.size, total - self.start), 0)
         if buf.data is not None:
             self.arr = buf.data.view(self.dtype) if buf.data.dtype != self.dtype else buf.data
         self.name = buf.name
@@ -83,6 +85,7 @@ class GlobalTensor:
         g.buffer = self.buffer
         g.start = self.start + offset
         g.size = self.size - offset
+        g.limit = self.limit - offset
         g.arr = self.arr
         g.name = self.name
         return g
@@ -97,16 +100,18 @@ class GlobalTensor:
         if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):
             file, line = user_location(4)
             cap = _capacity(self) - self.start
-            raise KernelError(
-                f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
-                f"{self.start + i + n}) of {self.name}, but the tensor covers "
-                f"[{self.start}, {self.start + min(self.size, cap)})",
-                file, line, hint="check the offset of the last (tail) tile")
+            msg = (f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
+                   f"{self.start + i + n}) of {self.name}, but the tensor covers "
+                   f"[{self.start}, {self.start + min(self.size, cap)})")
+            _san_oob(self, i, n, what == "SetValue", msg)
+            raise KernelError(msg, file, line, hint="check the offset of the last (tail) tile")
 
     def GetValue(self, i: int):
         self._check(i, 1, "GetValue")
         core = state.core
         core.scalar(core.chip.scalar_gm_value, "GetValue(GM)", sys._getframe(1))
+        if core.san is not None:
+            core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
         return self.arr[self.start + i]
@@ -115,11 +120,20 @@ class GlobalTensor:
         self._check(i, 1, "SetValue")
         core = state.core
         core.scalar(core.chip.scalar_gm_value, "SetValue(GM)", sys._getframe(1))
+        if core.san is not None:
+            core.san.access(core, self, i, 1, True, sys._getframe(1))
         if self.arr is not None:
             self.arr[self.start + i] = value
 
     def __repr__(self) -> str:
         return f"GlobalTensor<{dtype_name(self.dtype)}>({self.name}[{self.start}:+{self.size}])"
+
+
+def _san_oob(t, first: int, count: int, is_write: bool, msg: str) -> None:
+    """Let the sanitizer record a bounds violation at the user's line before the guard raises."""
+    core = state.core
+    if core is not None and core.san is not None:
+        core.san.oob(core, t, first, count, is_write, user_frame(), msg)
 
 
 def _capacity(g: GlobalTensor) -> int:
@@ -146,8 +160,9 @@ class LocalTensor:
         off = int(off)
         if off < 0 or off > self.count:
             file, line = user_location()
-            raise KernelError(f"LocalTensor offset {off} is outside the tensor "
-                              f"({self.count} elements)", file, line)
+            msg = f"LocalTensor offset {off} is outside the tensor ({self.count} elements)"
+            _san_oob(self, off, 1, False, msg)
+            raise KernelError(msg, file, line)
         arr = self.arr[off:] if self.arr is not None else None
         t = LocalTensor(self.pos, self.mem, self.dtype, self.offset + off * self.dtype.itemsize,
                         self.count - off, arr, self.slot)
@@ -168,10 +183,13 @@ class LocalTensor:
     def GetValue(self, i: int):
         if not 0 <= i < self.count:
             file, line = user_location()
-            raise KernelError(f"GetValue({i}) outside the LocalTensor ({self.count} elements)",
-                              file, line)
+            msg = f"GetValue({i}) outside the LocalTensor ({self.count} elements)"
+            _san_oob(self, i, 1, False, msg)
+            raise KernelError(msg, file, line)
         core = state.core
         core.scalar(core.chip.scalar_value, "GetValue", sys._getframe(1))
+        if core.san is not None:
+            core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
         return self.arr[i]
@@ -179,10 +197,13 @@ class LocalTensor:
     def SetValue(self, i: int, value) -> None:
         if not 0 <= i < self.count:
             file, line = user_location()
-            raise KernelError(f"SetValue({i}) outside the LocalTensor ({self.count} elements)",
-                              file, line)
+            msg = f"SetValue({i}) outside the LocalTensor ({self.count} elements)"
+            _san_oob(self, i, 1, True, msg)
+            raise KernelError(msg, file, line)
         core = state.core
         core.scalar(core.chip.scalar_value, "SetValue", sys._getframe(1))
+        if core.san is not None:
+            core.san.access(core, self, i, 1, True, sys._getframe(1))
         if self.arr is not None:
             self.arr[i] = value
 

@@ -40,6 +40,11 @@ def _check(op: str, n, fr, *tensors) -> int:
             from .pipe import name_in_frame
 
             name = name_in_frame(t, fr) or "tensor"
+            core = state.core
+            if core.san is not None:
+                core.san.oob(core, t, 0, n, t is tensors[0] and not op.startswith(
+                    ("Reduce", "Compare")), fr, f"{op} on {n} elements but '{name}' holds "
+                    f"{t.count} ({t.count * t.dtype.itemsize} B)")
             _fail(f"{op} on {n} elements but '{name}' holds {t.count} "
                   f"({t.count * t.dtype.itemsize} B)", fr)
     if n < 0:
@@ -49,7 +54,7 @@ def _check(op: str, n, fr, *tensors) -> int:
 
 def _issue(core, op: str, nbytes: int, fr, reads, writes) -> None:
     core.work(V, _cost(core, op, nbytes), op, nbytes, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         for t, n in reads:
             san.access(core, t, 0, n, False, fr)
@@ -228,7 +233,7 @@ def _reduce(op: str, fn, arg=None):
         # a tree of halving passes after the element pass
         extra = max(int(np.ceil(np.log2(max(nb / core.chip.repeat_bytes, 1)))), 0)
         core.work(V, _cost(core, op, nb) + extra * core.chip.vec_startup, op, nb, fr)
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.access(core, src, 0, n, False, fr)
             san.access(core, dst, 0, 2 if calIndex else 1, True, fr)

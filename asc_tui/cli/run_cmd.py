@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..devkit.history import record_run
 from ..devkit.loader import list_operators
 from ..devkit.runner import RunReport, RunRequest, run
 from .common import add_target_options, parse_params, print_json
@@ -25,6 +26,7 @@ def main(args) -> int:
         req = RunRequest(op, case=args.case, chip=args.chip, params=params,
                          timing_only=args.timing_only, seed=args.seed, timeout_s=args.timeout)
         report = run(req)
+        record_run(report, kind="run")
         reports.append(report)
         if not args.json:
             print_report(report)

@@ -32,13 +32,13 @@ class Core:
         self.core_id = core_id
         self.wave = wave
         self.numeric = run.numeric
+        self.san = run.san  # sanitizer hooks, or None (checked once per instruction)
         self.t0 = t0
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
         self.events: dict = {}
-        self.scalar_busy = 0.0
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
         shared = chip.hbm_bpc / max(n_active, 1)
@@ -63,8 +63,7 @@ class Core:
         tp[pipe] = end
         rec = self.rec
         self.last[pipe] = len(rec)
-        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
-        self.scalar_busy += self.issue
+        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, 0, -1))
 
     def scalar(self, cycles: float, op: str, fr) -> None:
         """Work on the scalar unit itself (GetValue, SetValue, printf...)."""
@@ -115,7 +114,6 @@ class Core:
             q = self.events[key] = deque()
         q.append((t, len(rec) - 1))
         self.ts += self.issue
-        self.scalar_busy += self.issue
 
     def wait_flag(self, key, dst: int, op: str, fr) -> None:
         q = self.events.get(key)
@@ -128,7 +126,6 @@ class Core:
                 "before it in program order")
         t_evt, link = q.popleft()
         ts = self.ts = self.ts + self.issue
-        self.scalar_busy += self.issue
         t = self.tp[dst]
         ready = t if t > ts else ts
         done = t_evt if t_evt > ready else ready
@@ -141,7 +138,6 @@ class Core:
     def barrier(self, pipe: int | None, fr) -> None:
         """PipeBarrier: PIPE_ALL waits for every pipe; one pipe is already in order."""
         self.ts += self.issue
-        self.scalar_busy += self.issue
         if pipe is None:
             t = max(max(self.tp), self.ts)
             for p in range(N_PIPES):
@@ -178,10 +174,15 @@ class Core:
             pipe = np.array(cols[0], dtype=np.int8)
             start = np.array(cols[1], dtype=np.float64)
             end = np.array(cols[2], dtype=np.float64)
-            op_ids = np.fromiter((ops.setdefault(o, len(ops)) for o in cols[3]), np.int32, n)
-            line_ids = np.fromiter(
-                (lines.setdefault((f, ln), len(lines)) for f, ln in zip(cols[4], cols[5])),
-                np.int32, n)
+            op_ids = _intern(cols[3], ops)
+            file_table: dict = {}
+            file_ids = _intern(cols[4], file_table)
+            files = {i: f for f, i in file_table.items()}
+            key = file_ids.astype(np.int64) * (1 << 32) + np.array(cols[5], dtype=np.int64)
+            uniq, inverse = np.unique(key, return_inverse=True)
+            gids = np.array([lines.setdefault((files[int(k >> 32)], int(k & 0xFFFFFFFF)),
+                                              len(lines)) for k in uniq], dtype=np.int32)
+            line_ids = gids[inverse.reshape(-1)]
             nbytes = np.array(cols[6], dtype=np.int64)
             kind = np.array(cols[7], dtype=np.int8)
             link = np.array(cols[8], dtype=np.int32)
@@ -192,8 +193,19 @@ class Core:
             nbytes = np.zeros(0, np.int64)
             kind = np.zeros(0, np.int8)
         t_end = max(max(self.tp), self.ts)
+        # The scalar clock only moves by issue costs, recorded scalar work and recorded waits.
+        scalar_issue = self.ts - self.t0
+        if n:
+            on_s = pipe == 0
+            scalar_issue -= float((end[on_s] - start[on_s]).sum())
         return BlockTimeline(self.block, self.core_id, self.wave, self.t0, t_end, pipe, start,
-                             end, op_ids, line_ids, nbytes, kind, link, self.scalar_busy)
+                             end, op_ids, line_ids, nbytes, kind, link, max(scalar_issue, 0.0))
+
+
+def _intern(values, table: dict) -> np.ndarray:
+    """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
+    mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
+    return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))
 
 
 def _pipe_name(p: int) -> str:

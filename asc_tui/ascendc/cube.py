@@ -1,0 +1,527 @@
+"""Tier-2 cube instructions: GM→L1 Nd2Nz copies, LoadData (MTE1), Mmad (PIPE_M), Fixpipe (PIPE_FIX).
+
+Local memories hold data in the hardware's fractal layouts, so a kernel transliterated from an
+Ascend C sample computes the same thing here. A fractal is 512 B: 16 rows of C0 = 32 B /
+sizeof(T) elements (16 for half/bf16, 32 for int8, 8 for float).
+
+- L1 after `DataCopy(l1, gm, Nd2NzParams)`: "NZ" — column blocks of C0 elements, each block a
+  run of rows (element (r, c) at (c // C0)·dstNzC0Stride·C0 + r·dstNzNStride·C0 + c % C0).
+- L0A for Mmad: "ZZ" — fractals row-major over (m1, k1), each fractal [16 m][C0 k].
+- L0B for Mmad: "ZN" — fractals row-major over (k1, n1), each fractal [16 n][C0 k]
+  (what `LoadData(..., ifTranspose=True)` makes of an NZ tile of B = K×N).
+- L0C: "NZ" — fractals column-major over (n1, m1), each [16 m][16 n], fp32/int32.
+
+Timing (cycles): LoadData = mte1 latency + bytes / (L1→L0A or L1→L0B bytes per cycle);
+Mmad = startup + ⌈m/16⌉·⌈n/16⌉·⌈k/C0⌉ fractal steps (16×16×16 fp16, 16×32×16 int8 per cycle);
+Fixpipe = latency + max(L0C bytes / fixpipe bytes per cycle, GM bytes / the core's GM write
+bandwidth). GM→L1 copies cost latency + first-read bytes / HBM share + re-read bytes / L2
+bandwidth (see `npu/l2.py`).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import PACKAGE_DIR
+from ..npu import state
+from ..npu.errors import KernelError, user_frame
+from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
+from .enums import Pipe
+from .tensors import GlobalTensor, LocalTensor
+
+M, MTE1, MTE2, FIX = int(Pipe.PIPE_M), int(Pipe.PIPE_MTE1), int(Pipe.PIPE_MTE2), int(Pipe.PIPE_FIX)
+FRACTAL_BYTES = 512
+_PKG = str(PACKAGE_DIR)
+
+
+def _frame():
+    """The user's frame (skipping asc_tui's own layers such as the high-level Matmul)."""
+    fr = sys._getframe(2)
+    if fr.f_code.co_filename.startswith(_PKG):
+        fr = user_frame(3) or fr
+    return fr
+
+
+def _fail(msg: str, fr, hint: str | None = None):
+    raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno, hint=hint)
+
+
+def c0_of(dtype) -> int:
+    """Elements per 32 B block: the width of one fractal row."""
+    return 32 // np.dtype(dtype).itemsize
+
+
+def _cube_cfg(chip) -> dict:
+    cfg = chip.__dict__.get("_cube_cfg")
+    if cfg is None:
+        sec = chip.section("cube")
+        cfg = {
+            "l0a_bpc": float(sec.get("l1_to_l0a_bytes_per_cycle", 256)),
+            "l0b_bpc": float(sec.get("l1_to_l0b_bytes_per_cycle", 128)),
+            "fix_bpc": float(sec.get("fixpipe_bytes_per_cycle", 128)),
+            "mte1_lat": float(sec.get("mte1_latency_cycles", 20)),
+            "mmad_startup": float(sec.get("mmad_startup_cycles", 8)),
+            "fix_lat": float(sec.get("fixpipe_latency_cycles", 60)),
+        }
+        object.__setattr__(chip, "_cube_cfg", cfg)
+    return cfg
+
+
+def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
+    if not isinstance(t, LocalTensor) or t.mem not in mems:
+        where = f"{t.pos.name} ({t.mem.upper()})" if isinstance(t, LocalTensor) else \
+            type(t).__name__
+        _fail(f"{what}: {role} must be a local tensor in {' or '.join(m.upper() for m in mems)}"
+              f", got {where}", fr,
+              hint="A1/B1 live in L1, A2 in L0A, B2 in L0B, CO1 in L0C")
+
+
+# ---- GM → L1 ---------------------------------------------------------------------------------
+
+@dataclass
+class Nd2NzParams:
+    """ND (row-major) → NZ (fractal) conversion during a GM→L1 DataCopy; strides in elements
+    except dstNzC0Stride / dstNzNStride (units of C0 = 32 B) and the matrix strides."""
+
+    ndNum: int = 1
+    nValue: int = 0
+    dValue: int = 0
+    srcNdMatrixStride: int = 0
+    srcDValue: int = 0
+    dstNzC0Stride: int = 0
+    dstNzNStride: int = 1
+    dstNzMatrixStride: int = 0
+
+
+def _gm_extent(g: GlobalTensor) -> int:
+    buf = g.buffer
+    return min(g.size, buf.count * buf.dtype.itemsize // g.dtype.itemsize - g.start)
+
+
+def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
+    """DataCopy(dst_L1, src_GM, Nd2NzParams): called by `DataCopy` for this parameter type."""
+    fr = fr or _frame()
+    if type(src) is not GlobalTensor:
+        _fail("DataCopy with Nd2NzParams copies GM → L1: the source must be a GlobalTensor", fr)
+    _need_mem(dst, ("l1",), "DataCopy with Nd2NzParams", "the destination", fr)
+    if src.dtype != dst.dtype:
+        _fail(f"DataCopy with Nd2NzParams: source is {dtype_name(src.dtype)} but destination is "
+              f"{dtype_name(dst.dtype)} (Nd2Nz does not convert types)", fr)
+    nd, n, d = int(p.ndNum), int(p.nValue), int(p.dValue)
+    sd, c0s, ns = int(p.srcDValue), int(p.dstNzC0Stride), int(p.dstNzNStride)
+    isz = src.dtype.itemsize
+    c0 = c0_of(src.dtype)
+    if nd < 1 or n < 0 or d < 0:
+        _fail(f"Nd2NzParams(ndNum={nd}, nValue={n}, dValue={d}): counts must be positive", fr)
+    if n == 0 or d == 0:
+        return
+    if sd <= 0:  # srcDValue < dValue (overlapping rows, img2col-style reads) is legal
+        _fail(f"Nd2NzParams.srcDValue={sd}: the source row stride must be positive", fr)
+    if c0s < n:
+        _fail(f"Nd2NzParams.dstNzC0Stride={c0s} is smaller than nValue={n}: the C0 column blocks "
+              f"of the NZ tile would overlap", fr,
+              hint="dstNzC0Stride is the padded row count, usually ceil(nValue / 16) * 16")
+    if dst.offset % 32:
+        _fail(f"DataCopy with Nd2NzParams: destination offset {dst.offset} B in L1 is not "
+              f"32 B aligned", fr)
+    d1 = -(-d // c0)
+    s_need = (nd - 1) * int(p.srcNdMatrixStride) + (n - 1) * sd + d
+    d_need = ((nd - 1) * int(p.dstNzMatrixStride) + (d1 - 1) * c0s * c0 + (n - 1) * ns * c0
+              + c0)
+    if s_need > _gm_extent(src):
+        _fail(f"DataCopy with Nd2NzParams reads {s_need} elements of GlobalTensor '{src.name}' "
+              f"from element {src.start}, but only {_gm_extent(src)} are there", fr,
+              hint="check nValue/dValue/srcDValue of the last (tail) tile")
+    if d_need > dst.count:
+        _fail(f"DataCopy with Nd2NzParams writes {d_need} elements ({d_need * isz} B) of NZ "
+              f"tile but the L1 tensor holds {dst.count} ({dst.count * isz} B)", fr,
+              hint=f"an NZ tile of {n}x{d} {dtype_name(src.dtype)} needs "
+                   f"{d1} x dstNzC0Stride x {c0} elements")
+    if core.numeric:
+        for i in range(nd):
+            sbase = src.start + i * int(p.srcNdMatrixStride)
+            dbase = i * int(p.dstNzMatrixStride)
+            sv = as_strided(src.arr[sbase:], shape=(n, d), strides=(sd * isz, isz),
+                            writeable=False)
+            dv = as_strided(dst.arr[dbase:], shape=(d1, n, c0),
+                            strides=(c0s * c0 * isz, ns * c0 * isz, isz))
+            full = d // c0
+            if full:
+                dv[:full] = sv[:, : full * c0].reshape(n, full, c0).transpose(1, 0, 2)
+            tail = d - full * c0
+            if tail:
+                dv[full, :, :tail] = sv[:, full * c0:]
+                dv[full, :, tail:] = 0
+    nbytes = nd * n * d * isz
+    gm_read_cost(core, src, nbytes, fr, "DataCopy(Nd2Nz)", nd, n, d * isz, sd * isz,
+                 int(p.srcNdMatrixStride) * isz)
+    san = core.run.san
+    if san is not None:
+        san.access(core, src, 0, s_need, False, fr, span=True)
+        san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+def gm_read_cost(core, src: GlobalTensor, nbytes: int, fr, op: str, nd: int, rows: int,
+                 row_bytes: int, stride_bytes: int, matrix_stride_bytes: int) -> None:
+    """Charge one GM→L1 MTE2 instruction, splitting its bytes into HBM first reads and L2 hits."""
+    from ..npu.l2 import l2_of
+
+    l2 = l2_of(core.run)
+    base = src.start * src.dtype.itemsize
+    hit = l2.read(src.buffer, base, nd, rows, row_bytes, stride_bytes, matrix_stride_bytes)
+    miss = nbytes - hit
+    cycles = core.dma_lat + miss / core.rd_bpc + (hit / l2.bpc if hit else 0.0)
+    core.work(MTE2, cycles, op, nbytes, fr)
+    core.gm_read += nbytes
+
+
+# ---- L1 → L0A / L0B ----------------------------------------------------------------------------
+
+@dataclass
+class LoadData2DParams:
+    """LoadData 2D: `repeatTimes` fractals (512 B) from L1, the i-th at fractal
+    startIndex + i·srcStride, land at i·(1 + dstGap) fractals in L0; ifTranspose transposes
+    each 16×16 fractal (2-byte types)."""
+
+    startIndex: int = 0
+    repeatTimes: int = 1
+    srcStride: int = 0
+    sid: int = 0
+    dstGap: int = 0
+    ifTranspose: bool = False
+    addrMode: int = 0
+
+
+def LoadData(dst, src, params: LoadData2DParams) -> None:
+    """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams) on PIPE_MTE1."""
+    core = state.core
+    fr = sys._getframe(1)
+    if fr.f_code.co_filename.startswith(_PKG):
+        fr = user_frame(2) or fr
+    if not isinstance(params, LoadData2DParams):
+        _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
+    _need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
+    _need_mem(src, ("l1",), "LoadData", "src", fr)
+    if src.dtype.itemsize != dst.dtype.itemsize:
+        _fail(f"LoadData: src is {dtype_name(src.dtype)} but dst is {dtype_name(dst.dtype)}", fr)
+    rep, start = int(params.repeatTimes), int(params.startIndex)
+    sstride, gap = int(params.srcStride), int(params.dstGap)
+    isz = src.dtype.itemsize
+    fr_el = FRACTAL_BYTES // isz
+    c0 = c0_of(src.dtype)
+    if not 0 < rep <= 255:
+        _fail(f"LoadData2DParams.repeatTimes={rep}: must be 1..255", fr)
+    if params.ifTranspose and isz != 2:
+        _fail(f"LoadData with ifTranspose transposes 16x16 fractals of 2-byte types; "
+              f"{dtype_name(src.dtype)} needs LoadDataWithTranspose", fr,
+              hint="for int8 keep B as N x K in GM so that no transpose is needed")
+    if dst.offset % FRACTAL_BYTES:
+        _fail(f"LoadData: destination offset {dst.offset} B in {dst.mem.upper()} is not 512 B "
+              "aligned (one fractal)", fr)
+    s_need = (start + (rep - 1) * sstride + 1) * fr_el
+    d_need = ((rep - 1) * (1 + gap) + 1) * fr_el
+    if s_need > src.count:
+        _fail(f"LoadData reads fractals up to #{start + (rep - 1) * sstride} "
+              f"({s_need * isz} B) but the L1 tensor holds {src.count * isz} B", fr)
+    if d_need > dst.count:
+        _fail(f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
+              f"{dst.mem.upper()} tensor holds {dst.count * isz} B", fr)
+    if core.numeric:
+        sv = as_strided(src.arr[start * fr_el:], shape=(rep, 16, c0),
+                        strides=(sstride * FRACTAL_BYTES, c0 * isz, isz), writeable=False)
+        dv = as_strided(dst.arr, shape=(rep, 16, c0),
+                        strides=((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
+        dv[...] = sv.transpose(0, 2, 1) if params.ifTranspose else sv
+    cfg = _cube_cfg(core.chip)
+    nbytes = rep * FRACTAL_BYTES
+    bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
+    core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData", nbytes, fr)
+    san = core.run.san
+    if san is not None:
+        san.access(core, src, start * fr_el, s_need - start * fr_el, False, fr, span=True)
+        san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+# ---- Mmad ----------------------------------------------------------------------------------------
+
+@dataclass
+class MmadParams:
+    """C[m×n] (+)= A[m×k] · B[k×n]; cmatrixInitVal=True overwrites C, False accumulates."""
+
+    m: int = 0
+    n: int = 0
+    k: int = 0
+    isBias: bool = False
+    fmOffset: int = 0
+    enSsparse: bool = False
+    enWinogradA: bool = False
+    enWinogradB: bool = False
+    unitFlag: int = 0
+    kDirectionAlign: bool = False
+    cmatrixSource: bool = False
+    cmatrixInitVal: bool = True
+
+
+#: (A dtype, B dtype) → L0C dtype the cube produces.
+_MMAD_TYPES = {
+    (half, half): float32,
+    (bfloat16, bfloat16): float32,
+    (int8, int8): int32,
+    (float32, float32): float32,
+}
+
+
+def _unzz(arr, m1: int, k1: int, c0: int):
+    """L0A ZZ fractals → an (m1·16) × (k1·c0) matrix."""
+    return arr[: m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3).reshape(
+        m1 * 16, k1 * c0)
+
+
+def _unzn(arr, k1: int, n1: int, c0: int):
+    """L0B ZN fractals → a (k1·c0) × (n1·16) matrix."""
+    return arr[: k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2).reshape(
+        k1 * c0, n1 * 16)
+
+
+def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
+    """Mmad(c_L0C, a_L0A, b_L0B, MmadParams) or Mmad(c, a, b, bias, MmadParams) on PIPE_M."""
+    core = state.core
+    fr = sys._getframe(1)
+    if fr.f_code.co_filename.startswith(_PKG):
+        fr = user_frame(2) or fr
+    bias = None
+    if params is None:
+        params = bias_or_params
+    else:
+        bias = bias_or_params
+    if not isinstance(params, MmadParams):
+        _fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
+    sub = getattr(core, "kind", None)
+    if sub == "aiv":
+        _fail("Mmad on a vector core (AIV): the cube runs on the AIC", fr,
+              hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`")
+    _need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
+    _need_mem(fm, ("l0a",), "Mmad", "A", fr)
+    _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
+    out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
+    if out_t is None:
+        _fail(f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
+              "type combination (half/bf16 → float, int8 → int32, float → float)", fr)
+    if dst.dtype != out_t:
+        _fail(f"Mmad of {dtype_name(fm.dtype)} accumulates in {dtype_name(out_t)}, but the L0C "
+              f"tensor is {dtype_name(dst.dtype)}", fr)
+    m, n, k = int(params.m), int(params.n), int(params.k)
+    if m <= 0 or n <= 0 or k <= 0:
+        _fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
+    c0 = c0_of(fm.dtype)
+    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
+    need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
+    for t, need, role in ((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"),
+                          (dst, need_c, "C (L0C)")):
+        if need > t.count:
+            isz = t.dtype.itemsize
+            _fail(f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
+                  f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
+                  f"tensor holds {t.count * isz} B", fr)
+    if core.numeric:
+        a = _unzz(fm.arr, m1, k1, c0)[:m, :k]
+        b = _unzn(filter_.arr, k1, n1, c0)[:k, :n]
+        wide = np.float64 if out_t == int32 else np.float32
+        key = (dst.mem, dst.offset, m, n)
+        pend = core.__dict__.get("_mmad")
+        if pend is not None and (pend.key != key or params.cmatrixInitVal):
+            if pend.key == key:
+                core._mmad = None  # about to be overwritten: never computed
+            else:
+                pend.flush(core)
+        pend = core.__dict__.get("_mmad")
+        if pend is None:
+            pend = core._mmad = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
+                                         bias if params.cmatrixInitVal else None)
+        pend.a.append(a.astype(wide))
+        pend.b.append(b.astype(wide))
+    cfg = _cube_cfg(core.chip)
+    core.work(M, cfg["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
+    core.__dict__["cube_macs"] = core.__dict__.get("cube_macs", 0) + m * n * k
+    san = core.run.san
+    if san is not None:
+        san.access(core, fm, 0, need_a, False, fr, span=True)
+        san.access(core, filter_, 0, need_b, False, fr, span=True)
+        san.access(core, dst, 0, need_c, True, fr, span=True)
+
+
+class _Pending:
+    """Mmads accumulating into one L0C tile, computed as one wide matmul when C is next read.
+
+    Why: a K loop of small Mmads (e.g. 128x64 @ 64x256) is dominated by per-call BLAS overhead;
+    concatenating the K slices makes full emulation of a matmul cost about one numpy matmul.
+    The result is bit-for-bit the fp32 sum a single matmul gives (order of K within BLAS).
+    """
+
+    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "a", "b")
+
+    def __init__(self, key, dst, m, n, m1, n1, out_t, init, bias):
+        self.key, self.dst, self.m, self.n, self.m1, self.n1 = key, dst, m, n, m1, n1
+        self.out_t, self.init, self.bias = out_t, init, bias
+        self.a: list = []
+        self.b: list = []
+
+    def flush(self, core) -> None:
+        core._mmad = None
+        a = self.a[0] if len(self.a) == 1 else np.concatenate(self.a, axis=1)
+        b = self.b[0] if len(self.b) == 1 else np.concatenate(self.b, axis=0)
+        r = a @ b
+        if self.out_t == int32:
+            r = r.astype(np.int32)
+        if self.bias is not None:
+            r = r + self.bias.arr[: self.n].astype(r.dtype)
+        m, n, m1, n1 = self.m, self.n, self.m1, self.n1
+        c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
+        if m != m1 * 16 or n != n1 * 16:
+            full = np.zeros((m1 * 16, n1 * 16), dtype=r.dtype)
+            full[:m, :n] = r
+            r = full
+        r4 = r.reshape(m1, 16, n1, 16)
+        if self.init:
+            c4[...] = r4
+        else:
+            c4 += r4
+
+
+def flush_cube(core) -> None:
+    """Make L0C hold every issued Mmad's result (before anything reads it)."""
+    pend = core.__dict__.get("_mmad")
+    if pend is not None:
+        pend.flush(core)
+
+
+def _fr_shape(role: str, m1: int, n1: int, k1: int) -> tuple[int, int]:
+    return {"A (L0A)": (m1, k1), "B (L0B)": (k1, n1)}.get(role, (n1, m1))
+
+
+# ---- Fixpipe -------------------------------------------------------------------------------------
+
+class QuantMode_t(Enum):  # noqa: N801 - Ascend C's spelling
+    """Fixpipe's conversion of the L0C result on its way out."""
+
+    NoQuant = "none"
+    F322F16 = "f32_f16"
+    F322BF16 = "f32_bf16"
+    DEQF16 = "deq_f16"  # int32 × deqScalar → half
+
+
+_QUANT_OUT = {
+    QuantMode_t.F322F16: (float32, half),
+    QuantMode_t.F322BF16: (float32, bfloat16),
+    QuantMode_t.DEQF16: (int32, half),
+}
+
+
+@dataclass
+class FixpipeParamsV220:
+    """L0C (NZ) → ND: nSize columns × mSize rows; srcStride = m stride of the NZ tile (the
+    padded row count, multiple of 16); dstStride = destination row stride in elements."""
+
+    nSize: int = 0
+    mSize: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
+    quantPre: QuantMode_t = QuantMode_t.NoQuant
+    deqScalar: float = 1.0
+    ndNum: int = 1
+    srcNdStride: int = 0
+    dstNdStride: int = 0
+    reluEn: bool = False
+    unitFlag: int = 0
+    isChannelSplit: bool = False
+
+
+FixpipeParams = FixpipeParamsV220
+
+
+def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
+    """Fixpipe(dst_GM_or_L1, src_L0C, FixpipeParamsV220) on PIPE_FIX (NZ→ND, quantise, ReLU)."""
+    core = state.core
+    fr = sys._getframe(1)
+    if fr.f_code.co_filename.startswith(_PKG):
+        fr = user_frame(2) or fr
+    if not isinstance(params, FixpipeParamsV220):
+        _fail(f"Fixpipe expects FixpipeParamsV220, got {type(params).__name__}", fr)
+    _need_mem(src, ("l0c",), "Fixpipe", "src", fr)
+    n, m = int(params.nSize), int(params.mSize)
+    sstride, dstride = int(params.srcStride), int(params.dstStride)
+    if n <= 0 or m <= 0:
+        _fail(f"FixpipeParams(nSize={n}, mSize={m}): both must be positive", fr)
+    if sstride < m or sstride % 16:
+        _fail(f"FixpipeParams.srcStride={sstride}: must be a multiple of 16 and at least "
+              f"mSize={m} (it is the padded row count of the L0C tile)", fr)
+    if dstride < n:
+        _fail(f"FixpipeParams.dstStride={dstride} is smaller than nSize={n}: output rows "
+              "would overlap", fr)
+    q = params.quantPre
+    if q is QuantMode_t.NoQuant:
+        if dst.dtype != src.dtype:
+            _fail(f"Fixpipe from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
+                  f"conversion: set quantPre (e.g. QuantMode_t.F322F16)", fr)
+    else:
+        want = _QUANT_OUT[q]
+        if (src.dtype, dst.dtype) != want:
+            _fail(f"Fixpipe quantPre={q.name} converts {dtype_name(want[0])} → "
+                  f"{dtype_name(want[1])}, but the tensors are {dtype_name(src.dtype)} → "
+                  f"{dtype_name(dst.dtype)}", fr)
+    n1 = -(-n // 16)
+    need_c = n1 * sstride * 16
+    if need_c > src.count:
+        _fail(f"Fixpipe reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the "
+              f"tensor holds {src.count * 4} B", fr)
+    to_gm = type(dst) is GlobalTensor
+    isz = dst.dtype.itemsize
+    d_need = (m - 1) * dstride + n
+    if to_gm:
+        if d_need > _gm_extent(dst):
+            _fail(f"Fixpipe writes {d_need} elements of GlobalTensor '{dst.name}' from element "
+                  f"{dst.start}, but only {_gm_extent(dst)} are there", fr,
+                  hint="check mSize/nSize of the last (tail) tile")
+    elif not isinstance(dst, LocalTensor) or dst.mem not in ("l1", "ub"):
+        _fail("Fixpipe writes to GM or L1", fr)
+    elif d_need > dst.count:
+        _fail(f"Fixpipe writes {d_need} elements but the local tensor holds {dst.count}", fr)
+    if core.numeric:
+        flush_cube(core)
+        sv = as_strided(src.arr, shape=(m, n1, 16), strides=(64, sstride * 64, 4),
+                        writeable=False).reshape(m, n1 * 16)[:, :n]
+        if q is QuantMode_t.DEQF16:
+            sv = sv.astype(np.float32) * np.float32(params.deqScalar)
+        if params.reluEn:
+            sv = np.maximum(sv, 0)
+        base = dst.start if to_gm else 0
+        dv = as_strided(dst.arr[base:], shape=(m, n), strides=(dstride * isz, isz))
+        dv[...] = sv.astype(dst.dtype)
+    cfg = _cube_cfg(core.chip)
+    src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
+    cycles = src_bytes / cfg["fix_bpc"]
+    if to_gm:
+        wr = out_bytes / core.wr_bpc
+        cycles = wr if wr > cycles else cycles
+        core.gm_write += out_bytes
+    core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
+    san = core.run.san
+    if san is not None:
+        san.access(core, src, 0, need_c, False, fr, span=True)
+        san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+def cube_peak_flops(chip, dtype=half) -> float:
+    """Whole-chip cube peak in FLOP/s (2 per MAC) for `dtype` inputs."""
+    sec = chip.section("cube")
+    key = "int8_macs_per_cycle" if np.dtype(dtype) == int8 else "fp16_macs_per_cycle"
+    return 2.0 * float(sec.get(key, 4096)) * chip.aic * chip.clock_mhz * 1e6
+
+
+__all__ = ["Nd2NzParams", "LoadData2DParams", "LoadData", "MmadParams", "Mmad", "QuantMode_t",
+           "FixpipeParamsV220", "FixpipeParams", "Fixpipe", "c0_of", "cube_peak_flops"]

@@ -1,0 +1,416 @@
+"""The high-level `Matmul` object and its host tiling (`TCubeTiling`, `MultiCoreMatmulTiling`).
+
+Built only from the Tier-2 primitives (Nd2Nz DataCopy, LoadData, Mmad, Fixpipe and TQue
+events), so its timeline is as detailed as a hand-written kernel's; instructions are attributed
+to the user's line that called `IterateAll`.
+
+Per core the object computes C[singleCoreM × singleCoreN] = A[· × K] · B[K × ·] (+ bias) in
+baseM × baseN blocks. For each block it walks K in L1 chunks of stepKa·baseK (A) /
+stepKb·baseK (B) — depthA1/depthB1 L1 buffers, so 2·step means double-buffered L1 — and each
+chunk in baseK slices through L0A/L0B (dbL0A/dbL0B buffers), accumulating in L0C (dbL0C
+buffers) before one Fixpipe per block.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from enum import Enum
+
+import numpy as np
+
+from ..npu.errors import KernelError, TilingError, user_frame
+from .cube import (
+    Fixpipe,
+    FixpipeParamsV220,
+    LoadData,
+    LoadData2DParams,
+    Mmad,
+    MmadParams,
+    Nd2NzParams,
+    QuantMode_t,
+    c0_of,
+)
+from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
+from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
+from .enums import TPosition
+from .pipe import TBuf, TPipe, TQue
+from .tensors import GlobalTensor
+
+
+class CubeFormat(Enum):
+    ND = "ND"
+    NZ = "NZ"
+
+
+@dataclass(frozen=True)
+class MatmulType:
+    """`MatmulType<pos, format, T, isTrans>`: where an operand lives and its element type."""
+
+    pos: TPosition = TPosition.GM
+    format: CubeFormat = CubeFormat.ND
+    dtype: object = half
+    isTrans: bool = False
+
+
+@dataclass(frozen=True)
+class TCubeTiling:
+    """Host tiling of one matmul (field names as in Ascend C's TCubeTiling)."""
+
+    usedCoreNum: int
+    M: int
+    N: int
+    Ka: int
+    Kb: int
+    singleCoreM: int
+    singleCoreN: int
+    singleCoreK: int
+    baseM: int
+    baseN: int
+    baseK: int
+    depthA1: int = 2
+    depthB1: int = 2
+    stepM: int = 1
+    stepN: int = 1
+    stepKa: int = 1
+    stepKb: int = 1
+    isBias: int = 0
+    iterateOrder: int = 0  # 0: M outer (walk N inside), 1: N outer
+    dbL0A: int = 2
+    dbL0B: int = 2
+    dbL0C: int = 1
+
+
+def _up(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+def tiling_footprint(t: TCubeTiling, dtype=half) -> dict[str, int]:
+    """Bytes of L1/L0A/L0B/L0C (and BiasTable) the tiling needs, padded to fractals."""
+    isz = np.dtype(dtype).itemsize
+    c0 = c0_of(dtype)
+    bm, bn, bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, c0)
+    a1 = bm * bk * t.stepKa * isz
+    b1 = bk * t.stepKb * bn * isz
+    return {
+        "l1": a1 * t.depthA1 // max(t.stepKa, 1) + b1 * t.depthB1 // max(t.stepKb, 1),
+        "l0a": bm * bk * isz * t.dbL0A,
+        "l0b": bk * bn * isz * t.dbL0B,
+        "l0c": bm * bn * 4 * t.dbL0C,
+        "bt": bn * 4 if t.isBias else 0,
+    }
+
+
+def check_tiling(t: TCubeTiling, chip_memory: dict[str, int], dtype=half) -> list[str]:
+    """Reasons the tiling does not fit the chip's memories (empty when it fits)."""
+    out = []
+    for mem, need in tiling_footprint(t, dtype).items():
+        cap = chip_memory.get(mem, 0)
+        if need > cap:
+            out.append(f"{mem.upper()} needs {need} B (baseM={t.baseM} baseN={t.baseN} "
+                       f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B")
+    if t.depthA1 % t.stepKa or t.depthB1 % t.stepKb:
+        out.append("depthA1/depthB1 must be multiples of stepKa/stepKb")
+    return out
+
+
+class MultiCoreMatmulTiling:
+    """Host helper (`matmul_tiling::MultiCoreMatmulTiling`): shape + types → TCubeTiling.
+
+    Splits C over `SetDim` cores in singleCoreM × singleCoreN regions (as square as the core
+    count allows) and picks base blocks that fill L0C with double-buffered L0A/L0B.
+    """
+
+    def __init__(self, memory: dict[str, int] | None = None):
+        self.dim = 24
+        self.m = self.n = self.k = 0
+        self.dtype = half
+        self.bias = False
+        self.fixed: tuple[int, int, int] | None = None
+        self.step_k = 4
+        self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072,
+                                 "bt": 1024}
+
+    def SetDim(self, n: int) -> None:
+        self.dim = int(n)
+
+    def SetAType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
+        self.dtype = as_dtype(dtype)
+
+    def SetBType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
+        pass
+
+    def SetCType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
+        pass
+
+    def SetBiasType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
+        pass
+
+    def SetShape(self, m: int, n: int, k: int) -> None:
+        self.m, self.n, self.k = int(m), int(n), int(k)
+
+    SetOrgShape = SetShape
+
+    def SetBias(self, flag: bool = True) -> None:
+        self.bias = bool(flag)
+
+    def SetFixSplit(self, baseM: int = -1, baseN: int = -1, baseK: int = -1) -> None:
+        self.fixed = (baseM, baseN, baseK)
+
+    def SetStepK(self, step: int) -> None:
+        self.step_k = int(step)
+
+    def GetTiling(self) -> TCubeTiling:
+        m, n, k = self.m, self.n, self.k
+        if min(m, n, k) <= 0:
+            raise TilingError(f"SetShape({m}, {n}, {k}): all dimensions must be positive")
+        c0 = c0_of(self.dtype)
+        bm, bn, bk = self.fixed or (-1, -1, -1)
+        if bm <= 0 or bn <= 0 or bk <= 0:
+            bm0, bn0 = (128, 256) if n >= m else (256, 128)
+            bm = bm if bm > 0 else min(bm0, _up(m, 16))
+            bn = bn if bn > 0 else min(bn0, _up(n, 16))
+            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
+        # Regions per core: whole base blocks, spread over the cores.
+        bm_n, bn_n = -(-m // bm), -(-n // bn)
+        blocks = bm_n * bn_n
+        dim = max(1, min(self.dim, blocks))
+        best = None
+        for cm in range(1, dim + 1):
+            if dim % cm:
+                continue
+            cn = dim // cm
+            if cm > bm_n or cn > bn_n:
+                continue
+            per = -(-bm_n // cm) * -(-bn_n // cn)
+            cost = (per, abs(cm - cn))
+            if best is None or cost < best[0]:
+                best = (cost, cm, cn)
+        if best is None:
+            cm, cn = min(dim, bm_n), 1
+        else:
+            _, cm, cn = best
+        sm = -(-bm_n // cm) * bm
+        sn = -(-bn_n // cn) * bn
+        used = -(-m // sm) * -(-n // sn)
+        step = max(1, min(self.step_k, -(-k // bk)))
+        t = TCubeTiling(usedCoreNum=used, M=m, N=n, Ka=k, Kb=k, singleCoreM=sm, singleCoreN=sn,
+                        singleCoreK=k, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * step,
+                        depthB1=2 * step, stepKa=step, stepKb=step, isBias=int(self.bias),
+                        dbL0A=2, dbL0B=2, dbL0C=1)
+        while check_tiling(t, self.memory, self.dtype) and t.stepKa > 1:
+            s = t.stepKa // 2
+            t = replace(t, stepKa=s, stepKb=s, depthA1=2 * s, depthB1=2 * s)
+        bad = check_tiling(t, self.memory, self.dtype)
+        if bad:
+            raise TilingError("no tiling fits: " + "; ".join(bad))
+        return t
+
+
+_ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
+
+
+class Matmul:
+    """`Matmul<A, B, C, Bias>`: SetTensorA/SetTensorB/SetBias/SetTail/IterateAll/End."""
+
+    def __init__(self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType,
+                 bias_type: MatmulType | None = None):
+        self.a_type, self.b_type, self.c_type, self.bias_type = a_type, b_type, c_type, bias_type
+        self.dt = as_dtype(a_type.dtype)
+        self.cdt = as_dtype(c_type.dtype)
+        self.acc = _ACC.get(self.dt)
+        self.tiling: TCubeTiling | None = None
+        self.a = self.b = self.bias = None
+        self.tail_m = self.tail_n = self.tail_k = None
+
+    # ---- set-up ---------------------------------------------------------------------------------
+    def Init(self, tiling: TCubeTiling, pipe: TPipe | None = None) -> None:
+        fr = _user()
+        if self.acc is None:
+            _fail(fr, f"Matmul of {dtype_name(self.dt)} is not a cube type (half, bfloat16, "
+                      "int8, float)")
+        if self.dt == int8 and not self.b_type.isTrans:
+            _fail(fr, "int8 Matmul needs B as N x K (MatmulType(..., isTrans=True))")
+        self.tiling = t = tiling
+        pipe = pipe or TPipe()
+        self.pipe = pipe
+        isz = self.dt.itemsize
+        self.c0 = c0_of(self.dt)
+        self.bm, self.bn, self.bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, self.c0)
+        self.q_a1 = TQue(TPosition.A1, 1)
+        self.q_b1 = TQue(TPosition.B1, 1)
+        self.q_a2 = TQue(TPosition.A2, 1)
+        self.q_b2 = TQue(TPosition.B2, 1)
+        self.q_c = TQue(TPosition.CO1, 1)
+        nbuf_a1 = max(1, t.depthA1 // max(t.stepKa, 1))
+        nbuf_b1 = max(1, t.depthB1 // max(t.stepKb, 1))
+        pipe.InitBuffer(self.q_a1, nbuf_a1, self.bm * self.bk * t.stepKa * isz)
+        pipe.InitBuffer(self.q_b1, nbuf_b1, self.bk * t.stepKb * self.bn * isz)
+        pipe.InitBuffer(self.q_a2, t.dbL0A, self.bm * self.bk * isz)
+        pipe.InitBuffer(self.q_b2, t.dbL0B, self.bk * self.bn * isz)
+        pipe.InitBuffer(self.q_c, t.dbL0C, self.bm * self.bn * 4)
+        self.bt = None
+        if t.isBias:
+            self.bt = TBuf(TPosition.C2)
+            pipe.InitBuffer(self.bt, self.bn * 4)
+
+    def SetTensorA(self, gm: GlobalTensor, isTransposeA: bool = False) -> None:
+        self.a = gm
+
+    def SetTensorB(self, gm: GlobalTensor, isTransposeB: bool = False) -> None:
+        self.b = gm
+
+    def SetBias(self, gm: GlobalTensor) -> None:
+        self.bias = gm
+
+    def SetTail(self, tailM: int = -1, tailN: int = -1, tailK: int = -1) -> None:
+        self.tail_m = tailM if tailM > 0 else None
+        self.tail_n = tailN if tailN > 0 else None
+        self.tail_k = tailK if tailK > 0 else None
+
+    def End(self) -> None:
+        self.a = self.b = self.bias = None
+
+    # ---- compute --------------------------------------------------------------------------------
+    def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
+        fr = _user()
+        t = self.tiling
+        if t is None:
+            _fail(fr, "IterateAll before Init (REGIST_MATMUL_OBJ) gave the Matmul its tiling")
+        if self.a is None or self.b is None:
+            _fail(fr, "IterateAll needs SetTensorA and SetTensorB first")
+        if t.isBias and self.bias is None:
+            _fail(fr, "the tiling has isBias=1 but SetBias was not called")
+        sm = self.tail_m or t.singleCoreM
+        sn = self.tail_n or t.singleCoreN
+        sk = self.tail_k or t.singleCoreK
+        blocks = [(i, j) for i in range(0, sm, t.baseM) for j in range(0, sn, t.baseN)]
+        if t.iterateOrder == 1:
+            blocks.sort(key=lambda b: (b[1], b[0]))
+        for i, j in blocks:
+            self._block(c, i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk)
+
+    def _block(self, c: GlobalTensor, m0: int, n0: int, mt: int, nt: int, sk: int) -> None:
+        t = self.tiling
+        co = self.q_c.AllocTensor(self.acc)
+        bias_t = None
+        if self.bt is not None:
+            bias_t = self.bt.Get(self.bias.dtype)
+            DataCopyPad(bias_t, self.bias[n0],
+                        DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
+        ka = t.baseK * t.stepKa
+        first = True
+        for kc in range(0, sk, ka):
+            kl = min(ka, sk - kc)
+            a1 = self.q_a1.AllocTensor(self.dt)
+            self._copy_a(a1, m0, kc, mt, kl)
+            self.q_a1.EnQue(a1)
+            b1 = self.q_b1.AllocTensor(self.dt)
+            self._copy_b(b1, n0, kc, nt, kl)
+            self.q_b1.EnQue(b1)
+            a1 = self.q_a1.DeQue(self.dt)
+            b1 = self.q_b1.DeQue(self.dt)
+            for ks in range(0, kl, t.baseK):
+                kt = min(t.baseK, kl - ks)
+                a2 = self.q_a2.AllocTensor(self.dt)
+                self._load_a(a2, a1, mt, ks, kt, kl)
+                self.q_a2.EnQue(a2)
+                b2 = self.q_b2.AllocTensor(self.dt)
+                self._load_b(b2, b1, nt, ks, kt, kl)
+                self.q_b2.EnQue(b2)
+                a2 = self.q_a2.DeQue(self.dt)
+                b2 = self.q_b2.DeQue(self.dt)
+                p = MmadParams(mt, nt, kt, cmatrixInitVal=first)
+                if first and bias_t is not None:
+                    Mmad(co, a2, b2, bias_t, p)
+                else:
+                    Mmad(co, a2, b2, p)
+                first = False
+                self.q_a2.FreeTensor(a2)
+                self.q_b2.FreeTensor(b2)
+            self.q_a1.FreeTensor(a1)
+            self.q_b1.FreeTensor(b1)
+        self.q_c.EnQue(co)
+        co = self.q_c.DeQue(self.acc)
+        quant = QuantMode_t.NoQuant
+        if self.cdt != self.acc:
+            quant = {half: QuantMode_t.F322F16, bfloat16: QuantMode_t.F322BF16}.get(
+                self.cdt, QuantMode_t.NoQuant)
+            if self.acc == int32 and self.cdt == half:
+                quant = QuantMode_t.DEQF16
+        Fixpipe(c[m0 * t.N + n0], co, FixpipeParamsV220(nSize=nt, mSize=mt,
+                                                          srcStride=_up(mt, 16), dstStride=t.N,
+                                                          quantPre=quant))
+        self.q_c.FreeTensor(co)
+
+    # L1 holds A as NZ (column blocks of C0, baseM padded rows each) so that a baseK slice is a
+    # contiguous run of fractals per row group; B as ZZ rows of 16 (one ND matrix per 16 rows of
+    # K) so that a baseK slice is one contiguous run LoadData can transpose in one go.
+    def _copy_a(self, a1, m0: int, kc: int, mt: int, kl: int) -> None:
+        t = self.tiling
+        DataCopy(a1, self.a[m0 * t.Ka + kc],
+                 Nd2NzParams(1, mt, kl, 0, t.Ka, self.bm, 1, 0))
+
+    def _copy_b(self, b1, n0: int, kc: int, nt: int, kl: int) -> None:
+        t = self.tiling
+        if self.b_type.isTrans:  # B stored N x K: NZ of the N×K tile is L0B's order per k1
+            DataCopy(b1, self.b[n0 * t.Kb + kc], Nd2NzParams(1, nt, kl, 0, t.Kb, self.bn, 1, 0))
+            return
+        full, rem = kl // 16, kl % 16
+        n1 = -(-nt // 16)
+        frac = n1 * 256
+        if full:
+            DataCopy(b1, self.b[kc * t.N + n0], Nd2NzParams(full, 16, nt, 16 * t.N, t.N, 16, 1,
+                                                            frac))
+        if rem:
+            DataCopy(b1[full * frac], self.b[(kc + full * 16) * t.N + n0],
+                     Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0))
+
+    def _load_a(self, a2, a1, mt: int, ks: int, kt: int, kl: int) -> None:
+        m1 = -(-mt // 16)
+        bm1 = self.bm // 16
+        k1s, k1 = ks // self.c0, -(-kt // self.c0)
+        per = 512 // self.dt.itemsize
+        for r in range(m1):  # ZZ in L0A: row group r takes fractals (k1s.., r) of the NZ tile
+            LoadData(a2[r * k1 * per], a1,
+                     LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False))
+
+    def _load_b(self, b2, b1, nt: int, ks: int, kt: int, kl: int) -> None:
+        k1s, k1 = ks // self.c0, -(-kt // self.c0)
+        per = 512 // self.dt.itemsize
+        if self.b_type.isTrans:
+            bn1 = self.bn // 16
+            n1 = -(-nt // 16)
+            for r in range(k1):
+                LoadData(b2[r * n1 * per], b1, LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0,
+                                                                False))
+            return
+        n1 = -(-nt // 16)
+        total = k1 * n1
+        for f in range(0, total, 255):
+            LoadData(b2[f * per], b1[(k1s * n1 + f) * per],
+                     LoadData2DParams(0, min(255, total - f), 1, 0, 0, True))
+
+
+def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
+    """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling."""
+    items = list(objs_and_tilings)
+    for mm, tiling in zip(items[0::2], items[1::2]):
+        mm.Init(tiling, pipe)
+
+
+def GetSysWorkSpacePtr():
+    return None
+
+
+def _user():
+    return user_frame(3) or sys._getframe(2)
+
+
+def _fail(fr, msg: str):
+    raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno)
+
+
+__all__ = ["Matmul", "MatmulType", "CubeFormat", "TCubeTiling", "MultiCoreMatmulTiling",
+           "REGIST_MATMUL_OBJ", "GetSysWorkSpacePtr", "tiling_footprint", "check_tiling"]
