@@ -74,41 +74,69 @@ def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:
 
 def compare(name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None = None,
             n_worst: int = 5) -> OutputPrecision:
+    """Error figures of one output. Works in float32 for ≤16-bit dtypes (exact), in chunks with
+    float64 accumulation, so an 80M-element output stays fast and small."""
     dt = as_dtype(got.dtype)
     atol, rtol = thresholds_for(dt, overrides)
-    g = np.asarray(got, dtype=np.float64).ravel()
-    w = np.asarray(want, dtype=np.float64).ravel()
-    nan = int(np.count_nonzero(np.isnan(g)))
-    inf = int(np.count_nonzero(np.isinf(g)))
-    bad_golden = int(np.count_nonzero(~np.isfinite(w)))
-    finite = np.isfinite(g) & np.isfinite(w)
-    diff = np.where(finite, np.abs(g - w), np.inf)
-    diff = np.where(np.isnan(g) & np.isnan(w), 0.0, diff)
-    diff = np.where(np.isinf(g) & (g == w), 0.0, diff)
-    max_abs = float(diff.max()) if diff.size else 0.0
-    denom = np.maximum(np.abs(w), 1e-6)
-    rel = np.where(np.isfinite(diff), diff / denom, np.inf)
-    mean_rel = float(rel[np.isfinite(rel)].mean()) if np.isfinite(rel).any() else float("inf")
-    gf, wf = g[finite], w[finite]
-    ng, nw = float(np.linalg.norm(gf)), float(np.linalg.norm(wf))
+    work = np.float32 if dt.itemsize <= 2 and dt.kind in "fV" or dt.name == "bfloat16" else np.float64
+    g_all = np.asarray(got).reshape(-1)
+    w_all = np.asarray(want).reshape(-1)
+    size = g_all.size
+    nan = inf = bad_golden = unexpected = 0
+    max_abs = 0.0
+    rel_sum, rel_n = 0.0, 0
+    dot = ng = nw = 0.0
+    within = True
+    worst: list[tuple[float, int, float, float]] = []
+    chunk = 1 << 22
+    for lo in range(0, size, chunk):
+        g = g_all[lo: lo + chunk].astype(work)
+        w = w_all[lo: lo + chunk].astype(work)
+        fg, fw = np.isfinite(g), np.isfinite(w)
+        if fg.all() and fw.all():
+            diff = np.abs(g - w)
+            gf, wf = g, w
+        else:
+            nan += int(np.count_nonzero(np.isnan(g)))
+            inf += int(np.count_nonzero(np.isinf(g)))
+            bad_golden += int(np.count_nonzero(~fw))
+            same = (g == w) | (np.isnan(g) & np.isnan(w))
+            unexpected += int(np.count_nonzero(~fg & ~same))
+            both = fg & fw
+            with np.errstate(invalid="ignore"):
+                diff = np.where(both, np.abs(g - w), np.where(same, 0.0, np.inf)).astype(work)
+            gf, wf = g[both], w[both]
+        aw = np.abs(w)
+        if diff.size:
+            max_abs = max(max_abs, float(diff.max()))
+            finite_diff = np.isfinite(diff)
+            rel = diff[finite_diff] / np.maximum(aw[finite_diff], work(1e-6))
+            rel_sum += float(rel.sum(dtype=np.float64))
+            rel_n += rel.size
+            with np.errstate(invalid="ignore"):
+                within = within and bool(np.all(diff <= atol + rtol * np.where(fw, aw, 0)))
+        dot += float(np.dot(gf.astype(np.float64), wf.astype(np.float64)))
+        ng += float(np.dot(gf.astype(np.float64), gf.astype(np.float64)))
+        nw += float(np.dot(wf.astype(np.float64), wf.astype(np.float64)))
+        if diff.size and n_worst and float(diff.max()) > 0:
+            k = min(n_worst, diff.size)
+            key = np.nan_to_num(diff.astype(np.float64), posinf=np.finfo(np.float64).max)
+            idx = np.argpartition(-key, k - 1)[:k]
+            worst += [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx
+                      if key[i] > 0]
+    worst = sorted(worst, key=lambda t: -t[0])[:n_worst]
     if ng == 0.0 and nw == 0.0:
         cos = 1.0
     elif ng == 0.0 or nw == 0.0:
         cos = 0.0
     else:
-        cos = float(np.dot(gf, wf) / (ng * nw))
-    within = bool(np.all(diff <= atol + rtol * np.abs(np.where(np.isfinite(w), w, 0.0))))
-    if (nan + inf) > bad_golden or cos < WARN_COSINE:
+        cos = float(dot / (np.sqrt(ng) * np.sqrt(nw)))
+    mean_rel = rel_sum / rel_n if rel_n else (0.0 if size == 0 else float("inf"))
+    if unexpected or cos < WARN_COSINE:
         verdict = "FAIL"
     elif cos < PASS_COSINE or not within:
         verdict = "WARN"
     else:
         verdict = "PASS"
-    worst = []
-    if diff.size and max_abs > 0:
-        k = min(n_worst, diff.size)
-        idx = np.argpartition(-np.nan_to_num(diff, posinf=np.finfo(float).max), k - 1)[:k]
-        idx = idx[np.argsort(-np.nan_to_num(diff[idx], posinf=np.finfo(float).max))]
-        worst = [(int(i), float(g[i]), float(w[i])) for i in idx if diff[i] > 0]
     return OutputPrecision(name, dtype_name(dt), max_abs, mean_rel, cos, within, atol, rtol, nan,
-                           inf, verdict, worst)
+                           inf, verdict, [(i, gv, wv) for _, i, gv, wv in worst])
