@@ -150,23 +150,13 @@ class TQue:
 
     def AllocTensor(self, dtype) -> LocalTensor:
         slots = self.slots
-        n = len(slots)
-        if not n:
-            self._fail("AllocTensor on '{name}' before pipe.InitBuffer gave it any buffer")
         i = self._next
-        for _ in range(n):
-            slot = slots[i]
-            i += 1
-            if i == n:
-                i = 0
-            if slot.state is FREE:
-                break
-        else:
-            lines = ", ".join(str(s.alloc_line) for s in slots)
-            self._fail(f"AllocTensor on '{{name}}': all {n} buffer(s) are in use (allocated at "
-                       f"line(s) {lines}) and none was freed", "FreeTensor each tensor after its "
-                       "last use, or InitBuffer more buffers")
-        self._next = i
+        slot = slots[i] if slots else None
+        if slot is None or slot.state is not FREE:
+            slot = self._free_slot()
+            i = slot.index
+        i += 1
+        self._next = i if i < len(slots) else 0
         core = state.core
         fr = sys._getframe(1)
         slot.state = ALLOCATED
@@ -196,6 +186,20 @@ class TQue:
         if san is not None:
             san.queue(core, self, t, "alloc", fr)
         return t
+
+    def _free_slot(self) -> Slot:
+        """Slow path of AllocTensor: the next buffer in turn is busy; find one or fail."""
+        slots = self.slots
+        if not slots:
+            self._fail("AllocTensor on '{name}' before pipe.InitBuffer gave it any buffer")
+        for k in range(len(slots)):
+            slot = slots[(self._next + k) % len(slots)]
+            if slot.state is FREE:
+                return slot
+        lines = ", ".join(str(s.alloc_line) for s in slots)
+        self._fail(f"AllocTensor on '{{name}}': all {len(slots)} buffer(s) are in use (allocated "
+                   f"at line(s) {lines}) and none was freed",
+                   "FreeTensor each tensor after its last use, or InitBuffer more buffers")
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         slot = tensor.slot

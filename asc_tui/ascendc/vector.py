@@ -21,7 +21,8 @@ def _cost(core, op: str, nbytes: int) -> float:
     chip = core.chip
     reps = -(-nbytes // chip.repeat_bytes)
     starts = 1 + (reps - 1) // chip.max_repeat if reps else 1
-    return chip.vec_startup * starts + reps * chip.vec_cycles_per_repeat(op)
+    cpr = chip.vec_cpr
+    return chip.vec_startup * starts + reps * cpr.get(op, cpr["default"])
 
 
 def _fail(message: str, fr, hint: str | None = None):
@@ -73,7 +74,13 @@ def _binary(op: str, fn):
             if dst.dtype is not src0.dtype and dst.dtype != src0.dtype:
                 _fail(f"{op}: dst and src must have the same type", fr)
             fn(src0.arr[:n], src1.arr[:n], out=dst.arr[:n])
-        _issue(core, op, n * dst.dtype.itemsize, fr, ((src0, n), (src1, n)), ((dst, n),))
+        nb = n * dst.dtype.itemsize
+        core.work(V, _cost(core, op, nb), op, nb, fr)
+        san = core.san
+        if san is not None:
+            san.access(core, src0, 0, n, False, fr)
+            san.access(core, src1, 0, n, False, fr)
+            san.access(core, dst, 0, n, True, fr)
 
     instr.__name__ = op
     instr.__doc__ = f"{op}(dst, src0, src1, count): elementwise on PIPE_V."
