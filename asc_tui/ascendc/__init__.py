@@ -4,6 +4,14 @@ Use it as `from asc_tui import ascendc as AscendC`; names, argument order and se
 Ascend C, with templates turned into arguments (`que.AllocTensor(half)`).
 """
 
+from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
+from .cube import (  # Tier 2: the cube path (L1/L0A/L0B/L0C)
+    LoadData,
+    LoadData2DParams,
+    Mmad,
+    MmadParams,
+    Nd2NzParams,
+)
 from .datacopy import (
     DataCopy,
     DataCopyExtParams,
@@ -47,6 +55,7 @@ from .enums import (
     TPosition,
     pipe_t,
 )
+from .fixpipe import Fixpipe, FixpipeParams, FixpipeParamsV220, QuantMode_t
 from .hccl import (
     HCCL_DATA_TYPE_FP16,
     HCCL_DATA_TYPE_FP32,
@@ -74,6 +83,15 @@ from .kernel import (
     kernel,
     printf,
     trap,
+)
+from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+    REGIST_MATMUL_OBJ,
+    CubeFormat,
+    GetSysWorkSpacePtr,
+    Matmul,
+    MatmulType,
+    MultiCoreMatmulTiling,
+    TCubeTiling,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
 from .sync import PipeBarrier, SetFlag, WaitFlag
@@ -109,25 +127,12 @@ from .vector import (
     Sqrt,
     Sub,
 )
-from .cube import (  # Tier 2: the cube path (L1/L0A/L0B/L0C)
-    Fixpipe,
-    FixpipeParams,
-    FixpipeParamsV220,
-    LoadData,
-    LoadData2DParams,
-    Mmad,
-    MmadParams,
-    Nd2NzParams,
-    QuantMode_t,
-)
-from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
-    REGIST_MATMUL_OBJ,
-    CubeFormat,
-    GetSysWorkSpacePtr,
-    Matmul,
-    MatmulType,
-    MultiCoreMatmulTiling,
-    TCubeTiling,
-)
 
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+
+def __getattr__(name: str):
+    """`AscendC.ASCEND_IS_AIC` / `ASCEND_IS_AIV`: which side of a mixed kernel is running."""
+    if name in ("ASCEND_IS_AIC", "ASCEND_IS_AIV"):
+        return (GetCoreType() == "aic") == (name == "ASCEND_IS_AIC")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,9 +11,10 @@ Without a multi-rank runner (a plain `asc-tui run`) a kernel sees one rank: ever
 completes at once and behaves as the identity (AllReduce copies send to recv, and so on).
 
 Timing (cycles on the scalar lane, a wait record): start-up latency plus bytes over the link
-bandwidth, with the usual ring factors: AllReduce 2(N-1)/N x bytes, AllGather and ReduceScatter
-(N-1)/N x the gathered bytes, Broadcast 1 x bytes. The constants come from the chip file's
-`[hccl]` section when present (`latency_us`, `link_gbps`), else the public HCCS figure below.
+bandwidth (nothing for a single rank), with the usual ring factors: AllReduce 2(N-1)/N x bytes,
+AllGather and ReduceScatter (N-1)/N x the gathered bytes, Broadcast 1 x bytes. The constants
+come from the chip file's `[hccl]` section when present (`latency_us`, `link_gbps`), else the
+public HCCS figure below.
 """
 
 from __future__ import annotations
@@ -169,7 +170,7 @@ class Communicator:
             n = self.n_ranks
             factor = {"AllReduce": 2 * (n - 1) / n, "AllGather": (n - 1),
                       "ReduceScatter": (n - 1), "Broadcast": 1.0 if n > 1 else 0.0}[calls[0].kind]
-            us = self.latency_us + factor * nbytes / (self.link_gbps * 1e3)
+            us = 0.0 if n == 1 else self.latency_us + factor * nbytes / (self.link_gbps * 1e3)
             g.t_done = max(c.t_commit for c in calls) + us * clock_mhz
             g.done = True
         return g.t_done

@@ -5,10 +5,10 @@ events), so its timeline is as detailed as a hand-written kernel's; instructions
 to the user's line that called `IterateAll`.
 
 Per core the object computes C[singleCoreM × singleCoreN] = A[· × K] · B[K × ·] (+ bias) in
-baseM × baseN blocks. For each block it walks K in L1 chunks of stepKa·baseK (A) /
-stepKb·baseK (B) — depthA1/depthB1 L1 buffers, so 2·step means double-buffered L1 — and each
-chunk in baseK slices through L0A/L0B (dbL0A/dbL0B buffers), accumulating in L0C (dbL0C
-buffers) before one Fixpipe per block.
+baseM × baseN blocks. For each block it walks K in baseK slices, copying A into L1 every stepKa
+slices and B every stepKb slices (depthA1/stepKa L1 buffers each, so depth = 2·step means
+double-buffered L1); each slice goes through L0A/L0B (dbL0A/dbL0B buffers) into one L0C
+accumulator (dbL0C buffers) that a single Fixpipe writes out per block.
 """
 
 from __future__ import annotations
@@ -20,20 +20,11 @@ from enum import Enum
 import numpy as np
 
 from ..npu.errors import KernelError, TilingError, user_frame
-from .cube import (
-    Fixpipe,
-    FixpipeParamsV220,
-    LoadData,
-    LoadData2DParams,
-    Mmad,
-    MmadParams,
-    Nd2NzParams,
-    QuantMode_t,
-    c0_of,
-)
+from .cube import LoadData, LoadData2DParams, Mmad, MmadParams, Nd2NzParams, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
+from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
 from .pipe import TBuf, TPipe, TQue
 from .tensors import GlobalTensor
 
@@ -111,6 +102,8 @@ def check_tiling(t: TCubeTiling, chip_memory: dict[str, int], dtype=half) -> lis
                        f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B")
     if t.depthA1 % t.stepKa or t.depthB1 % t.stepKb:
         out.append("depthA1/depthB1 must be multiples of stepKa/stepKb")
+    if max(t.stepKa, t.stepKb) % min(t.stepKa, t.stepKb):
+        out.append("the larger of stepKa/stepKb must be a multiple of the smaller")
     return out
 
 
@@ -127,7 +120,7 @@ class MultiCoreMatmulTiling:
         self.dtype = half
         self.bias = False
         self.fixed: tuple[int, int, int] | None = None
-        self.step_k = 4
+        self.step_ka = self.step_kb = 4
         self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072,
                                  "bt": 1024}
 
@@ -157,8 +150,10 @@ class MultiCoreMatmulTiling:
     def SetFixSplit(self, baseM: int = -1, baseN: int = -1, baseK: int = -1) -> None:
         self.fixed = (baseM, baseN, baseK)
 
-    def SetStepK(self, step: int) -> None:
-        self.step_k = int(step)
+    def SetStepK(self, stepKa: int, stepKb: int | None = None) -> None:
+        """Base-K slices per L1 copy of A and of B (bigger copies hide DMA latency)."""
+        self.step_ka = int(stepKa)
+        self.step_kb = int(stepKb if stepKb is not None else stepKa)
 
     def GetTiling(self) -> TCubeTiling:
         m, n, k = self.m, self.n, self.k
@@ -171,36 +166,34 @@ class MultiCoreMatmulTiling:
             bm = bm if bm > 0 else min(bm0, _up(m, 16))
             bn = bn if bn > 0 else min(bn0, _up(n, 16))
             bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
-        # Regions per core: whole base blocks, spread over the cores.
+        # Work units of whole base blocks. A kernel walks units round-robin over its cores
+        # (unit u on core u mod usedCoreNum); one base block per unit balances best when there
+        # are many blocks, a few big regions when there are barely more blocks than cores.
         bm_n, bn_n = -(-m // bm), -(-n // bn)
         blocks = bm_n * bn_n
         dim = max(1, min(self.dim, blocks))
         best = None
-        for cm in range(1, dim + 1):
-            if dim % cm:
-                continue
-            cn = dim // cm
-            if cm > bm_n or cn > bn_n:
-                continue
-            per = -(-bm_n // cm) * -(-bn_n // cn)
-            cost = (per, abs(cm - cn))
-            if best is None or cost < best[0]:
-                best = (cost, cm, cn)
-        if best is None:
-            cm, cn = min(dim, bm_n), 1
-        else:
-            _, cm, cn = best
-        sm = -(-bm_n // cm) * bm
-        sn = -(-bn_n // cn) * bn
-        used = -(-m // sm) * -(-n // sn)
-        step = max(1, min(self.step_k, -(-k // bk)))
+        for cm in range(1, bm_n + 1):
+            for cn in range(1, bn_n + 1):
+                rm, rn = -(-bm_n // cm), -(-bn_n // cn)
+                units = cm * cn
+                per = -(-units // dim) * rm * rn  # base blocks on the busiest core
+                cost = (per, rm * rn)
+                if best is None or cost < best[0]:
+                    best = (cost, rm, rn)
+        _, rm, rn = best
+        sm, sn = rm * bm, rn * bn
+        used = min(dim, -(-m // sm) * -(-n // sn))
+        k_slices = -(-k // bk)
+        sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
         t = TCubeTiling(usedCoreNum=used, M=m, N=n, Ka=k, Kb=k, singleCoreM=sm, singleCoreN=sn,
-                        singleCoreK=k, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * step,
-                        depthB1=2 * step, stepKa=step, stepKb=step, isBias=int(self.bias),
+                        singleCoreK=k, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * sa,
+                        depthB1=2 * sb, stepKa=sa, stepKb=sb, isBias=int(self.bias),
                         dbL0A=2, dbL0B=2, dbL0C=1)
-        while check_tiling(t, self.memory, self.dtype) and t.stepKa > 1:
-            s = t.stepKa // 2
-            t = replace(t, stepKa=s, stepKb=s, depthA1=2 * s, depthB1=2 * s)
+        while check_tiling(t, self.memory, self.dtype) and max(t.stepKa, t.stepKb) > 1:
+            sa, sb = t.stepKa, t.stepKb
+            sa, sb = (max(1, sa // 2), sb) if sa * bm >= sb * bn else (sa, max(1, sb // 2))
+            t = replace(t, stepKa=sa, stepKb=sb, depthA1=2 * sa, depthB1=2 * sb)
         bad = check_tiling(t, self.memory, self.dtype)
         if bad:
             raise TilingError("no tiling fits: " + "; ".join(bad))
@@ -299,38 +292,41 @@ class Matmul:
             bias_t = self.bt.Get(self.bias.dtype)
             DataCopyPad(bias_t, self.bias[n0],
                         DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
-        ka = t.baseK * t.stepKa
-        first = True
-        for kc in range(0, sk, ka):
-            kl = min(ka, sk - kc)
-            a1 = self.q_a1.AllocTensor(self.dt)
-            self._copy_a(a1, m0, kc, mt, kl)
-            self.q_a1.EnQue(a1)
-            b1 = self.q_b1.AllocTensor(self.dt)
-            self._copy_b(b1, n0, kc, nt, kl)
-            self.q_b1.EnQue(b1)
-            a1 = self.q_a1.DeQue(self.dt)
-            b1 = self.q_b1.DeQue(self.dt)
-            for ks in range(0, kl, t.baseK):
-                kt = min(t.baseK, kl - ks)
-                a2 = self.q_a2.AllocTensor(self.dt)
-                self._load_a(a2, a1, mt, ks, kt, kl)
-                self.q_a2.EnQue(a2)
-                b2 = self.q_b2.AllocTensor(self.dt)
-                self._load_b(b2, b1, nt, ks, kt, kl)
-                self.q_b2.EnQue(b2)
-                a2 = self.q_a2.DeQue(self.dt)
-                b2 = self.q_b2.DeQue(self.dt)
-                p = MmadParams(mt, nt, kt, cmatrixInitVal=first)
-                if first and bias_t is not None:
-                    Mmad(co, a2, b2, bias_t, p)
-                else:
-                    Mmad(co, a2, b2, p)
-                first = False
-                self.q_a2.FreeTensor(a2)
-                self.q_b2.FreeTensor(b2)
-            self.q_a1.FreeTensor(a1)
-            self.q_b1.FreeTensor(b1)
+        ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
+        a1 = b1 = None
+        for ks in range(0, sk, t.baseK):
+            kt = min(t.baseK, sk - ks)
+            if ks % ka == 0:  # a new L1 chunk of A (stepKa base slices)
+                if a1 is not None:
+                    self.q_a1.FreeTensor(a1)
+                a1 = self.q_a1.AllocTensor(self.dt)
+                self._copy_a(a1, m0, ks, mt, min(ka, sk - ks))
+                self.q_a1.EnQue(a1)
+                a1 = self.q_a1.DeQue(self.dt)
+            if ks % kb == 0:
+                if b1 is not None:
+                    self.q_b1.FreeTensor(b1)
+                b1 = self.q_b1.AllocTensor(self.dt)
+                self._copy_b(b1, n0, ks, nt, min(kb, sk - ks))
+                self.q_b1.EnQue(b1)
+                b1 = self.q_b1.DeQue(self.dt)
+            a2 = self.q_a2.AllocTensor(self.dt)
+            self._load_a(a2, a1, mt, ks % ka, kt)
+            self.q_a2.EnQue(a2)
+            b2 = self.q_b2.AllocTensor(self.dt)
+            self._load_b(b2, b1, nt, ks % kb, kt)
+            self.q_b2.EnQue(b2)
+            a2 = self.q_a2.DeQue(self.dt)
+            b2 = self.q_b2.DeQue(self.dt)
+            p = MmadParams(mt, nt, kt, cmatrixInitVal=ks == 0)
+            if ks == 0 and bias_t is not None:
+                Mmad(co, a2, b2, bias_t, p)
+            else:
+                Mmad(co, a2, b2, p)
+            self.q_a2.FreeTensor(a2)
+            self.q_b2.FreeTensor(b2)
+        self.q_a1.FreeTensor(a1)
+        self.q_b1.FreeTensor(b1)
         self.q_c.EnQue(co)
         co = self.q_c.DeQue(self.acc)
         quant = QuantMode_t.NoQuant
@@ -367,7 +363,7 @@ class Matmul:
             DataCopy(b1[full * frac], self.b[(kc + full * 16) * t.N + n0],
                      Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0))
 
-    def _load_a(self, a2, a1, mt: int, ks: int, kt: int, kl: int) -> None:
+    def _load_a(self, a2, a1, mt: int, ks: int, kt: int) -> None:
         m1 = -(-mt // 16)
         bm1 = self.bm // 16
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
@@ -376,7 +372,7 @@ class Matmul:
             LoadData(a2[r * k1 * per], a1,
                      LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False))
 
-    def _load_b(self, b2, b1, nt: int, ks: int, kt: int, kl: int) -> None:
+    def _load_b(self, b2, b1, nt: int, ks: int, kt: int) -> None:
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
         per = 512 // self.dt.itemsize
         if self.b_type.isTrans:

@@ -1,5 +1,114 @@
-"""`asc-tui watch` (coming: its issue has not landed yet)."""
+"""`asc-tui watch [PATH]`: headless hot reload — one line per rerun, as the workbench would show.
 
-from .common import coming
+Runs every operator once, then reruns what each save affects (in a worker process, so a hang
+or a crash in an operator is reported and the watch goes on). `--json` prints one JSON object
+per rerun; `--count N` exits after N results (scripts, CI smoke tests).
+"""
 
-add_parser, main = coming("watch")
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import time
+from pathlib import Path
+
+from ..config import ConfigError, load_config
+from ..devkit.runner import RunRequest
+from ..devkit.watch import FileWatcher, Rerunner
+from ..devkit.worker import RunWorker, WorkResult
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("watch", help="rerun operators on save, headless (one line per rerun)")
+    p.add_argument("path", nargs="?", help="operators directory (default ./operators, else the "
+                   "bundled operators) or one operator file")
+    p.add_argument("--case", help="case name (default: each operator's default case)")
+    p.add_argument("--chip", help="chip model")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds before a runaway operator is stopped (default: config, 30)")
+    p.add_argument("--json", action="store_true", help="one JSON object per rerun")
+    p.add_argument("--no-initial", action="store_true", help="do not run everything at start")
+    p.add_argument("--count", type=int, default=None, help="exit after N results")
+
+
+def format_line(path: Path, res: WorkResult, previous_us: float | None) -> str:
+    stamp = time.strftime("%H:%M:%S")
+    rep = res.report
+    host = f"{res.seconds * 1000:.0f} ms"
+    if rep is not None and rep.emulation is not None and not rep.errors:
+        t = rep.emulation.time_us
+        verdict = rep.precision.verdict if rep.precision else "timing"
+        delta = (f" ({(t / previous_us - 1):+.1%})" if previous_us else "")
+        return f"{stamp} {path.stem} [{rep.case}] {verdict} {t:,.3f} us{delta}  ({host})"
+    err = res.errors[0] if res.errors else None
+    where = f" {err.location()}" if err and err.location() else ""
+    msg = err.message if err else res.status
+    return f"{stamp} {path.stem} {res.status.upper() if res.status != 'ok' else 'ERROR'}" \
+           f"{where}: {msg}  ({host})"
+
+
+def main(args) -> int:
+    from ..tui.app import resolve_operators_dir
+
+    try:
+        config = load_config(start=Path(args.path) if args.path else None)
+    except ConfigError as exc:
+        print(f"asc-tui watch: config error:\n{exc}", file=sys.stderr)
+        return 2
+    target = Path(args.path).resolve() if args.path else None
+    only = target if target is not None and target.is_file() else None
+    ops_dir = resolve_operators_dir(args.path, config)
+    ops = [only] if only else sorted(p.resolve() for p in ops_dir.glob("*.py")
+                                      if not p.name.startswith("_"))
+    timeout = args.timeout or config.worker_timeout
+    chip = args.chip or config.chip
+    case = args.case or config.case
+    results: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=timeout)
+    rerunner = Rerunner(worker, lambda p: RunRequest(str(p), case=case, chip=chip,
+                                                     timeout_s=timeout),
+                        on_result=lambda p, r: results.put((p, r)))
+
+    def changed(cs):
+        wanted = [p for p in ops if cs.affects(p)]
+        new = [p for p in cs.operators if only is None and p not in ops]
+        ops.extend(new)
+        for p in cs.removed:
+            print(f"{time.strftime('%H:%M:%S')} {p.stem} removed", flush=True)
+        rerunner.submit(wanted + new)
+
+    watcher = FileWatcher(ops_dir, changed, extra=[c for c in (config.source,) if c]).start()
+    watcher.wait_ready()
+    print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr,
+          flush=True)
+    if not args.no_initial:
+        rerunner.submit(ops)
+    last: dict[Path, float] = {}
+    seen, failed = 0, False
+    try:
+        while args.count is None or seen < args.count:
+            try:
+                path, res = results.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            seen += 1
+            rep = res.report
+            failed = failed or not res.passed
+            if args.json:
+                d = rep.to_dict() if rep is not None else {"operator": path.stem,
+                                                           "errors": [e.to_dict() for e in
+                                                                      res.errors]}
+                d.update(status=res.status, host_seconds=res.seconds)
+                print(json.dumps(d, default=str), flush=True)
+            else:
+                print(format_line(path, res, last.get(path)), flush=True)
+            if rep is not None and rep.emulation is not None and not rep.errors:
+                last[path] = rep.emulation.time_us
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.stop()
+        rerunner.stop()
+        worker.close()
+    return 1 if failed and args.count is not None else 0

@@ -20,6 +20,16 @@ from typing import Any
 from ..npu.chip import ChipModel, load_chip
 from ..npu.errors import OperatorError
 from . import history
+from .compare import (  # noqa: F401 - re-exported: bench is the module callers know
+    Change,
+    LineDelta,
+    PipeDelta,
+    Regression,
+    change,
+    detect_regression,
+    line_deltas,
+    pipe_deltas,
+)
 from .history import RunRecord
 from .loader import load_operator
 from .runner import RunReport, RunRequest, run
@@ -71,27 +81,27 @@ def verdict(relative: float | None, th: Thresholds = Thresholds()) -> Verdict | 
 
 @dataclass(frozen=True)
 class Roofline:
-    """The chip's bound for this operator's work: the slower of moving its bytes through HBM and
-    doing its FLOPs at the peak of the unit it uses (µs, GB/s, GFLOPS)."""
+    """How close the run came to the chip's limit for its work (µs, GB/s, GFLOPS).
 
+    `fraction` = max(bytes / HBM bandwidth, FLOPs / peak) / task duration, the same figure
+    `asc-tui profile` prints (its roofline is used when devkit/profile.py is importable);
+    `bound` is "memory", "compute" or (profile only) "latency"."""
+
+    bound: str
+    fraction: float
     memory_us: float
     compute_us: float
     peak_gbps: float
     peak_gflops: float
     unit: str  # "vector" or "cube"
 
-    @property
-    def bound_us(self) -> float:
-        return max(self.memory_us, self.compute_us)
-
-    @property
-    def bound(self) -> str:
-        return "compute" if self.compute_us > self.memory_us else "memory"
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
 
 
-def vector_peak_gflops(chip: ChipModel) -> float:
-    """fp16 vector peak: one repeat (repeat_bytes / 2 elements) per `default` cycles per AIV."""
-    per_cycle = (chip.repeat_bytes / 2) / chip.vec_cycles_per_repeat("default")
+def vector_peak_gflops(chip: ChipModel, elem_bytes: int = 2) -> float:
+    """Vector peak: one repeat (repeat_bytes / element size) per `default` cycles per AIV."""
+    per_cycle = (chip.repeat_bytes / elem_bytes) / chip.vec_cycles_per_repeat("default")
     return chip.aiv * per_cycle * chip.clock_mhz / 1e3
 
 
@@ -100,185 +110,56 @@ def cube_peak_gflops(chip: ChipModel) -> float | None:
     return chip.aic * macs * 2 * chip.clock_mhz / 1e3 if macs else None
 
 
-def roofline(chip: ChipModel, flops: float, io_bytes: int, uses_cube: bool) -> Roofline:
+def roofline(chip: ChipModel, flops: float, nbytes: float, uses_cube: bool,
+             time_us: float) -> Roofline:
+    """The fallback roofline (fp16 peaks) when the profiler is not available."""
     cube = cube_peak_gflops(chip) if uses_cube else None
     peak = cube if cube else vector_peak_gflops(chip)
-    return Roofline(memory_us=io_bytes / (chip.hbm_gbps * 1e3),
-                    compute_us=flops / (peak * 1e3) if peak else 0.0,
-                    peak_gbps=chip.hbm_gbps, peak_gflops=peak,
-                    unit="cube" if cube else "vector")
+    memory_us = nbytes / (chip.hbm_gbps * 1e3)
+    compute_us = flops / (peak * 1e3) if peak else 0.0
+    return Roofline(bound="compute" if compute_us > memory_us else "memory",
+                    fraction=max(memory_us, compute_us) / time_us if time_us > 0 else 0.0,
+                    memory_us=memory_us, compute_us=compute_us, peak_gbps=chip.hbm_gbps,
+                    peak_gflops=peak, unit="cube" if cube else "vector")
 
 
-# -- change vs previous run and regressions -----------------------------------------------------
-
-@dataclass(frozen=True)
-class Change:
-    """This run against the previous one. `mark` as asv compare prints it:
-    '+' slower beyond the threshold, '-' faster beyond it, ' ' within it,
-    '!' failing now (the previous run had a time), 'x' nothing to compare with."""
-
-    mark: str
-    ratio: float | None  # time / previous time
-    previous_id: int | None = None
-    previous_time_us: float | None = None
-    previous_source_hash: str | None = None
-
-    @property
-    def performance(self) -> float | None:
-        """Performance change as asc-bench prints it: previous / now − 1 (−0.061 = 6.1% slower)."""
-        return None if not self.ratio else 1.0 / self.ratio - 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"mark": self.mark, "ratio": self.ratio, "performance": self.performance,
-                "previous_id": self.previous_id, "previous_time_us": self.previous_time_us,
-                "previous_source_hash": self.previous_source_hash}
-
-
-def change(current: RunRecord | None, previous: RunRecord | None, threshold: float) -> Change:
-    if previous is None or previous.time_us is None:
-        return Change("x", None)
-    prev = dict(previous_id=previous.id, previous_time_us=previous.time_us,
-                previous_source_hash=previous.source_hash)
-    if current is None or current.time_us is None:
-        return Change("!", None, **prev)
-    ratio = current.time_us / previous.time_us if previous.time_us > 0 else 1.0
-    mark = "+" if ratio > 1 + threshold else "-" if ratio < 1 / (1 + threshold) else " "
-    return Change(mark, ratio, **prev)
-
-
-@dataclass(frozen=True)
-class PipeDelta:
-    """Busy time of one pipe per core before and after (µs)."""
-
-    pipe: str
-    before_us: float
-    after_us: float
-
-    @property
-    def delta_us(self) -> float:
-        return self.after_us - self.before_us
-
-
-@dataclass(frozen=True)
-class LineDelta:
-    """Busy cycles of one source line (all blocks) before and after."""
-
-    file: str
-    line: int
-    text: str
-    before_cycles: float
-    after_cycles: float
-
-    @property
-    def delta_cycles(self) -> float:
-        return self.after_cycles - self.before_cycles
-
-
-@dataclass(frozen=True)
-class Regression:
-    operator: str
-    case: str
-    chip: str
-    time_us: float
-    previous_time_us: float
-    previous_id: int | None
-    source_changed: bool
-    params_changed: dict
-    pipes: tuple[PipeDelta, ...]  # pipes whose busy time grew, most growth first
-    lines: tuple[LineDelta, ...]  # lines whose cost changed, largest change first
-
-    @property
-    def performance(self) -> float:
-        return self.previous_time_us / self.time_us - 1.0
-
-    def message(self) -> str:
-        out = [f"Performance regression detected: {self.performance:+.1%} on {self.operator} "
-               f"[{self.case}] ({self.previous_time_us:.3f} us -> {self.time_us:.3f} us vs run "
-               f"#{self.previous_id})"]
-        if self.params_changed:
-            out.append("  params changed: " + ", ".join(
-                f"{k} {a}->{b}" for k, (a, b) in self.params_changed.items()))
-        if not self.source_changed and not self.params_changed:
-            out.append("  same source and params: the chip model or the emulator changed")
-        for p in self.pipes:
-            grow = p.delta_us / p.before_us if p.before_us > 0 else float("inf")
-            out.append(f"  pipe {p.pipe}: busy {p.before_us:.3f} -> {p.after_us:.3f} us/core "
-                       f"({p.delta_us:+.3f} us, {grow:+.1%})")
-        for ln in self.lines:
-            out.append(f"  {os.path.basename(ln.file)}:{ln.line}: {ln.before_cycles:,.0f} -> "
-                       f"{ln.after_cycles:,.0f} cycles ({ln.delta_cycles:+,.0f})  {ln.text}")
-        return "\n".join(out)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "operator": self.operator, "case": self.case, "chip": self.chip,
-            "time_us": self.time_us, "previous_time_us": self.previous_time_us,
-            "previous_id": self.previous_id, "performance": self.performance,
-            "source_changed": self.source_changed,
-            "params_changed": {k: list(v) for k, v in self.params_changed.items()},
-            "pipes": [{"pipe": p.pipe, "before_us": p.before_us, "after_us": p.after_us,
-                       "delta_us": p.delta_us} for p in self.pipes],
-            "lines": [{"file": ln.file, "line": ln.line, "text": ln.text,
-                       "before_cycles": ln.before_cycles, "after_cycles": ln.after_cycles,
-                       "delta_cycles": ln.delta_cycles} for ln in self.lines],
-            "message": self.message(),
-        }
-
-
-def pipe_deltas(current: RunRecord, previous: RunRecord) -> tuple[PipeDelta, ...]:
-    """Pipes whose busy time per core grew, most growth first."""
-    out = []
-    for name in dict.fromkeys([*previous.pipes, *current.pipes]):
-        before = previous.pipes[name].busy_us if name in previous.pipes else 0.0
-        after = current.pipes[name].busy_us if name in current.pipes else 0.0
-        if after - before > 1e-9 * max(before, 1.0):
-            out.append(PipeDelta(name, before, after))
-    return tuple(sorted(out, key=lambda d: -d.delta_us))
-
-
-def line_deltas(current: RunRecord, previous: RunRecord, limit: int = 8
-                ) -> tuple[LineDelta, ...]:
-    """Source lines whose cost changed. Lines are matched by file and text, so an edit that
-    shifts line numbers does not read as every line changing; blank text falls back to the
-    line number."""
-
-    def ident(c) -> tuple:
-        return (os.path.basename(c.file), c.text or f"#{c.line}")
-
-    before: dict[tuple, list] = {}
-    for c in previous.lines:
-        slot = before.setdefault(ident(c), [c, 0.0])
-        slot[1] += c.cycles
-    after: dict[tuple, list] = {}
-    for c in current.lines:
-        slot = after.setdefault(ident(c), [c, 0.0])
-        slot[1] += c.cycles
-    out = []
-    for key in dict.fromkeys([*after, *before]):
-        b = before.get(key, [None, 0.0])
-        a = after.get(key, [None, 0.0])
-        if abs(a[1] - b[1]) > 1e-9 * max(b[1], 1.0):
-            ref = a[0] or b[0]
-            out.append(LineDelta(ref.file, ref.line, ref.text, b[1], a[1]))
-    out.sort(key=lambda d: -abs(d.delta_cycles))
-    return tuple(out[:limit])
-
-
-def detect_regression(current: RunRecord, previous: RunRecord | None,
-                      threshold: float = 0.01) -> Regression | None:
-    """A regression when `current` is slower than `previous` by more than `threshold`."""
-    if previous is None or previous.time_us is None or current.time_us is None:
+def _profile(report: RunReport, chip: ChipModel):
+    """The profiler's view of the run (breakdown, roofline, advice), or None without it."""
+    if report.emulation is None:
         return None
-    if current.time_us <= previous.time_us * (1 + threshold):
+    try:
+        from .profile import profile
+    except ImportError:
         return None
-    params = {k: (previous.params.get(k), current.params.get(k))
-              for k in dict.fromkeys([*previous.params, *current.params])
-              if previous.params.get(k) != current.params.get(k)}
-    return Regression(current.operator, current.case or "", current.chip or "", current.time_us,
-                      previous.time_us, previous.id,
-                      source_changed=current.source_hash != previous.source_hash,
-                      params_changed=params, pipes=pipe_deltas(current, previous),
-                      lines=line_deltas(current, previous))
+    try:
+        return profile(report, chip)
+    except Exception:  # noqa: BLE001 - a profiler bug must not lose the benchmark figures
+        return None
+
+
+def _roofline_of(report: RunReport, prof, chip: ChipModel, rec: RunRecord) -> Roofline | None:
+    em = report.emulation
+    if em is None:
+        return None
+    r = getattr(prof, "roofline", None)
+    if r is not None:
+        return Roofline(bound=r.bound, fraction=r.fraction, memory_us=r.memory_us,
+                        compute_us=r.compute_us, peak_gbps=r.peak_gbps,
+                        peak_gflops=r.peak_tflops * 1e3, unit=r.unit)
+    uses_cube = "cube" in rec.pipes and rec.pipes["cube"].busy_us > 0
+    hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 do not count
+    return roofline(chip, rec.flops, hbm_read + em.gm_write, uses_cube, em.time_us)
+
+
+def _advice(prof, rec: RunRecord, relative: float | None, th: Thresholds) -> tuple[str, ...]:
+    out = [a.message for a in getattr(getattr(prof, "pipeline", None), "advice", ())]
+    if prof is None and rec.pipes and rec.kernel_us:
+        name, fig = max(rec.pipes.items(), key=lambda kv: kv[1].busy_us)
+        out.append(f"bottleneck: {name} busy {fig.busy_us / rec.kernel_us:.1%} of kernel time")
+    if relative is not None and relative < th.optimise:
+        out.append(f"{relative:.1%} of the baseline: look at the algorithm or the memory access "
+                   "pattern first; tiling alone rarely closes a gap this size")
+    return tuple(out)
 
 
 # -- one bench ----------------------------------------------------------------------------------
@@ -299,32 +180,29 @@ class CaseResult:
     change: Change
     regression: Regression | None
     errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()
     report: RunReport | None = field(default=None, compare=False, repr=False)
+    profile: Any = field(default=None, compare=False, repr=False)  # devkit.profile.Profile
 
     @property
     def roofline_fraction(self) -> float | None:
-        """Roofline bound / kernel time (launch overhead excluded): 1.0 = at the chip's limit."""
-        if self.roofline is None or self.record is None or not self.record.kernel_us:
-            return None
-        return self.roofline.bound_us / self.record.kernel_us
+        """Roofline time / task duration: 1.0 = at the chip's limit."""
+        return self.roofline.fraction if self.roofline is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "case": self.case, "time_us": self.time_us, "gflops": self.gflops,
             "gbps": self.gbps, "roofline_fraction": self.roofline_fraction,
-            "roofline": ({"bound": self.roofline.bound, "bound_us": self.roofline.bound_us,
-                          "memory_us": self.roofline.memory_us,
-                          "compute_us": self.roofline.compute_us, "unit": self.roofline.unit,
-                          "peak_gbps": self.roofline.peak_gbps,
-                          "peak_gflops": self.roofline.peak_gflops}
-                         if self.roofline else None),
+            "roofline": self.roofline.to_dict() if self.roofline else None,
+            "advice": list(self.advice),
             "baseline_time_us": self.baseline_time_us, "relative": self.relative,
             "verdict": self.verdict.value if self.verdict else None,
             "change": self.change.to_dict(),
             "run_id": self.record.id if self.record else None,
             "source_hash": self.record.source_hash if self.record else None,
             "params": self.record.params if self.record else {},
-            "errors": list(self.errors),
+            "errors": list(self.errors), "warnings": list(self.warnings),
         }
 
 
@@ -411,7 +289,8 @@ def bench(req: BenchRequest, store: Store | None = None,
     if base_ref:
         base_desc = f"operator {base_ref}"
         try:
-            base_op = load_operator(base_ref)
+            # a name is looked up next to the operator first (then ./operators, bundled)
+            base_op = load_operator(base_ref, os.path.dirname(op.path))
             base_desc = f"operator {base_op.name}"
         except OperatorError as exc:
             base_err = f"baseline {exc.info().format()}"
@@ -434,11 +313,12 @@ def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
 def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store, base_op,
                 base_err: str | None) -> CaseResult:
     errors: list[str] = []
+    warnings: list[str] = []
     report = _run(req, op, chip, case, req.params)
     errors += [e.format() for e in report.errors]
     rec = history.record_from_report(report, "bench")
     previous = history.previous_run(store, op.name, report.case or case, chip.name)
-    if req.record:
+    if req.record or req.save_baseline:  # a baseline is a stored run
         rec = history.get(store, history.append(store, rec))
         if req.save_baseline and rec.time_us is not None:
             history.save_baseline(store, req.save_baseline, rec)
@@ -447,14 +327,18 @@ def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store,
         errors.append(base_err)
     elif base_op is not None:
         if case not in base_op.cases:
-            errors.append(f"baseline operator {base_op.name} has no case {case!r}; its cases: "
-                          f"{', '.join(base_op.cases)}")
+            warnings.append(f"baseline operator {base_op.name} has no case {case!r}; its "
+                            f"cases: {', '.join(base_op.cases)}")
         else:
             base = _run(req, base_op, chip, case, {})
             errors += [f"baseline {e.format()}" for e in base.errors]
             if req.record:
                 history.append(store, history.record_from_report(base, "bench"))
             base_time = base.emulation.time_us if base.emulation else None
+            diff = _shape_diff(report.shapes, base.shapes)
+            if diff:
+                warnings.append(f"baseline {base_op.name} [{case}] works on other tensors "
+                                f"({diff}): the comparison is of different work")
     elif req.against:
         saved = history.load_baseline(store, req.against, case, chip.name, op.name)
         if saved is None:
@@ -464,14 +348,30 @@ def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store,
             base_time = saved.time_us
     t = rec.time_us
     relative = base_time / t if base_time and t else None
-    uses_cube = "cube" in rec.pipes and rec.pipes["cube"].busy_us > 0
+    prof = _profile(report, chip)
     return CaseResult(
         case=case, record=rec, time_us=t,
-        gflops=rec.flops / t / 1e3 if t else None,
+        gflops=rec.flops / t / 1e3 if t and rec.flops else None,  # None: no flops() declared
         gbps=rec.io_bytes / t / 1e3 if t else None,
-        roofline=roofline(chip, rec.flops, rec.io_bytes, uses_cube) if t else None,
+        roofline=_roofline_of(report, prof, chip, rec),
         baseline_time_us=base_time, relative=relative,
         verdict=verdict(relative, req.thresholds),
         change=change(rec, previous, req.thresholds.regression),
         regression=detect_regression(rec, previous, req.thresholds.regression),
-        errors=tuple(errors), report=report)
+        errors=tuple(errors), warnings=tuple(warnings),
+        advice=_advice(prof, rec, relative, req.thresholds), report=report, profile=prof)
+
+
+def _shape_diff(own: dict, base: dict) -> str:
+    """The tensors that differ between two runs' shapes ('' when they agree or are unknown)."""
+    if not own or not base:
+        return ""
+    out = []
+    for k in dict.fromkeys([*own, *base]):
+        if k not in base:
+            out.append(f"{k} only here")
+        elif k not in own:
+            out.append(f"{k}: {base[k]} only in the baseline")
+        elif own[k] != base[k]:
+            out.append(f"{k}: {own[k]} here, {base[k]} there")
+    return "; ".join(out)

@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS history_baselines (
 """
 
 KINDS = ("run", "profile", "bench", "tune")
+TREND_KINDS = ("run", "profile", "bench")  # tuning trials explore other params: not the trend
 MAX_LINES = 200  # per-line costs kept per record (the costliest lines)
 
 _COLUMNS = ("id", "ts", "kind", "operator", "path", "source_hash", "case_name", "chip", "params",
@@ -199,8 +200,8 @@ def append(store: Store, rec: RunRecord) -> int:
     """Store one record (one transaction) and return its id."""
     store.ensure(DDL)
     row = (rec.ts, rec.kind, rec.operator, rec.path, rec.source_hash, rec.case, rec.chip,
-           json.dumps(rec.params, sort_keys=True, default=str),
-           json.dumps(rec.shapes, sort_keys=True), rec.block_dim, int(rec.ok), int(rec.passed),
+           json.dumps(rec.params, default=str), json.dumps(rec.shapes), rec.block_dim,
+           int(rec.ok), int(rec.passed),
            rec.time_us, rec.kernel_us, rec.flops, rec.io_bytes,
            json.dumps({k: [v.busy_us, v.wait_us, v.instructions] for k, v in rec.pipes.items()}),
            json.dumps([[c.file, c.line, c.cycles, c.text] for c in rec.lines]), rec.pid)
@@ -216,10 +217,15 @@ def record_run(report, kind: str, store: Store | None = None) -> int | None:
     """Append a run to the project history; never breaks the run that is being recorded.
 
     Call it from any command that ran an operator (`record_run(report, kind="profile")`).
-    Returns the record id, or None when the store could not be written; in that case, and when
-    the store had to be replaced because it was corrupt, a message goes to stderr (nothing is
-    dropped silently). Pass your own `store` to collect `store.notices` yourself instead.
+    `report` is a `RunReport`, or a tuning report (`devkit.tuner.session.TuneReport`): its best
+    config is recorded, from a timing-only run (deterministic: the same time the tuner saw).
+    Returns the record id, or None when nothing was recorded; then, and when the store had to be
+    replaced because it was corrupt, a message goes to stderr (nothing is dropped silently).
+    Pass your own `store` to collect `store.notices` yourself instead.
     """
+    report = _run_report_of(report)
+    if report is None:
+        return None
     own = store is None
     try:
         store = open_history(store)
@@ -237,6 +243,24 @@ def record_run(report, kind: str, store: Store | None = None) -> int | None:
     finally:
         if own:
             store.close()
+
+
+def _run_report_of(report):
+    """A RunReport as is; a tuning report becomes the timing-only run of its best config."""
+    if hasattr(report, "emulation"):
+        return report
+    best = getattr(report, "best", None)
+    if best is None or not getattr(best, "ok", False):
+        return None  # a tune that found nothing has no run to record
+    from .runner import RunRequest, run
+
+    rerun = run(RunRequest(report.path, case=report.case, chip=report.chip,
+                           params=dict(best.params), timing_only=True))
+    if rerun.emulation is None:
+        print(f"asc-tui: run history: the best config of {report.operator} did not run again "
+              f"({'; '.join(e.message for e in rerun.errors)}); not recorded", file=sys.stderr)
+        return None
+    return rerun
 
 
 def _row_to_record(row: tuple) -> RunRecord:
@@ -265,7 +289,7 @@ def get(store: Store, run_id: int) -> RunRecord | None:
 
 def previous_run(store: Store, operator: str, case: str, chip: str,
                  before_id: int | None = None,
-                 kinds: tuple[str, ...] = ("run", "profile", "bench")) -> RunRecord | None:
+                 kinds: tuple[str, ...] = TREND_KINDS) -> RunRecord | None:
     """The latest timed run of operator + case + chip (before `before_id` if given).
 
     Tuning trials are left out by default: they try other parameters on purpose, and the
@@ -283,16 +307,18 @@ def previous_run(store: Store, operator: str, case: str, chip: str,
 
 
 def runs(store: Store, operator: str | None = None, case: str | None = None,
-         chip: str | None = None, kind: str | None = None, limit: int | None = 50
-         ) -> list[RunRecord]:
-    """Recorded runs, oldest first (the newest `limit` of them)."""
+         chip: str | None = None, kinds: tuple[str, ...] | None = None,
+         limit: int | None = 50) -> list[RunRecord]:
+    """Recorded runs, oldest first (the newest `limit` of them); `kinds` None = every kind."""
     store.ensure(DDL)
     where, args = [], []
-    for col, val in (("operator", operator), ("case_name", case), ("chip", chip),
-                     ("kind", kind)):
+    for col, val in (("operator", operator), ("case_name", case), ("chip", chip)):
         if val is not None:
             where.append(f"{col} = ?")
             args.append(val)
+    if kinds is not None:
+        where.append(f"kind IN ({', '.join('?' * len(kinds))})")
+        args.extend(kinds)
     sql = _SELECT + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"

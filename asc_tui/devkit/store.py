@@ -34,13 +34,23 @@ class Store:
         self._open_checked()
 
     def _open_checked(self) -> None:
+        inode = _inode(self.path)
         try:
             conn = self._connect()
             row = conn.execute("PRAGMA quick_check").fetchone()
             if row is None or row[0] != "ok":
                 raise sqlite3.DatabaseError(f"quick_check says {row[0] if row else 'nothing'}")
         except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _busy(exc):
+                raise  # another process holds the lock: the file is fine, never move it
             self._close_thread_conn()
+            if inode is not None and _inode(self.path) != inode:
+                # another asc-tui process already kept the bad file aside and started anew
+                self.notices.append(
+                    f"the project store {self.path} was unreadable ({exc}); another asc-tui "
+                    "process kept it aside and started a new store")
+                self._connect()
+                return
             aside = self.path.with_name(
                 f"{self.path.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
                 f"{self.path.suffix}")
@@ -108,6 +118,18 @@ class _Tx:
         else:
             self.conn.execute("ROLLBACK")
         return False
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return os.stat(path).st_ino
+    except OSError:
+        return None
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    msg = str(exc).lower()
+    return "locked" in msg or "busy" in msg
 
 
 def _statements(ddl: str) -> list[str]:

@@ -27,23 +27,24 @@ def _svg(width: int, height: int, body: list[str], title: str) -> str:
             f"<title>{escape(title)}</title>" + "".join(body) + "</svg>")
 
 
-def breakdown_svg(rows: list[tuple[str, float, float]], width: int = 640,
+def breakdown_svg(rows: list[tuple[str, str, float, float]], width: int = 720,
                   title: str = "pipe breakdown") -> str:
-    """Bars per pipe: busy ratio (solid) then wait ratio (yellow), as fractions of kernel time."""
-    bar_h, gap, label_w = 18, 6, 70
+    """Bars per (key, label): busy ratio (solid) then wait ratio (yellow), of kernel time."""
+    bar_h, gap, label_w = 18, 6, 150
     height = len(rows) * (bar_h + gap) + gap + 16
-    scale = width - label_w - 90
+    scale = width - label_w - 120
     body = []
     y = gap
-    for name, busy, wait in rows:
+    for key, name, busy, wait in rows:
         bw = max(0.0, min(busy, 1.0)) * scale
         ww = max(0.0, min(wait, 1.0 - min(busy, 1.0))) * scale
-        colour = PIPE_COLOURS.get(name, "#555555")
+        colour = PIPE_COLOURS.get(key, WAIT_COLOUR if key == "sync_wait" else "#555555")
         body.append(f'<text x="4" y="{y + 13}" font-size="12" font-family="monospace">'
                     f"{escape(name)}</text>")
         body.append(f'<rect x="{label_w}" y="{y}" width="{scale}" height="{bar_h}" '
                     f'fill="#eeeeee"/>')
-        body.append(f'<rect class="busy" x="{label_w}" y="{y}" width="{bw:.1f}" '
+        body.append(f'<rect class="busy" data-key="{escape(key)}" x="{label_w}" y="{y}" '
+                    f'width="{bw:.1f}" '
                     f'height="{bar_h}" fill="{colour}"><title>{escape(name)} busy '
                     f"{busy:.1%}</title></rect>")
         if ww > 0:
@@ -100,23 +101,27 @@ def timeline_svg(em: EmulationResult, block: int = 0, width: int = 800,
     us = span / em.clock_mhz
     for k in range(5):
         x = label_w + (width - label_w - 10) * k / 4
+        anchor = "start" if k == 0 else "end" if k == 4 else "middle"
         body.append(f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 4}" stroke="#333333"/>')
-        body.append(f'<text x="{x:.1f}" y="{y + 16}" font-size="10" text-anchor="middle">'
+        body.append(f'<text x="{x:.1f}" y="{y + 16}" font-size="10" text-anchor="{anchor}">'
                     f"{us * k / 4:.2f} us</text>")
     return _svg(width, height, body,
                 title or f"pipeline timeline, block {b.block} (core {b.core})")
 
 
-def trend_svg(times_us: list[float], marks: list[str] | None = None, width: int = 320,
-              height: int = 60, title: str = "time per run") -> str:
+def trend_svg(times_us: list[float], marks: list[str] | None = None, width: int = 400,
+              height: int = 70, title: str = "time per run") -> str:
     """A line of simulated time over recorded runs (oldest left); regressions as red dots."""
     body = []
     if times_us:
         lo, hi = min(times_us), max(times_us)
         rng = hi - lo or max(hi, 1e-9) * 0.1
         n = len(times_us)
-        xs = [6 + (width - 12) * (i / (n - 1) if n > 1 else 0.5) for i in range(n)]
+        left, right = 70, 10
+        xs = [left + (width - left - right) * (i / (n - 1) if n > 1 else 0.5) for i in range(n)]
         ys = [height - 8 - (height - 16) * (t - lo) / rng for t in times_us]
+        body.append(f'<text x="4" y="14" font-size="10">{hi:.3f} us</text>')
+        body.append(f'<text x="4" y="{height - 4}" font-size="10">{lo:.3f} us</text>')
         pts = " ".join(f"{x:.1f},{y:.1f}" for x, y in zip(xs, ys))
         body.append(f'<polyline points="{pts}" fill="none" stroke="#2f7ed8" stroke-width="2"/>')
         for i, (x, y) in enumerate(zip(xs, ys)):

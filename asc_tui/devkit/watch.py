@@ -107,10 +107,9 @@ class FileWatcher:
             self._thread.join(2.0)
 
     def _targets(self) -> list[str]:
+        """The operators dir (recursively: helper packages) and each extra file itself."""
         targets = {str(self.operators_dir)}
-        for p in self.extra:
-            if p.exists() or p.parent.exists():
-                targets.add(str(p.parent if not p.is_dir() else p))
+        targets.update(str(p) for p in self.extra if p.exists())
         return sorted(targets)
 
     def _loop(self) -> None:
@@ -122,7 +121,7 @@ class FileWatcher:
 
         gen = watchfiles.watch(*self._targets(), watch_filter=None, stop_event=self._stop,
                                step=self.step_ms, debounce=self.debounce_ms, rust_timeout=200,
-                               yield_on_timeout=True, recursive=False)
+                               yield_on_timeout=True, recursive=True)
         for changes in gen:
             self._ready.set()
             batch = [(c, p) for c, p in changes if relevant(c, p)]

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -38,7 +38,7 @@ _POLL_S = 0.02
 class WorkResult:
     """Outcome of one run in the worker. `seconds` is host wall time (request sent → answer)."""
 
-    request: RunRequest
+    request: RunRequest | Call
     status: str  # "ok" | "raised" | "timeout" | "crashed" | "cancelled"
     report: RunReport | None
     error: ErrorInfo | None
@@ -85,8 +85,25 @@ class _Duplex:
         self.writer.close()
 
 
+@dataclass(frozen=True)
+class Call:
+    """A job for the child: `module.function(*args, **kwargs)`; the result must pickle.
+
+    With `progress_kw`, the function also gets a callback under that keyword whose arguments are
+    forwarded to the parent's `on_progress` as they happen (tuning progress, for instance).
+    """
+
+    target: str  # "package.module:function"
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    progress_kw: str | None = None
+    label: str = ""
+
+
 def _child_main(conn, dump_path: str) -> None:
-    """The worker loop: receive a RunRequest, send back ("ok", RunReport) or ("raised", info)."""
+    """The worker loop: receive a RunRequest or a Call, send back ("ok", value) or ("raised", info)."""
+    import importlib
+
     from . import runner  # warm imports happen here, before "ready"
 
     with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
@@ -102,7 +119,15 @@ def _child_main(conn, dump_path: str) -> None:
                 return
             _forget_user_modules(baseline_modules)
             try:
-                answer = ("ok", runner.run(msg))
+                if isinstance(msg, Call):
+                    mod, _, fn = msg.target.partition(":")
+                    func = getattr(importlib.import_module(mod), fn)
+                    kwargs = dict(msg.kwargs)
+                    if msg.progress_kw:
+                        kwargs[msg.progress_kw] = lambda *a, **k: conn.send(("progress", (a, k)))
+                    answer = ("ok", func(*msg.args, **kwargs))
+                else:
+                    answer = ("ok", runner.run(msg))
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
                 file, line = location_from_traceback(exc.__traceback__)
                 answer = ("raised", ErrorInfo(
@@ -111,7 +136,7 @@ def _child_main(conn, dump_path: str) -> None:
                     else None, source_line(file, line)))
             try:
                 conn.send(answer)
-            except Exception as exc:  # an unpicklable report: say so instead of hanging
+            except Exception as exc:  # an unpicklable result: say so instead of hanging
                 conn.send(("raised", ErrorInfo("crash", f"result could not be returned: {exc}")))
 
 
@@ -201,6 +226,18 @@ class RunWorker:
         if self._busy:
             self._cancel.set()
 
+    def interrupt(self) -> bool:
+        """Ask the job in flight to stop itself (SIGINT in the child): a tune returns what it
+        has; a plain run ends as "raised" KeyboardInterrupt. False if nothing was running."""
+        proc = self._proc
+        if not self._busy or proc is None or proc.poll() is not None:
+            return False
+        try:
+            os.kill(proc.pid, signal.SIGINT)
+        except OSError:
+            return False
+        return True
+
     def wait_ready(self, timeout: float = START_TIMEOUT_S) -> bool:
         """Block until the child has finished importing (used by benchmarks and start-up)."""
         with self._lock:
@@ -236,8 +273,21 @@ class RunWorker:
             finally:
                 self._busy = False
 
-    def _run(self, request: RunRequest, timeout: float | None) -> WorkResult:
+    def call(self, job: Call, timeout_s: float | None = None,
+             on_progress=None) -> WorkResult:
+        """Run any devkit function in the child (debug, bench, tune); `report` holds its value."""
+        timeout = timeout_s if timeout_s is not None else self.timeout_s
+        with self._lock:
+            self._cancel.clear()
+            self._busy = True
+            try:
+                return self._run(job, timeout, on_progress)
+            finally:
+                self._busy = False
+
+    def _run(self, request, timeout: float | None, on_progress=None) -> WorkResult:
         t0 = time.perf_counter()
+        name = request.label if isinstance(request, Call) else request.op
 
         def done(status, report=None, error=None):
             return WorkResult(request, status, report, error, time.perf_counter() - t0)
@@ -246,7 +296,9 @@ class RunWorker:
             if self._cancel.is_set():
                 return done("cancelled")
             return done("crashed", error=ErrorInfo("crash", "the worker process did not start"))
-        if request.timeout_s is None or (timeout and request.timeout_s > timeout):
+        if isinstance(request, Call):
+            pass
+        elif request.timeout_s is None or (timeout and request.timeout_s > timeout):
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
         Path(self._dump).write_text("")
@@ -264,7 +316,11 @@ class RunWorker:
                 except (EOFError, OSError):
                     code = _exit_code(proc)
                     self._kill()
-                    return done("crashed", error=_crash_info(request, code))
+                    return done("crashed", error=_crash_info(name, code))
+                if kind == "progress":
+                    if on_progress is not None:
+                        on_progress(*payload[0], **payload[1])
+                    continue
                 if kind == "ok":
                     return done("ok", report=payload)
                 return done("raised", error=payload)
@@ -274,13 +330,13 @@ class RunWorker:
             if proc.poll() is not None:
                 code = proc.returncode
                 self._kill()
-                return done("crashed", error=_crash_info(request, code))
+                return done("crashed", error=_crash_info(name, code))
             if deadline is not None and time.monotonic() > deadline:
                 where = self._where_stuck(proc)
                 self._kill()
                 file, line = where
                 return done("timeout", error=ErrorInfo(
-                    "timeout", f"{request.op} did not finish within {timeout:g} s and was "
+                    "timeout", f"{name} did not finish within {timeout:g} s and was "
                     "stopped (an infinite loop?)", file, line,
                     "raise worker_timeout in the config if the kernel is just long",
                     source_line(file, line)))
@@ -299,8 +355,12 @@ class RunWorker:
         return None, None
 
 
+_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*)[/\\]")
+
+
 def _is_user_path(file: str | None) -> bool:
-    return bool(file) and is_user_file(file) and "site-packages" not in file and not (
+    """Operator code (and its helpers), not the stdlib, installed packages or asc_tui."""
+    return bool(file) and is_user_file(file) and not _LIBRARY.search(file) and not (
         file.startswith(sys.base_prefix) or file.startswith(sys.prefix))
 
 
@@ -330,7 +390,7 @@ def _exit_code(proc: subprocess.Popen) -> int | None:
         return None
 
 
-def _crash_info(request: RunRequest, exitcode: int | None) -> ErrorInfo:
+def _crash_info(name: str, exitcode: int | None) -> ErrorInfo:
     if exitcode is not None and exitcode < 0:
         try:
             why = signal.Signals(-exitcode).name
@@ -338,5 +398,5 @@ def _crash_info(request: RunRequest, exitcode: int | None) -> ErrorInfo:
             why = f"signal {-exitcode}"
     else:
         why = f"exit code {exitcode}"
-    return ErrorInfo("crash", f"the worker running {request.op} died ({why})", None, None,
+    return ErrorInfo("crash", f"the worker running {name} died ({why})", None, None,
                      "os._exit / a native crash in operator code; the worker was restarted")

@@ -88,6 +88,16 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         configure(run)
     core_type = getattr(kernel, "core_type", "aiv")
     n_cores = chip.aic if core_type in ("aic", "mix") else chip.aiv
+    if core_type != "aiv" and not run.__dict__.get("l2_record"):
+        from .l2 import l2_enabled, prepass_counts
+
+        if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
+            run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip,
+                                           timeout_s)
+    run.core_type = core_type
+    mix = core_type == "mix"
+    if mix:
+        from .mix import run_group
     core_free = [0.0] * n_cores
     blocks = []
     ops: dict[str, int] = {}
@@ -99,10 +109,15 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
             core_id = b % n_cores
             wave = b // n_cores
             n_active = min(n_cores, block_dim - wave * n_cores)
-            core = Core(run, b, core_id, wave, core_free[core_id], n_active)
+            group = None
+            core = None if mix else Core(run, b, core_id, wave, core_free[core_id], n_active)
             state.core = core
             try:
-                fn(*gm_args, tiling)
+                if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
+                    group = run_group(run, fn, (*gm_args, tiling), b, core_id, wave,
+                                      core_free[core_id], n_active)
+                else:
+                    fn(*gm_args, tiling)
             except OperatorError as exc:
                 exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
                 raise
@@ -117,13 +132,15 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
                     f" (block {b})" if block_dim > 1 else ""), file, line) from None
             finally:
                 state.core = None
-            if sanitizer is not None:
-                sanitizer.end_block(core)
-            timeline = core.finish(ops, lines)
-            blocks.append(timeline)
-            core_free[core_id] = timeline.t_end
-            gm_read += core.gm_read
-            gm_write += core.gm_write
+            for sub in group or (core,):
+                if sanitizer is not None:
+                    sanitizer.end_block(sub)
+                timeline = sub.finish(ops, lines)
+                blocks.append(timeline)
+                if timeline.t_end > core_free[core_id]:
+                    core_free[core_id] = timeline.t_end
+                gm_read += sub.gm_read
+                gm_write += sub.gm_write
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = tuple(sorted((LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
                         for t, blk, pipe, f, ln, text, lvl in run.log),
@@ -135,7 +152,8 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         launch_overhead_us=chip.launch_overhead_us, blocks=tuple(blocks),
         ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
         gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
-        outputs=None, capacity=capacity)
+        outputs=None, capacity=capacity,
+        l2_hit=getattr(run.__dict__.get("l2"), "hit_bytes", 0))
 
 
 class _deadline:
@@ -153,11 +171,24 @@ class _deadline:
         return self
 
     def _fire(self, signum, frame):
-        f = frame
+        import sys
+        import sysconfig
+
         from .errors import is_user_file
 
-        while f is not None and not is_user_file(f.f_code.co_filename):
-            f = f.f_back
+        stdlib = sysconfig.get_paths()["stdlib"]
+
+        def user(f):
+            while f is not None and (not is_user_file(f.f_code.co_filename)
+                                     or f.f_code.co_filename.startswith(stdlib)):
+                f = f.f_back
+            return f
+
+        # a mixed kernel runs its sub-cores in threads named "asc-tui block …" (npu/mix.py)
+        frames = sys._current_frames()
+        subs = [user(frames.get(t.ident)) for t in threading.enumerate()
+                if t.name.startswith("asc-tui block")]
+        f = next((u for u in subs if u is not None), None) or user(frame)
         f = f or frame
         raise KernelTimeout(
             f"the kernel did not finish within {self.seconds:g} s (an endless loop?); it was "

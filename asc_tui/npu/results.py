@@ -99,6 +99,12 @@ class EmulationResult:
     warnings: tuple = ()
     outputs: dict | None = field(default=None, compare=False)
     capacity: dict = field(default_factory=dict)  # memory -> (peak bytes used, capacity)
+    l2_hit: int = 0  # bytes of gm_read served by L2 (re-reads; see npu/l2.py)
+
+    @property
+    def hbm_read(self) -> int:
+        """Bytes read from HBM itself (gm_read minus L2 hits)."""
+        return self.gm_read - self.l2_hit
 
     @property
     def kernel_us(self) -> float:

@@ -1,6 +1,7 @@
 """The tune cache: one row per evaluated config in the project store, written immediately.
 
-Key: (operator source hash, case, chip, engine, params). `chip` includes a hash of the chip file
+Key: (operator source hash, case, chip, engine, params). The source hash ignores the PARAMS
+current-choice literals (so `--apply` keeps the cache); `chip` includes a hash of the chip file
 and `engine` a hash of the emulator's sources, so an edited operator, chip model or timing model
 re-tunes only what it changed. Every row is its own committed transaction (SQLite WAL): a
 SIGKILL loses at most the configs that were still being evaluated, never a half-written row.
@@ -52,6 +53,7 @@ class Outcome:
     ub_bytes: int | None = None
     error: str | None = None
     cached: bool = False
+    transient: bool = False  # the worker died, not the config: never cached, retried next time
 
     @property
     def ok(self) -> bool:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +63,10 @@ def evaluate(task: Task) -> Outcome:
                    int(ub) if ub is not None else None)
 
 
-def _warm(paths: tuple[str, ...]) -> None:
-    """Worker initializer: import the emulator once so the first config is not slow."""
+def _warm() -> None:
+    """Worker initializer: import the emulator once so the first config is not slow; leave
+    Ctrl-C to the tuner (it cancels cleanly) instead of killing configs mid-way."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .. import runner  # noqa: F401
 
 
@@ -81,18 +86,20 @@ class LocalBackend:
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() \
-                else "spawn"
-            self._pool = ProcessPoolExecutor(self.workers,
-                                             mp_context=multiprocessing.get_context(method),
-                                             initializer=_warm, initargs=((),))
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(),
+                                             initializer=_warm)
         return self._pool
 
     def submit(self, task: Task) -> None:
         if self.workers == 0:
             self._done.append(evaluate(task))
             return
-        fut = self._ensure_pool().submit(evaluate, task)
+        try:
+            fut = self._ensure_pool().submit(evaluate, task)
+        except BrokenProcessPool:  # a worker died earlier: start a fresh pool
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+            fut = self._ensure_pool().submit(evaluate, task)
         fut.task = task  # type: ignore[attr-defined]
         self._pending.add(fut)
 
@@ -114,7 +121,7 @@ class LocalBackend:
             try:
                 out.append(fut.result())
             except Exception as exc:  # a worker died (segfault, OOM kill...)
-                out.append(Outcome(task.key, task.params, None,
+                out.append(Outcome(task.key, task.params, None, transient=True,
                                    error=f"worker failed: {type(exc).__name__}: {exc}"))
         return out
 
@@ -124,10 +131,28 @@ class LocalBackend:
         self._pending = {f for f in self._pending if not f.cancelled()}
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the workers; configs still running are abandoned (their results never reach
+        the cache, so it stays consistent)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if any(not f.done() for f in self._pending):
+                for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                    proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
         self._pending.clear()
+
+
+def _context():
+    """fork when this process has one thread (fast, nothing to re-import); forkserver when
+    threads run (the TUI), with the emulator preloaded in the server; spawn elsewhere."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["asc_tui.devkit.runner"])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def default_workers() -> int:

@@ -24,6 +24,7 @@ from typing import Any
 from ...npu.chip import ChipModel
 from ...npu.errors import OperatorError
 from ...npu.launch import launch, make_gm
+from ...npu.results import KIND_WORK
 from ..loader import OperatorModule
 
 MEMORIES = ("ub", "l1", "l0a", "l0b", "l0c")
@@ -43,6 +44,7 @@ class Config:
     block_dim: int
     memory: dict = field(default_factory=dict)  # bytes per local memory (peak, per core)
     first_dma_bytes: int = 0  # size of block 0's first data transfer (0 if unknown)
+    multi_buffered: float | None = None  # share of the kernel's queues with >= 2 buffers
 
 
 @dataclass(frozen=True)
@@ -88,10 +90,16 @@ class _DryRunProbe:
     def __init__(self):
         self.first_bytes = 0
         self.stopped = False
+        self.multi_buffered: float | None = None
 
     def access(self, core, tensor, start, count, is_write, frame, span=False):
-        itemsize = getattr(getattr(tensor, "dtype", None), "itemsize", 0) or 0
-        self.first_bytes = int(count) * int(itemsize)
+        self.multi_buffered = _queue_depths(frame)
+        work = [r for r in core.rec[-4:] if r[7] == KIND_WORK]
+        if work:  # bytes the instruction moved (a strided access spans more than it moves)
+            self.first_bytes = int(work[-1][6])
+        else:
+            itemsize = getattr(getattr(tensor, "dtype", None), "itemsize", 0) or 0
+            self.first_bytes = int(count) * int(itemsize)
         self.stopped = True
         raise _DryRunStop
 
@@ -103,16 +111,42 @@ def _noop(*args, **kwargs):
     return None
 
 
+def _queue_depths(frame, levels: int = 6) -> float | None:
+    """Share of the TQues visible from the kernel's frames (locals and `self.` attributes)
+    that have two or more buffers: how much copy/compute overlap the config allows."""
+    from ...ascendc.pipe import TQue
+
+    found: dict[int, int] = {}
+    f = frame
+    for _ in range(levels):
+        if f is None:
+            break
+        values = list(f.f_locals.values())
+        me = f.f_locals.get("self")
+        if me is not None and hasattr(me, "__dict__"):
+            values += list(vars(me).values())
+        for v in values:
+            if isinstance(v, TQue) and v.slots:
+                found[id(v)] = len(v.slots)
+        f = f.f_back
+    if not found:
+        return None
+    return sum(1 for n in found.values() if n >= 2) / len(found)
+
+
 def build_space(op: OperatorModule, case_name: str | None, chip: ChipModel,
-                fixed: Mapping[str, Any] | None = None) -> SearchSpace:
-    """Enumerate PARAMS (with `fixed` values pinned) and prune invalid configs with reasons."""
+                fixed: Mapping[str, Any] | None = None,
+                probe_timeout_s: float | None = None) -> SearchSpace:
+    """Enumerate PARAMS (`fixed` pins a parameter to a value or a subset of values) and prune
+    invalid configs with reasons."""
     case = op.case(case_name)
     fixed = dict(fixed or {})
     names = tuple(op.params)
     values = {}
     for name in names:
         if name in fixed:
-            values[name] = (op.resolve_params({name: fixed[name]})[name],)
+            values[name] = tuple(dict.fromkeys(
+                op.resolve_params({name: v})[name] for v in _choices(fixed[name])))
         else:
             values[name] = tuple(op.params[name].space())
     unknown = [k for k in fixed if k not in op.params]
@@ -124,7 +158,7 @@ def build_space(op: OperatorModule, case_name: str | None, chip: ChipModel,
     for combo in itertools.product(*(values[n] for n in names)):
         params = dict(zip(names, combo))
         key = config_key(params)
-        verdict = check_config(op, case, chip, params, gm_args)
+        verdict = check_config(op, case, chip, params, gm_args, probe_timeout_s)
         if isinstance(verdict, Pruned):
             invalid.append(Pruned(params, key, verdict.reason, verdict.file, verdict.line))
         else:
@@ -132,8 +166,19 @@ def build_space(op: OperatorModule, case_name: str | None, chip: ChipModel,
     return SearchSpace(names, values, tuple(valid), tuple(invalid))
 
 
-def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_args=None):
-    """Either a `Pruned` (with reason) or (block_dim, memory, first_dma_bytes) for a valid one."""
+def _choices(value: Any) -> list:
+    """A pinned value, or a subset: `--param tile_m=64,128` / a list."""
+    if isinstance(value, str) and "," in value:
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_args=None,
+                 probe_timeout_s: float | None = None):
+    """Either a `Pruned` (with reason) or (block_dim, memory, first_dma_bytes, multi_buffered)
+    for a valid one."""
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
     if bad:
@@ -156,20 +201,25 @@ def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_arg
         memory, reason = fit_declared(declared, chip)
         if reason:
             return Pruned(params, "", reason, op.path, _line_of(op, "def local_memory"))
-        return lnch.block_dim, memory, 0
+        return lnch.block_dim, memory, 0, None
     if gm_args is None:
         gm_args = _shadow_args(op, case)
     probe = _DryRunProbe()
     runs = []
+
+    def setup(run):
+        run.l2_enabled = False  # no L2 pre-pass: it would run the whole kernel
+        runs.append(run)
+
     try:
         launch(op.kernel, gm_args, lnch.tiling, lnch.block_dim, chip, numeric=False,
-               sanitizer=probe, timeout_s=None, configure=runs.append)
+               sanitizer=probe, timeout_s=probe_timeout_s, configure=setup)
     except _DryRunStop:
         pass
     except OperatorError as exc:
         return Pruned(params, "", f"{exc.kind}: {exc.message}", exc.file, exc.line)
     memory = dict(runs[0].peak) if runs else {}
-    return lnch.block_dim, memory, probe.first_bytes
+    return lnch.block_dim, memory, probe.first_bytes, probe.multi_buffered
 
 
 def fit_declared(declared: Mapping[str, Any], chip: ChipModel) -> tuple[dict, str | None]:

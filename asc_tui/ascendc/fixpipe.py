@@ -1,0 +1,133 @@
+"""Fixpipe: L0C → GM (or L1) on PIPE_FIX, with NZ→ND, quantisation (fp32→fp16/bf16) and ReLU.
+
+Cost (cycles): fixpipe latency + max(L0C bytes / fixpipe bytes per cycle, GM bytes / the core's
+GM write bandwidth). Reading L0C first completes any Mmads still pending on it (see cube.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from ..npu import state
+from ..npu.errors import user_frame
+from .cube import _PKG, FIX, _cube_cfg, _fail, _gm_extent, _need_mem, flush_cube, strided
+from .dtypes import bfloat16, dtype_name, float32, half, int32
+from .tensors import GlobalTensor, LocalTensor
+
+
+class QuantMode_t(Enum):  # noqa: N801 - Ascend C's spelling
+    """Fixpipe's conversion of the L0C result on its way out."""
+
+    NoQuant = "none"
+    F322F16 = "f32_f16"
+    F322BF16 = "f32_bf16"
+    DEQF16 = "deq_f16"  # int32 × deqScalar → half
+
+
+_QUANT_OUT = {
+    QuantMode_t.F322F16: (float32, half),
+    QuantMode_t.F322BF16: (float32, bfloat16),
+    QuantMode_t.DEQF16: (int32, half),
+}
+
+
+@dataclass
+class FixpipeParamsV220:
+    """L0C (NZ) → ND: nSize columns × mSize rows; srcStride = m stride of the NZ tile (the
+    padded row count, multiple of 16); dstStride = destination row stride in elements."""
+
+    nSize: int = 0
+    mSize: int = 0
+    srcStride: int = 0
+    dstStride: int = 0
+    quantPre: QuantMode_t = QuantMode_t.NoQuant
+    deqScalar: float = 1.0
+    ndNum: int = 1
+    srcNdStride: int = 0
+    dstNdStride: int = 0
+    reluEn: bool = False
+    unitFlag: int = 0
+    isChannelSplit: bool = False
+
+
+FixpipeParams = FixpipeParamsV220
+
+
+def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
+    """Fixpipe(dst_GM_or_L1, src_L0C, FixpipeParamsV220) on PIPE_FIX (NZ→ND, quantise, ReLU)."""
+    core = state.core
+    if core.run.__dict__.get("l2_record"):
+        return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
+    fr = sys._getframe(1)
+    if fr.f_code.co_filename.startswith(_PKG):
+        fr = user_frame(2) or fr
+    if not isinstance(params, FixpipeParamsV220):
+        _fail(f"Fixpipe expects FixpipeParamsV220, got {type(params).__name__}", fr)
+    _need_mem(src, ("l0c",), "Fixpipe", "src", fr)
+    n, m = int(params.nSize), int(params.mSize)
+    sstride, dstride = int(params.srcStride), int(params.dstStride)
+    if n <= 0 or m <= 0:
+        _fail(f"FixpipeParams(nSize={n}, mSize={m}): both must be positive", fr)
+    if sstride < m or sstride % 16:
+        _fail(f"FixpipeParams.srcStride={sstride}: must be a multiple of 16 and at least "
+              f"mSize={m} (it is the padded row count of the L0C tile)", fr)
+    if dstride < n:
+        _fail(f"FixpipeParams.dstStride={dstride} is smaller than nSize={n}: output rows "
+              "would overlap", fr)
+    q = params.quantPre
+    if q is QuantMode_t.NoQuant:
+        if dst.dtype != src.dtype:
+            _fail(f"Fixpipe from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
+                  f"conversion: set quantPre (e.g. QuantMode_t.F322F16)", fr)
+    else:
+        want = _QUANT_OUT[q]
+        if (src.dtype, dst.dtype) != want:
+            _fail(f"Fixpipe quantPre={q.name} converts {dtype_name(want[0])} → "
+                  f"{dtype_name(want[1])}, but the tensors are {dtype_name(src.dtype)} → "
+                  f"{dtype_name(dst.dtype)}", fr)
+    n1 = -(-n // 16)
+    need_c = n1 * sstride * 16
+    if need_c > src.count:
+        _fail(f"Fixpipe reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the "
+              f"tensor holds {src.count * 4} B", fr)
+    to_gm = type(dst) is GlobalTensor
+    isz = dst.dtype.itemsize
+    d_need = (m - 1) * dstride + n
+    if to_gm:
+        if d_need > _gm_extent(dst):
+            _fail(f"Fixpipe writes {d_need} elements of GlobalTensor '{dst.name}' from element "
+                  f"{dst.start}, but only {_gm_extent(dst)} are there", fr,
+                  hint="check mSize/nSize of the last (tail) tile")
+    elif not isinstance(dst, LocalTensor) or dst.mem not in ("l1", "ub"):
+        _fail("Fixpipe writes to GM or L1", fr)
+    elif d_need > dst.count:
+        _fail(f"Fixpipe writes {d_need} elements but the local tensor holds {dst.count}", fr)
+    if core.numeric:
+        flush_cube(core)
+        sv = strided(src.arr, 0, (m, n1, 16), (64, sstride * 64, 4)).reshape(m, n1 * 16)[:, :n]
+        if q is QuantMode_t.DEQF16:
+            sv = sv.astype(np.float32) * np.float32(params.deqScalar)
+        if params.reluEn:
+            sv = np.maximum(sv, 0)
+        base = dst.start if to_gm else 0
+        dv = strided(dst.arr, base, (m, n), (dstride * isz, isz))
+        dv[...] = sv.astype(dst.dtype)
+    cfg = _cube_cfg(core.chip)
+    src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
+    cycles = src_bytes / cfg["fix_bpc"]
+    if to_gm:
+        wr = out_bytes / core.wr_bpc
+        cycles = wr if wr > cycles else cycles
+        core.gm_write += out_bytes
+    core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
+    san = core.run.san
+    if san is not None:
+        san.access(core, src, 0, need_c, False, fr, span=True)
+        san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+__all__ = ["QuantMode_t", "FixpipeParamsV220", "FixpipeParams", "Fixpipe"]

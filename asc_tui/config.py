@@ -1,0 +1,186 @@
+"""Project configuration: `asc-tui.toml`, or `[tool.asc-tui]` in `pyproject.toml`.
+
+Keys: operators (dir), chip, case, theme, keymap (binding id -> keys), thresholds (ship/optimise
+ratios vs baseline, regression fraction), worker_timeout (seconds). A mistake is reported as a
+`ConfigError` naming the file, line and column, so the user can jump straight to it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli
+
+KEYS = ("operators", "chip", "case", "theme", "keymap", "thresholds", "worker_timeout")
+THRESHOLD_KEYS = ("ship", "optimise", "regression")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Verdicts vs baseline: ratio ≥ ship ships, ≥ optimise should optimise, below must.
+
+    `regression`: a run slower than the previous one by more than this fraction is flagged.
+    """
+
+    ship: float = 0.95
+    optimise: float = 0.90
+    regression: float = 0.01  # 1%: the emulator is deterministic (bench uses it too)
+
+
+@dataclass(frozen=True)
+class Config:
+    operators: str | None = None
+    chip: str | None = None
+    case: str | None = None
+    theme: str | None = None
+    keymap: dict[str, str] = field(default_factory=dict)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    worker_timeout: float = 30.0
+    source: str | None = None  # the file it came from
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def format(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+
+class ConfigError(Exception):
+    """One or more problems in a config file, each with line and column."""
+
+    def __init__(self, problems: list[ConfigProblem]):
+        self.problems = problems
+        super().__init__("\n".join(p.format() for p in problems))
+
+
+def find_config(start: Path | None = None) -> Path | None:
+    """The nearest asc-tui.toml, or pyproject.toml with a [tool.asc-tui] table, upwards."""
+    here = Path(start or Path.cwd()).resolve()
+    if here.is_file():
+        here = here.parent
+    for d in (here, *here.parents):
+        cand = d / "asc-tui.toml"
+        if cand.is_file():
+            return cand
+        py = d / "pyproject.toml"
+        if py.is_file() and re.search(r"^\[tool\.asc-tui(\]|\.)", py.read_text(errors="replace"),
+                                      re.M):
+            return py
+    return None
+
+
+def load_config(path: Path | None = None, start: Path | None = None) -> Config:
+    """Read the config (found from `start` when `path` is None); defaults if there is none."""
+    path = path or find_config(start)
+    if path is None:
+        return Config()
+    path = Path(path)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        data = tomli.loads(text)
+    except tomli.TOMLDecodeError as exc:
+        msg = str(exc).split(" (at line")[0]
+        raise ConfigError([ConfigProblem(str(path), getattr(exc, "lineno", 1) or 1,
+                                         getattr(exc, "colno", 1) or 1, msg)]) from None
+    prefix: tuple[str, ...] = ()
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("asc-tui", {})
+        prefix = ("tool", "asc-tui")
+    return _validate(data, path, text, prefix)
+
+
+def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Config:
+    loc = _Locator(text, prefix)
+    problems: list[ConfigProblem] = []
+
+    def bad(key: tuple[str, ...], message: str) -> None:
+        line, col = loc.find(key)
+        problems.append(ConfigProblem(str(path), line, col, message))
+
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, 1)
+            bad((key,), f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close
+                                                  else f"; known: {', '.join(KEYS)}"))
+            continue
+        if key in ("operators", "chip", "case", "theme"):
+            if not isinstance(value, str) or not value:
+                bad((key,), f"{key} must be a non-empty string, got {value!r}")
+                continue
+        elif key == "worker_timeout":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                bad((key,), f"worker_timeout must be a positive number of seconds, got {value!r}")
+                continue
+            value = float(value)
+        elif key == "keymap":
+            if not isinstance(value, dict):
+                bad((key,), "keymap must be a table of binding id = \"keys\"")
+                continue
+            for bid, keys in value.items():
+                if not isinstance(keys, str) or not keys.strip():
+                    bad((key, bid), f"keymap.{bid} must be a string like \"f5\" or \"r,f5\"")
+            value = {k: v for k, v in value.items() if isinstance(v, str) and v.strip()}
+        elif key == "thresholds":
+            if not isinstance(value, dict):
+                bad((key,), "thresholds must be a table (ship, optimise, regression)")
+                continue
+            th = {}
+            for tk, tv in value.items():
+                if tk not in THRESHOLD_KEYS:
+                    bad((key, tk), f"unknown threshold {tk!r}; known: {', '.join(THRESHOLD_KEYS)}")
+                elif isinstance(tv, bool) or not isinstance(tv, (int, float)) or not 0 <= tv <= 2:
+                    bad((key, tk), f"thresholds.{tk} must be a number in 0..2, got {tv!r}")
+                else:
+                    th[tk] = float(tv)
+            value = Thresholds(**th)
+        values[key] = value
+    if problems:
+        raise ConfigError(problems)
+    return Config(**values, source=str(path))
+
+
+class _Locator:
+    """Finds where a (sub)key is written in TOML text: 1-based line and column."""
+
+    _HEADER = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+\s*(#.*)?$")
+
+    def __init__(self, text: str, prefix: tuple[str, ...]):
+        self.lines = text.splitlines()
+        self.prefix = prefix
+
+    def find(self, key: tuple[str, ...]) -> tuple[int, int]:
+        table: tuple[str, ...] = ()
+        full = self.prefix + key
+        fallback = (1, 1)
+        for i, line in enumerate(self.lines, 1):
+            m = self._HEADER.match(line)
+            if m:
+                table = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+                if table == full:
+                    return i, line.index("[") + 1
+                if table == self.prefix:
+                    fallback = (i, 1)
+                continue
+            rest = full[len(table):] if full[:len(table)] == table else None
+            if not rest:
+                continue
+            dotted = r"\s*\.\s*".join(re.escape(k) for k in rest)
+            m = re.match(rf"^(\s*)[\"']?{dotted}[\"']?\s*=", line)
+            if m:
+                return i, len(m.group(1)) + 1
+            if len(rest) > 1:  # inline table: keymap = { rerun = "f5" }
+                m = re.match(rf"^\s*{re.escape(rest[0])}\s*=\s*\{{", line)
+                if m:
+                    col = line.find(rest[-1], m.end())
+                    return i, (col + 1) if col >= 0 else 1
+        return fallback

@@ -1,0 +1,120 @@
+"""Roofline bound of one run: how close the operator came to the chip's compute or HBM limit.
+
+Peaks come from the chip file, whole chip:
+
+* vector: `aiv` cores × `[vector] repeat_bytes` / element size / `cycles_per_repeat.default`
+  elements per cycle (one flop per element per instruction) × clock;
+* cube: `aic` cores × 2 × `[cube] fp16_macs_per_cycle` (int8: `int8_macs_per_cycle`) × clock,
+  used when the run has work on the cube pipe;
+* memory: `[dma] hbm_gbps`.
+
+roof_us = max(flops / peak_flops, bytes / peak_bandwidth); `fraction` = roof_us / task duration.
+The bound is the larger of the two terms ("compute" or "memory"), except "latency": the run
+reaches less than `LATENCY_FRACTION` of the roof *and* fixed costs (launch overhead plus the
+per-instruction start-up of the busiest pipe on the slowest core) are at least
+`LATENCY_FIXED_SHARE` of the task duration — neither more bandwidth nor more FLOPs would help,
+fewer and larger instructions would.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..npu.results import KIND_WORK
+
+LATENCY_FRACTION = 0.25
+LATENCY_FIXED_SHARE = 0.5
+
+S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
+_DTYPE_BYTES = {"float16": 2, "half": 2, "bfloat16": 2, "float32": 4, "float": 4, "int8": 1,
+                "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8}
+
+
+@dataclass(frozen=True)
+class Roofline:
+    bound: str  # "compute" | "memory" | "latency"
+    fraction: float  # roof time / task duration (1.0 = at the chip's limit)
+    unit: str  # "vector" | "cube": which compute roof applies
+    flops: float
+    bytes: float
+    intensity: float  # flops per byte
+    peak_tflops: float
+    peak_gbps: float
+    ridge: float  # flops per byte where the two roofs meet
+    compute_us: float  # flops / peak
+    memory_us: float  # bytes / bandwidth
+    fixed_us: float  # launch overhead + start-up costs on the critical pipe
+    time_us: float
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def element_bytes(shapes: dict) -> int:
+    """Element size of the operator's first tensor ("float16[262144]" → 2); 2 if unknown."""
+    for desc in shapes.values():
+        m = re.match(r"([a-z0-9_]+)", str(desc))
+        if m and m.group(1) in _DTYPE_BYTES:
+            return _DTYPE_BYTES[m.group(1)]
+    return 2
+
+
+def peaks(chip, use_cube: bool, elem_bytes: int) -> tuple[float, float]:
+    """(peak flops per second, peak bytes per second) of the whole chip."""
+    hz = chip.clock_mhz * 1e6
+    if use_cube:
+        cube = chip.section("cube")
+        key = "int8_macs_per_cycle" if elem_bytes == 1 else "fp16_macs_per_cycle"
+        macs = float(cube.get(key, cube.get("fp16_macs_per_cycle", 4096)))
+        flops = chip.aic * 2.0 * macs * hz
+    else:
+        per_cycle = chip.repeat_bytes / max(elem_bytes, 1) / chip.vec_cycles_per_repeat("default")
+        flops = chip.aiv * per_cycle * hz
+    return flops, chip.hbm_gbps * 1e9
+
+
+def fixed_cycles(result, chip, use_cube: bool) -> float:
+    """Start-up cycles of the busiest pipe on the slowest block (DMA latency, vector start-up)."""
+    if not result.blocks:
+        return 0.0
+    cube = chip.section("cube")
+    startup = np.zeros(N_PIPES)
+    startup[V] = chip.vec_startup
+    startup[M] = float(cube.get("startup_cycles", 0.0))
+    n_cores = chip.aic if use_cube else chip.aiv
+    slow = max(range(len(result.blocks)),
+               key=lambda i: result.blocks[i].t_end - result.blocks[i].t_start)
+    b = result.blocks[slow]
+    n_active = min(n_cores, result.block_dim - b.wave * n_cores) if n_cores else 1
+    dma = chip.dma_latency + chip.dma_latency_per_active_core * max(n_active - 1, 0)
+    startup[[MTE1, MTE2, MTE3, FIX]] = dma
+    work = b.kind == KIND_WORK
+    dur = np.bincount(b.pipe[work], weights=(b.end - b.start)[work], minlength=N_PIPES)
+    count = np.bincount(b.pipe[work], minlength=N_PIPES)
+    busiest = int(np.argmax(dur[1:N_PIPES]) + 1)  # scalar has no start-up model
+    return float(count[busiest] * startup[busiest])
+
+
+def roofline(flops: float, nbytes: float, time_us: float, chip, use_cube: bool,
+             elem_bytes: int, fixed_us: float) -> Roofline:
+    peak_flops, peak_bw = peaks(chip, use_cube, elem_bytes)
+    compute_us = flops / peak_flops * 1e6 if peak_flops > 0 else 0.0
+    memory_us = nbytes / peak_bw * 1e6 if peak_bw > 0 else 0.0
+    roof = max(compute_us, memory_us)
+    fraction = roof / time_us if time_us > 0 else 0.0
+    bound = "compute" if compute_us > memory_us else "memory"
+    if fraction < LATENCY_FRACTION and time_us > 0 and fixed_us / time_us >= LATENCY_FIXED_SHARE:
+        bound = "latency"
+    return Roofline(bound=bound, fraction=fraction, unit="cube" if use_cube else "vector",
+                    flops=flops, bytes=nbytes, intensity=flops / nbytes if nbytes else 0.0,
+                    peak_tflops=peak_flops / 1e12, peak_gbps=peak_bw / 1e9,
+                    ridge=peak_flops / peak_bw if peak_bw else 0.0, compute_us=compute_us,
+                    memory_us=memory_us, fixed_us=fixed_us, time_us=time_us)
+
+
+__all__ = ["Roofline", "roofline", "peaks", "fixed_cycles", "element_bytes", "PIPE_NAMES",
+           "LATENCY_FRACTION", "LATENCY_FIXED_SHARE"]

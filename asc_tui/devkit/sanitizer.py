@@ -1,0 +1,253 @@
+"""The kernel sanitizer: msSanitizer's four tools on the emulator, behind one `Run.san` object.
+
+`Sanitizer(tools=("memcheck", ...))` is handed to `run(..., sanitizer=...)`; the kernel API calls
+its hooks (`access`, `set_flag`, `wait_flag`, `barrier`, `queue`, `oob`, `end_block`) and each
+enabled tool turns what it sees into `Finding`s. Findings are deduplicated by where they happen
+(a bug in a loop is one finding with a count). Guard rails that stop the run (capacity, event ids,
+queue misuse) arrive as `ErrorInfo`s; `findings_from_errors` maps them onto the same shape.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+
+from ..npu.errors import ErrorInfo
+
+TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+
+TITLES = {
+    "out-of-bounds": "Out-of-bounds access detected",
+    "misaligned": "Misaligned access detected",
+    "misaligned-length": "Misaligned DataCopy length detected",
+    "use-after-free": "Use-after-free detected",
+    "illegal-free": "Illegal free detected",
+    "leak": "Memory leak detected",
+    "capacity": "Buffer capacity overflow detected",
+    "alloc-exhausted": "Buffer exhaustion detected",
+    "race-raw": "Read-after-write race detected",
+    "race-war": "Write-after-read race detected",
+    "race-waw": "Write-after-write race detected",
+    "uninitialized": "Uninitialized read detected",
+    "unpaired-set": "Unpaired SetFlag detected",
+    "unpaired-wait": "Unpaired WaitFlag detected",
+    "redundant-set": "Redundant SetFlag detected",
+    "event-ids": "Event IDs exhausted",
+    "deadlock": "In-core deadlock detected",
+    "queue-misuse": "Queue misuse detected",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One sanitizer report, in the shape msSanitizer users read (offsets and sizes in bytes)."""
+
+    tool: str
+    kind: str
+    file: str | None
+    line: int | None
+    reason: str
+    block: int = -1
+    tensor: str | None = None
+    memory: str | None = None
+    offset: int | None = None
+    access: str | None = None  # Read / Write
+    size: int | None = None
+    pipe: str | None = None
+    other: str | None = None  # the other side of a race / the earlier call (file:line)
+    states: tuple[str, ...] = ()  # per-pipe state for deadlocks
+    count: int = 1
+
+    @property
+    def title(self) -> str:
+        return TITLES.get(self.kind, self.kind)
+
+    def format(self) -> str:
+        parts = [f"File: {os.path.basename(self.file) if self.file else '?'}",
+                 f"Line: {self.line if self.line is not None else '?'}"]
+        if self.block >= 0:
+            parts.append(f"Block: {self.block}")
+        if self.tensor:
+            parts.append(f"Tensor: {self.tensor}" + (f" ({self.memory.upper()})"
+                                                     if self.memory else ""))
+        if self.offset is not None:
+            parts.append(f"Offset: {self.offset}")
+        if self.access:
+            parts.append(f"Access: {self.access}")
+        if self.size is not None:
+            parts.append(f"Size: {self.size} bytes")
+        if self.pipe:
+            parts.append(f"Pipe: {self.pipe}")
+        if self.other:
+            parts.append(f"Other: {self.other}")
+        parts.append(f"Reason: {self.reason}")
+        text = f"{self.title}: " + ", ".join(parts)
+        if self.count > 1:
+            text += f" (x{self.count})"
+        for s in self.states:
+            text += f"\n    {s}"
+        return text
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["title"] = self.title
+        d["states"] = list(self.states)
+        return d
+
+
+class Sanitizer:
+    """Dispatches the kernel API's hooks to the enabled tools and collects their findings."""
+
+    def __init__(self, tools=TOOLS):
+        from .initcheck import InitCheck
+        from .memcheck import MemCheck
+        from .racecheck import RaceCheck
+        from .synccheck import SyncCheck
+
+        tools = tuple(tools)
+        unknown = [t for t in tools if t not in TOOLS]
+        if unknown:
+            raise ValueError(f"unknown sanitizer tool(s) {', '.join(unknown)}; "
+                             f"choose from {', '.join(TOOLS)}")
+        self.tools = tools
+        self._found: dict[tuple, list] = {}
+        made = {"memcheck": MemCheck, "racecheck": RaceCheck, "initcheck": InitCheck,
+                "synccheck": SyncCheck}
+        self.checkers = [made[t](self) for t in TOOLS if t in tools]
+        self._access = [c.access for c in self.checkers if hasattr(c, "access")]
+
+        def _hooks(name):
+            return [getattr(c, name) for c in self.checkers if hasattr(c, name)]
+
+        self._set, self._wait, self._barrier = _hooks("set_flag"), _hooks("wait_flag"), \
+            _hooks("barrier")
+        self._queue, self._oob, self._end = _hooks("queue"), _hooks("oob"), _hooks("end_block")
+        # the per-instruction hooks are bound straight to the tools (no dispatch loop)
+        self.access = _fan_out(self._access, _no_access)
+        self.queue = _fan_out(self._queue, _no_queue)
+
+    # ---- sink ----------------------------------------------------------------------------------
+    def report(self, finding: Finding) -> None:
+        key = (finding.tool, finding.kind, finding.file, finding.line, finding.tensor,
+               finding.access, finding.other)
+        slot = self._found.get(key)
+        if slot is None:
+            self._found[key] = [finding, 1]
+        else:
+            slot[1] += 1
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for f, n in self._found.values():
+            out.append(f if n == 1 else Finding(**{**asdict(f), "count": n,
+                                                   "states": f.states}))
+        return out
+
+    def has_report_at(self, file: str | None, line: int | None) -> bool:
+        return any(f.file == file and f.line == line for f, _ in self._found.values())
+
+    # ---- hooks (called by the kernel API) ------------------------------------------------------
+    # access(core, tensor, start, count, is_write, fr, span=False): one tensor read or write of
+    #   the instruction just recorded (core.rec[-1]); start/count in elements of the tensor.
+    # queue(core, que, tensor, op, fr): TQue life cycle, op = alloc, enque, deque or free (free
+    #   is called before its guards, so memcheck sees double and foreign frees).
+    # Both are bound per instance in __init__ (they run per instruction); the rest dispatch here.
+    def set_flag(self, core, key, fr) -> None:
+        for fn in self._set:
+            fn(core, key, fr)
+
+    def wait_flag(self, core, key, fr) -> None:
+        for fn in self._wait:
+            fn(core, key, fr)
+
+    def barrier(self, core, pipe, fr) -> None:
+        for fn in self._barrier:
+            fn(core, pipe, fr)
+
+    def oob(self, core, tensor, first: int, count: int, is_write: bool, fr, reason: str) -> None:
+        """A bounds guard rail is about to stop the run: record it in the report's shape."""
+        for fn in self._oob:
+            fn(core, tensor, first, count, is_write, fr, reason)
+
+    def end_block(self, core) -> None:
+        for fn in self._end:
+            fn(core)
+
+
+def _no_access(core, tensor, start, count, is_write, fr, span=False) -> None:
+    pass
+
+
+def _no_queue(core, que, tensor, op, fr) -> None:
+    pass
+
+
+def _fan_out(fns: list, empty):
+    """One callable calling every hook in `fns` in order (the fastest form for 0-4 hooks)."""
+    if not fns:
+        return empty
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        a, b = fns
+
+        def two(*args, **kw):
+            a(*args, **kw)
+            b(*args, **kw)
+
+        return two
+
+    def many(*args, **kw):
+        for fn in fns:
+            fn(*args, **kw)
+
+    return many
+
+
+# ---- guard-rail errors → findings ----------------------------------------------------------------
+_ERROR_RULES = (
+    # (error kind, text in message, tool, finding kind)
+    ("kernel", "InitBuffer(", "memcheck", "capacity"),
+    ("kernel", "event ids per event type", "synccheck", "event-ids"),
+    ("sync", "is out of range", "synccheck", "event-ids"),
+    ("sync", "in-core deadlock", "synccheck", "deadlock"),
+    ("kernel", "double free", "memcheck", "illegal-free"),
+    ("kernel", "does not belong", "memcheck", "illegal-free"),
+    ("kernel", "buffer(s) are in use", "memcheck", "alloc-exhausted"),
+    ("kernel", "DeQue on empty", "synccheck", "queue-misuse"),
+    ("kernel", "EnQue on", "synccheck", "queue-misuse"),
+    ("kernel", "outside the GlobalTensor", "memcheck", "out-of-bounds"),
+    ("kernel", "outside the LocalTensor", "memcheck", "out-of-bounds"),
+    ("kernel", "is outside the tensor", "memcheck", "out-of-bounds"),
+    ("kernel", "but it holds", "memcheck", "out-of-bounds"),
+    ("kernel", "elements but '", "memcheck", "out-of-bounds"),
+    ("kernel", "tensor holds", "memcheck", "out-of-bounds"),  # cube path (L1, L0A/B/C)
+    ("kernel", "are there", "memcheck", "out-of-bounds"),
+    ("kernel", " aligned", "memcheck", "misaligned"),
+)
+
+
+def findings_from_errors(errors, tools, san: Sanitizer | None = None
+                         ) -> tuple[list[Finding], list[ErrorInfo]]:
+    """Map guard-rail errors onto findings of the enabled tools; return (findings, the rest).
+
+    An error a tool already reported with more detail (same file and line) is not repeated.
+    """
+    found, rest = [], []
+    for e in errors:
+        rule = next((r for r in _ERROR_RULES if r[0] == e.kind and r[1] in e.message), None)
+        if rule is None or rule[2] not in tools:
+            rest.append(e)
+            continue
+        if san is not None and san.has_report_at(e.file, e.line):
+            continue
+        block = -1
+        msg = e.message
+        if msg.startswith("block ") and ": " in msg:
+            head, msg = msg.split(": ", 1)
+            try:
+                block = int(head.split()[1])
+            except (IndexError, ValueError):
+                block = -1
+        found.append(Finding(rule[2], rule[3], e.file, e.line, msg, block=block))
+    return found, rest

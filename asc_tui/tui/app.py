@@ -1,0 +1,495 @@
+"""`asc-tui [PATH]`: the workbench. Save a kernel, every pane updates; the keyboard stays free.
+
+Threads and processes: a `FileWatcher` thread turns saves into `ChangeSet`s, a `Rerunner` thread
+runs affected operators in a warm `RunWorker` process (hangs and crashes stay there), and both
+post typed messages here. The app only renders immutable results, inside `batch_update()`.
+Tool actions (debug, bench, tune, export) live in `tools.ToolActions`. The emulator stack
+(numpy, the devkit) is imported after the first paint, in a thread, so the screen comes up first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from .. import BUNDLED_OPERATORS
+from ..config import Config, ConfigError, load_config
+from .bench_sync import BenchSync
+from .commands import WorkbenchCommands
+from .engines import line_heat, profile_view
+from .help_screen import HelpScreen
+from .keymap import ACTIONS, app_bindings, unknown_ids
+from .messages import EngineReady, FilesChanged, RunFinished, RunStarted
+from .state import OperatorState, classify, declared_cases, find_operators
+from .themes import DEFAULT_THEME, load_themes
+from .tools import ToolActions
+from .widgets.bench_table import BenchTable
+from .widgets.log_pane import LogPane
+from .widgets.operator_tree import OperatorTree
+from .widgets.profile_pane import ProfilePane
+from .widgets.source_view import SourceView
+from .widgets.timeline import TimelineView
+from .widgets.tune_pane import TunePane
+
+TABS = ("log", "profile", "timeline", "source", "bench", "tune")
+#: At least this many columns and rows: the log leaves the tabs for its own pane.
+WIDE = (140, 40)
+
+
+def resolve_operators_dir(path: str | None, config: Config) -> Path:
+    """PATH, else the config's `operators`, else ./operators, else the bundled operators."""
+    for cand in (path, config.operators, "operators"):
+        if cand and Path(cand).is_dir():
+            return Path(cand).resolve()
+        if cand and Path(cand).is_file():
+            return Path(cand).resolve().parent
+    return BUNDLED_OPERATORS.resolve()
+
+
+def short_path(p: Path) -> str:
+    """Relative to the working directory when below it (what the user typed, usually)."""
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
+
+
+class Workbench(BenchSync, ToolActions, App):
+    TITLE = "asc-tui"
+    CSS = """
+    #status { height: 1; padding: 0 1; background: $panel; }
+    #body { height: 1fr; }
+    #sidebar { width: 26; border-right: vkey $primary 40%; }
+    #sidebar.-hidden { display: none; }
+    #main { width: 1fr; }
+    TabbedContent { height: 1fr; }
+    TabPane { padding: 0; }
+    #bottom-log { height: 12; display: none; border-top: hkey $primary 40%; }
+    Screen.-wide #bottom-log { display: block; }
+    Screen.-narrow #sidebar { width: 20; }
+    """
+    BINDINGS = app_bindings()
+    COMMANDS = App.COMMANDS | {WorkbenchCommands}
+
+    def __init__(self, path: str | None = None, theme: str | None = None,
+                 config: Config | None = None, config_error: ConfigError | None = None,
+                 chip: str | None = None, watch: bool = True, run_on_start: bool = True,
+                 clock=None, show_host_times: bool = True, worker=None):
+        super().__init__()
+        self.config = config or Config()
+        self.config_error = config_error
+        self.ops_dir = resolve_operators_dir(path, self.config)
+        self.chip = chip or self.config.chip
+        self.requested_theme = theme or self.config.theme
+        self.watch_enabled, self.run_on_start = watch, run_on_start
+        self.clock, self.show_host_times = clock, show_host_times
+        self.ops: dict[Path, OperatorState] = {}
+        self.selected: Path | None = None
+        self.worker = worker  # RunWorker
+        self.rerunner = None  # Rerunner, once the engine is up
+        self.watcher = None  # FileWatcher
+        self.models: dict = {}  # id(emulation) -> TimelineModel
+        self.results_seen = 0  # RunFinished messages applied (tests, benchmarks)
+        self.closing = False
+        self.first_paint_at: float | None = None  # perf_counter() after the first refresh
+        self._themes: list[str] = []
+        self._theme_problems = self._install_themes()
+        self.init_tools()
+
+    # -- layout ----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("asc-tui", id="status")
+        with Horizontal(id="body"):
+            yield OperatorTree("operators", id="sidebar")
+            with Vertical(id="main"):
+                with TabbedContent(initial="log", id="tabs"):
+                    with TabPane("Log", id="log"):
+                        yield LogPane(clock=self.clock, id="log-pane")
+                    with TabPane("Profile", id="profile"):
+                        with VerticalScroll():
+                            yield ProfilePane(id="profile-pane")
+                    with TabPane("Timeline", id="timeline"):
+                        yield TimelineView(id="timeline-view")
+                    with TabPane("Source", id="source"):
+                        yield SourceView(id="source-view")
+                    with TabPane("Bench", id="bench"):
+                        yield BenchTable(id="bench-table")
+                    with TabPane("Tune", id="tune"):
+                        yield TunePane(id="tune-pane")
+                yield LogPane(clock=self.clock, id="bottom-log")
+        yield Footer()
+
+    def _install_themes(self) -> list[str]:
+        """Register themes/*.toml and pick the start theme before the first style pass (a theme
+        switch after mount re-styles every widget: ~100 ms of start-up)."""
+        themes, problems = load_themes()
+        for t in themes.values():
+            self.register_theme(t)
+        self._themes = sorted(themes)
+        want = self.requested_theme or DEFAULT_THEME
+        if want in self.available_themes:
+            self.theme = want
+        elif self.requested_theme:
+            problems.append(f"unknown theme {want!r}; available: {', '.join(self._themes)}")
+        return problems
+
+    def on_mount(self) -> None:
+        for p in self._theme_problems:
+            self.log_line(f"theme: {p}", "warn")
+        self.apply_keymap()
+        if self.config_error is not None:
+            for p in self.config_error.problems:
+                self.log_line(f"config error: {p.format()}", "error")
+            self.notify(str(self.config_error), title="config", severity="error", timeout=10)
+        tree = self.pane(OperatorTree)
+        paths = find_operators(self.ops_dir)
+        for p in paths:
+            self.ops[p] = OperatorState(p, case=self.config.case)
+        tree.set_operators(paths)
+        self.log_line(f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
+                      f"{self.chip or 'ascend910b (default)'}")
+        if paths:
+            self.selected = paths[0]
+            tree.select_path(paths[0])
+        self._layout_for(self.size.width, self.size.height)
+        self.update_status()
+        self.call_after_refresh(self._first_paint)
+        self.call_after_refresh(lambda: self.run_worker(self._start_engine, thread=True,
+                                                        group="engine", exit_on_error=False))
+
+    def _first_paint(self) -> None:
+        self.first_paint_at = time.perf_counter()
+
+    def _start_engine(self) -> None:
+        """Import the emulator stack and start worker, rerunner and watcher (off the UI)."""
+        from ..devkit.watch import FileWatcher, Rerunner
+        from ..devkit.worker import RunWorker
+
+        if self.worker is None:
+            self.worker = RunWorker(timeout_s=self.config.worker_timeout)
+        self.rerunner = Rerunner(self.worker, self.make_request,
+                                 on_start=lambda p, r: self.post_message(RunStarted(p, r)),
+                                 on_result=lambda p, r: self.post_message(RunFinished(p, r)))
+        if self.watch_enabled:
+            extra = [c for c in (self.config.source,) if c]
+            self.watcher = FileWatcher(self.ops_dir,
+                                       lambda cs: self.post_message(FilesChanged(cs)),
+                                       extra=extra).start()
+        from . import engines, timeline_model  # noqa: F401 - warm for the first result
+
+        self.post_message(EngineReady())
+
+    def on_engine_ready(self, _msg: EngineReady) -> None:
+        paths = list(self.ops)
+        if self.run_on_start and paths:
+            first = self.selected if self.selected in self.ops else paths[0]
+            self.rerunner.submit([first, *[p for p in paths if p != first]])
+
+    def submit(self, paths) -> bool:
+        """Queue runs; False (and a note) while the engine is still starting."""
+        if self.rerunner is None:
+            self.notify("still starting the emulator…", timeout=2)
+            return False
+        self.rerunner.submit(list(paths))
+        return True
+
+    def on_unmount(self) -> None:
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        self.closing = True  # results still in flight are dropped from here on
+        self.shutdown_tools()
+        if self.watcher is not None:
+            self.watcher.stop()
+        if self.rerunner is not None:
+            self.rerunner.stop()
+        if self.worker is not None:
+            self.worker.close()
+
+    def on_tabbed_content_tab_activated(self, event) -> None:
+        if event.pane.id == "source":
+            self.call_after_refresh(self.pane(SourceView).scroll_to_hot)
+
+    def on_resize(self, event) -> None:
+        self._layout_for(event.size.width, event.size.height)
+
+    def _layout_for(self, width: int, height: int) -> None:
+        wide = width >= WIDE[0] and height >= WIDE[1]
+        self.screen.set_class(wide, "-wide")
+        self.screen.set_class(width < 100, "-narrow")
+        tabs = self.pane(TabbedContent)
+        if wide:
+            if tabs.active == "log":
+                tabs.active = "profile"
+            tabs.hide_tab("log")
+        else:
+            tabs.show_tab("log")
+
+    def pane(self, selector, expect_type=None):
+        """Query the workbench screen, even while a modal (help, palette) is on top."""
+        base = self.screen_stack[0] if self.screen_stack else self.screen
+        return base.query_one(selector, expect_type) if expect_type else base.query_one(selector)
+
+    # -- keymap / themes -------------------------------------------------------------------
+    def apply_keymap(self) -> None:
+        keymap = dict(self.config.keymap)
+        timeline_ids = {b.id for b in TimelineView.BINDINGS}
+        for bad in unknown_ids(keymap, timeline_ids):
+            self.log_line(f"keymap: no binding with id {bad!r} (see `?` for the ids)", "warn")
+        if keymap:
+            self.set_keymap(keymap)
+
+    def effective_keys(self) -> dict[str, str]:
+        return {**{a.id: a.keys for a in ACTIONS}, **self.config.keymap}
+
+    def theme_names(self) -> list[str]:
+        return list(self._themes)
+
+    def action_next_theme(self) -> None:
+        names = self._themes or sorted(self.available_themes)
+        i = names.index(self.theme) if self.theme in names else -1
+        self.theme = names[(i + 1) % len(names)]
+        self.notify(f"theme {self.theme}", timeout=2)
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen(self.effective_keys()))
+
+    def action_toggle_sidebar(self) -> None:
+        self.pane("#sidebar").toggle_class("-hidden")
+
+    def action_show_tab(self, tab: str) -> None:
+        tabs = self.pane(TabbedContent)
+        if tab == "log" and self.screen.has_class("-wide"):
+            self.pane("#bottom-log").focus()
+            return
+        tabs.active = tab
+        pane = {"timeline": "#timeline-view", "source": "#source-view",
+                "bench": "#bench-table"}.get(tab)
+        if pane:
+            self.pane(pane).focus()
+
+    # -- logging / status ------------------------------------------------------------------
+    def log_line(self, text: str, level: str = "info") -> None:
+        for pane in self.log_panes():
+            pane.add(text, level)
+
+    def log_panes(self) -> list[LogPane]:
+        base = self.screen_stack[0] if self.screen_stack else self.screen
+        return list(base.query(LogPane))
+
+    def update_status(self) -> None:
+        st = self.ops.get(self.selected) if self.selected else None
+        parts = [f"chip {self.chip or 'ascend910b'}"]
+        if st is not None:
+            rep = st.good
+            case = st.case or (rep.case if rep is not None else None) or "default"
+            parts.insert(0, f"{st.path.stem} [{case}]")
+            if rep is not None and rep.emulation is not None:
+                parts.append(f"{rep.emulation.time_us:,.3f} µs")
+            parts.append(st.status.upper())
+            if st.stale:
+                parts.append("STALE (showing the last good result)")
+            if st.params:
+                parts.append(" ".join(f"{k}={v}" for k, v in st.params.items()))
+        busy = self.rerunner.current if self.rerunner else None
+        if busy is not None:
+            parts.append(f"running {busy.stem}…")
+        self.pane("#status", Static).update(Text(" · ".join(parts)))
+
+    # -- runs ------------------------------------------------------------------------------
+    def operator_paths(self) -> list[Path]:
+        return list(self.ops)
+
+    def make_request(self, path: Path):
+        from ..devkit.runner import RunRequest
+
+        st = self.ops.get(path) or OperatorState(path)
+        return RunRequest(str(path), case=st.case, chip=self.chip, params=dict(st.params),
+                          timing_only=False, timeout_s=self.config.worker_timeout)
+
+    def on_run_started(self, msg: RunStarted) -> None:
+        if self.closing:
+            return
+        st = self.ops.setdefault(msg.path, OperatorState(msg.path))
+        st.status = "running"
+        self.pane(OperatorTree).set_status(msg.path, "running", st.stale)
+        self.update_status()
+
+    def on_run_finished(self, msg: RunFinished) -> None:
+        if self.closing:
+            return
+        st = self.ops.setdefault(msg.path, OperatorState(msg.path))
+        res = msg.result
+        rep = res.report
+        key = (rep.case if rep else st.case, rep.chip if rep else self.chip)
+        hist = st.history.setdefault(key, [])
+        previous = hist[-1] if hist else None
+        st.last = res
+        st.status = classify(res, previous, self.config.thresholds.regression)
+        if rep is not None and rep.emulation is not None:
+            st.good = rep
+            hist.append(rep.emulation.time_us)
+        with self.batch_update():
+            self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
+            for pane in self.log_panes():
+                pane.add_result(msg.path.stem, res, self.show_host_times)
+            if st.status == "regression":
+                self.log_line(f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
+                              f"{previous:,.3f} µs before "
+                              f"({rep.emulation.time_us / previous - 1:+.1%})", "error")
+            if rep is not None and rep.emulation is not None:
+                self.update_bench_row(st, rep, previous)
+            if msg.path == self.selected:
+                self.show_operator(st)
+            self.update_status()
+        self.results_seen += 1
+        self.record_history(rep)
+
+    def show_operator(self, st: OperatorState) -> None:
+        """Every pane shows this operator's newest good result (marked stale if older)."""
+        rep, stale = st.good, st.stale
+        title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
+        if rep is None or rep.emulation is None:
+            self.pane(ProfilePane).show(None, title)
+            self.pane(TimelineView).show(None)
+            self.pane(SourceView).show(str(st.path), {})
+            return
+        self.pane(ProfilePane).show(profile_view(rep), title, stale)
+        from .timeline_model import TimelineModel
+
+        key = id(rep.emulation)
+        if key not in self.models:
+            self.models = {key: TimelineModel(rep.emulation)}  # keep one: results can be big
+        self.pane(TimelineView).show(self.models[key], stale)
+        self.pane(SourceView).show(rep.path or str(st.path), line_heat(rep), stale)
+
+    def on_files_changed(self, msg: FilesChanged) -> None:
+        cs = msg.changes
+        tree = self.pane(OperatorTree)
+        for p in cs.removed:
+            if p in self.ops:
+                self.ops[p].status = "removed"
+                tree.set_status(p, "removed")
+                self.log_line(f"{p.stem}: file removed", "warn")
+        if cs.config and self.config.source:
+            self.reload_config()
+        targets = list(self.ops) if cs.everything else sorted(cs.operators)
+        for p in cs.operators:
+            if p not in self.ops:
+                self.ops[p] = OperatorState(p)
+                tree.set_operators([p])
+        names = ", ".join(Path(x).name for x in cs.paths)
+        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", "dim")
+        if self.selected in targets:  # what the user looks at goes first
+            targets.remove(self.selected)
+            targets.insert(0, self.selected)
+        self.submit(targets)
+
+    def reload_config(self) -> None:
+        try:
+            self.config = load_config(Path(self.config.source))
+            self.config_error = None
+            self.apply_keymap()
+            self.log_line(f"config reloaded from {self.config.source}", "ok")
+        except ConfigError as exc:
+            for p in exc.problems:
+                self.log_line(f"config error: {p.format()}", "error")
+
+    # -- selection -------------------------------------------------------------------------
+    def on_tree_node_highlighted(self, event) -> None:
+        path = event.node.data
+        if isinstance(path, Path) and path != self.selected:
+            self.select_operator(path, move_cursor=False)
+
+    def select_operator(self, path: Path, move_cursor: bool = True) -> None:
+        self.selected = path
+        if move_cursor:
+            self.pane(OperatorTree).select_path(path)
+        st = self.ops.setdefault(path, OperatorState(path))
+        with self.batch_update():
+            self.show_operator(st)
+            self.update_status()
+
+    def _step_operator(self, step: int) -> None:
+        paths = list(self.ops)
+        if not paths:
+            return
+        i = paths.index(self.selected) if self.selected in paths else -1
+        self.select_operator(paths[(i + step) % len(paths)])
+
+    def action_next_operator(self) -> None:
+        self._step_operator(1)
+
+    def action_prev_operator(self) -> None:
+        self._step_operator(-1)
+
+    def action_rerun(self) -> None:
+        if self.selected is not None:
+            self.log_line(f"{self.selected.stem}: rerun", "dim")
+            self.submit([self.selected])
+
+    def action_run_all(self) -> None:
+        self.log_line(f"run all ({len(self.ops)} operators)", "dim")
+        self.submit(list(self.ops))
+
+    def action_next_case(self) -> None:
+        if self.selected is None:
+            return
+        st = self.ops[self.selected]
+        cases = declared_cases(self.selected)
+        if not cases:
+            self.notify("no CASES literal found in the operator", severity="warning")
+            return
+        cur = st.case if st.case in cases else cases[0]
+        st.case = cases[(cases.index(cur) + 1) % len(cases)]
+        self.log_line(f"{self.selected.stem}: case {st.case}", "dim")
+        self.update_status()
+        self.submit([self.selected])
+
+    def action_next_chip(self) -> None:
+        from ..npu.chip import available_chips
+
+        chips = available_chips()
+        cur = self.chip if self.chip in chips else (chips[0] if chips else None)
+        if not chips:
+            return
+        self.chip = chips[(chips.index(cur) + 1) % len(chips)]
+        self.log_line(f"chip {self.chip}: rerun all", "dim")
+        self.update_status()
+        self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="asc-tui", description="The asc-tui workbench.")
+    p.add_argument("path", nargs="?", help="operators directory (default ./operators, "
+                   "else the bundled operators)")
+    p.add_argument("--theme", help="theme name (themes/*.toml: dark, light, high-contrast)")
+    p.add_argument("--chip", help="chip model (default from config, else ascend910b)")
+    p.add_argument("--no-watch", action="store_true", help="do not rerun on save")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv if argv is not None else sys.argv[1:])
+    start = Path(args.path) if args.path else Path.cwd()
+    config, error = Config(), None
+    try:
+        config = load_config(start=start)
+    except ConfigError as exc:
+        error = exc
+        print(f"asc-tui: config error (using defaults):\n{exc}", file=sys.stderr)
+    theme = args.theme
+    if theme is None and os.environ.get("NO_COLOR") is not None and not config.theme:
+        theme = "high-contrast"
+    app = Workbench(args.path, theme=theme, config=config, config_error=error, chip=args.chip,
+                    watch=not args.no_watch)
+    app.run()
+    return 0

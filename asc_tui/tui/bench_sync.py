@@ -1,0 +1,73 @@
+"""Keeps the bench table in step with runs: session figures at once, stored history after.
+
+Every run is appended to the project history (`devkit.history`, off the UI thread); the stored
+runs then fill the row's "previous" (across sessions) and its sparkline. A run slower than the
+stored previous one by more than the regression threshold marks the operator ▼.
+"""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from .engines import optional
+from .widgets.bench_table import BenchRow, BenchTable
+
+
+class HistoryLoaded(Message):
+    def __init__(self, key: str, previous_us: float | None, times: list[float]):
+        super().__init__()
+        self.key, self.previous_us, self.times = key, previous_us, times
+
+
+class BenchSync:
+    """Mixin for `Workbench`."""
+
+    def update_bench_row(self, st, rep, previous: float | None) -> None:
+        table = self.pane(BenchTable)
+        key = f"{rep.operator}/{rep.case}/{rep.chip}"
+        row = table.row(key) or BenchRow(rep.operator, rep.case, rep.chip)
+        row.previous = previous if previous is not None else row.previous
+        row.current = rep.emulation.time_us
+        row.history = [*row.history, rep.emulation.time_us][-20:]
+        table.upsert(row)
+
+    def record_history(self, rep) -> None:
+        """Append the run to the project history and load the stored trend (worker thread)."""
+        if rep is None or rep.emulation is None:
+            return
+        hist = optional("history")
+        if hist is None:
+            return
+        key = f"{rep.operator}/{rep.case}/{rep.chip}"
+
+        def work():
+            store = hist.open_history()
+            prev = hist.previous_run(store, rep.operator, rep.case, rep.chip)
+            hist.record_run(rep, "run", store)
+            recs = hist.runs(store, rep.operator, rep.case, rep.chip, limit=20)
+            times = [r.time_us for r in recs if r.time_us is not None]
+            self.post_message(HistoryLoaded(key, prev.time_us if prev else None, times))
+
+        self.run_worker(work, thread=True, group="history", exit_on_error=False)
+
+    def on_history_loaded(self, msg: HistoryLoaded) -> None:
+        if self.closing or not self.screen_stack:
+            return
+        table = self.pane(BenchTable)
+        row = table.row(msg.key)
+        if row is None:
+            return
+        if row.previous is None and msg.previous_us is not None:
+            row.previous = msg.previous_us
+        if len(msg.times) >= len(row.history):
+            row.history = list(msg.times)  # stored runs include this one
+        table.upsert(row)
+        d = row.delta()
+        if d is not None and d > self.config.thresholds.regression:
+            for st in self.ops.values():
+                if st.good is not None and f"{st.good.operator}/{st.good.case}/{st.good.chip}" \
+                        == msg.key and st.status == "pass":
+                    st.status = "regression"
+                    self.pane("#sidebar").set_status(st.path, "regression", st.stale)
+                    self.log_line(f"{st.path.stem}: REGRESSION {d:+.1%} vs the stored "
+                                  "previous run", "error")

@@ -1,0 +1,62 @@
+"""Jobs the workbench sends to the worker process (no Textual: this runs in the child)."""
+
+from __future__ import annotations
+
+import signal
+
+from ..devkit.runner import RunRequest, run
+
+
+def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict:
+    """One run under the sanitizer tools plus the precision check (`devkit.debug` when it is
+    there, the bare `devkit.sanitizer` otherwise), as plain values for the log."""
+    from ..devkit import sanitizer as san_mod
+
+    tools = tuple(tools or san_mod.TOOLS)
+    try:
+        from ..devkit.debug import DebugRequest, debug
+    except ImportError:
+        debug = None
+    if debug is not None:
+        rep = debug(DebugRequest(request.op, request.case, request.chip, dict(request.params),
+                                 tools=tools, precision_check=True,
+                                 timeout_s=request.timeout_s or 30.0, seed=request.seed))
+        return {"report": rep.run, "findings": [_where(f) + f.format() for f in rep.findings],
+                "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean}
+    san = san_mod.Sanitizer(tools)
+    report = run(request, sanitizer=san)
+    extra, rest = san_mod.findings_from_errors(report.errors, tools, san)
+    found = list(san.findings()) + list(extra)
+    return {"report": report, "findings": [_where(f) + f.format() for f in found],
+            "errors": list(rest), "tools": tools, "clean": not found and not rest}
+
+
+def _where(f) -> str:
+    """`file:line: ` in front of a finding, so the log names the user's line as errors do."""
+    return f"{f.tool}: {f.file}:{f.line}: " if f.file else f"{f.tool}: "
+
+
+def bench_run(request, store_root: str | None = None):
+    """`devkit.bench.bench` in the child; the RunReports are dropped (only figures return)."""
+    import dataclasses
+
+    from ..devkit import bench as bench_mod
+
+    result = bench_mod.bench(request)
+    cases = tuple(dataclasses.replace(c, report=None) for c in result.cases)
+    return dataclasses.replace(result, cases=cases)
+
+
+def tune_job(request, progress=None):
+    """`devkit.tuner.session.tune` in the child. The child is single-threaded, so the tuner may
+    fork its evaluators; SIGINT (`RunWorker.interrupt`) cancels it cleanly via its CancelToken,
+    and every result so far stays in the tune cache."""
+    from ..devkit.tuner.progress import CancelToken
+    from ..devkit.tuner.session import tune
+
+    token = CancelToken()
+    old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        return tune(request, listeners=[progress] if progress else None, cancel=token)
+    finally:
+        signal.signal(signal.SIGINT, old)

@@ -1,0 +1,61 @@
+"""What the workbench knows about each operator between runs (app-side, no Textual)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..devkit.runner import RunReport
+    from ..devkit.worker import WorkResult
+
+
+@dataclass
+class OperatorState:
+    path: Path
+    status: str = "new"  # new | running | pass | fail | error | regression | removed
+    last: WorkResult | None = None  # newest result, good or bad
+    good: RunReport | None = None  # newest report with an emulation (shown while stale)
+    case: str | None = None  # None: the operator's default case
+    params: dict = field(default_factory=dict)  # applied (tuned) overrides
+    history: dict = field(default_factory=dict)  # (case, chip) -> [time_us, ...] this session
+    best_params: dict | None = None  # from the last tune
+
+    @property
+    def stale(self) -> bool:
+        """The panes show an older good result because the newest run failed."""
+        return self.good is not None and (self.last is None or self.last.report is not self.good)
+
+
+def classify(result: WorkResult, previous_us: float | None, regression: float) -> str:
+    rep = result.report
+    if rep is None or rep.emulation is None:
+        return "error"
+    if rep.errors:
+        return "error"
+    if rep.precision is not None and rep.precision.verdict != "PASS":
+        return "fail"
+    if previous_us and rep.emulation.time_us > previous_us * (1 + regression):
+        return "regression"
+    return "pass"
+
+
+def declared_cases(path: Path) -> list[str]:
+    """Case names from the `CASES = {...}` literal, read with `ast` (never executes the file)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASES"
+                                                for t in node.targets):
+            if isinstance(node.value, ast.Dict):
+                return [k.value for k in node.value.keys
+                        if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    return []
+
+
+def find_operators(root: Path) -> list[Path]:
+    return sorted(p.resolve() for p in root.glob("*.py") if not p.name.startswith("_"))

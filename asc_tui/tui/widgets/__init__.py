@@ -1,0 +1,1 @@
+"""One pane per module; each takes immutable results and updates itself in place."""

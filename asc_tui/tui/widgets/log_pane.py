@@ -1,0 +1,77 @@
+"""Build & emulation log: timestamped lines, one per stage, errors with file:line and snippet."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+if TYPE_CHECKING:
+    from ...devkit.worker import WorkResult
+
+LEVEL_STYLE = {"info": "", "ok": "green", "warn": "yellow", "error": "bold red", "dim": "dim",
+               "kernel": "cyan"}
+
+
+class LogPane(RichLog):
+    """Appends only (never redraws old lines); `clock` (→ "HH:MM:SS") makes stamps testable."""
+
+    def __init__(self, clock: Callable[[], str] | None = None, **kwargs):
+        super().__init__(max_lines=5000, wrap=True, markup=False, highlight=False, min_width=20,
+                         **kwargs)
+        self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
+        self.lines_text: list[str] = []  # plain text of every line (tests, export)
+        self._known_width = 0
+
+    def add(self, text: str, level: str = "info") -> None:
+        stamp = self.clock()
+        line = Text(f"{stamp} ", style="dim")
+        line.append(text, style=LEVEL_STYLE.get(level, ""))
+        self.lines_text.append(f"{stamp} {text}")
+        self.write(line, width=self._render_width())
+
+    def _render_width(self) -> int:
+        """Wrap at the pane's width; while hidden (a background tab) use the last one known."""
+        w = self.scrollable_content_region.width
+        if w > 0:
+            self._known_width = w
+        return self._known_width or max(40, self.app.size.width - 30)
+
+    def add_result(self, name: str, result: WorkResult, show_host_times: bool = True) -> None:
+        """One line per stage with its own host time, then errors, warnings, kernel output."""
+        rep = result.report
+        if rep is not None:
+            for s in rep.stages:
+                took = f" {s.seconds * 1000:.1f} ms" if show_host_times else ""
+                detail = s.detail.removeprefix(f"{rep.operator} ")
+                self.add(f"{name}: {s.name}{took}  {detail}", "ok" if s.ok else "error")
+            em = rep.emulation
+            if em is not None:
+                for w in em.warnings:
+                    self.add(f"  warning {os.path.basename(w.file or '')}:{w.line}: "
+                             f"{w.message} (x{w.count})", "warn")
+                for entry in em.log[:200]:
+                    self.add("  " + entry.format(), "kernel")
+                if len(em.log) > 200:
+                    self.add(f"  ... {len(em.log) - 200} more kernel log lines", "dim")
+            if rep.precision is not None:
+                p = rep.precision.to_dict()
+                self.add(f"{name}: precision {p['verdict']}: max abs err "
+                         f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
+                         "ok" if p["verdict"] == "PASS" else "error")
+        for e in result.errors:
+            self.add_error(name, e)
+        if result.status in ("timeout", "crashed", "raised") and rep is None and not result.errors:
+            self.add(f"{name}: {result.status}", "error")
+
+    def add_error(self, name: str, e) -> None:
+        loc = e.location()
+        self.add(f"{name}: {e.kind} error: {loc + ': ' if loc else ''}{e.message}", "error")
+        if e.snippet:
+            self.add(f"    {e.line} | {e.snippet}", "error")
+        if e.hint:
+            self.add(f"    hint: {e.hint}", "dim")

@@ -1,0 +1,67 @@
+"""Profile breakdown: one bar per category (mean µs per core), the bottleneck marked, advice.
+
+Rendered for the pane's current width: at 60 columns the names shorten and the bars shrink,
+at 200 they get room; nothing is cut mid-number.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+from ..engines import ProfileView
+
+
+def bar(fraction: float, width: int) -> str:
+    """A bar in eighths of a cell, so small differences stay visible at 80 columns."""
+    eighths = int(round(max(0.0, min(1.0, fraction)) * width * 8))
+    full, rest = divmod(eighths, 8)
+    return ("█" * full + (" ▏▎▍▌▋▊▉"[rest] if rest else "")).ljust(width)
+
+
+class ProfilePane(Widget):
+    DEFAULT_CSS = "ProfilePane { height: auto; padding: 0 1; }"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.view: ProfileView | None = None
+        self.stale = False
+        self.title = ""
+
+    def show(self, view: ProfileView | None, title: str, stale: bool = False) -> None:
+        self.view, self.stale, self.title = view, stale, title
+        self.refresh(layout=True)
+
+    @property
+    def plain(self) -> str:
+        return self.build(100).plain
+
+    def render(self) -> Text:
+        return self.build(max(self.size.width, 40))
+
+    def build(self, width: int) -> Text:
+        view = self.view
+        if view is None:
+            return Text(f"{self.title}\nno emulation result (see the log)" if self.title
+                        else "no profile yet")
+        out = Text()
+        out.append(f"{self.title}  kernel {view.kernel_us:.3f} µs"
+                   + (f"  overlap {view.overlap:.0%}" if view.overlap is not None else "")
+                   + ("  [STALE]" if self.stale else "") + "\n", style="bold")
+        name_w = 18 if width >= 70 else 12
+        bar_w = max(6, min(60, width - name_w - 38))
+        for r in view.rows:
+            hot = r.name == view.bottleneck
+            name = r.name if len(r.name) <= name_w else r.name[:name_w - 1] + "…"
+            out.append(f"{name:<{name_w}} ", style="bold" if hot else "")
+            out.append(bar(r.ratio, bar_w), style="bold red" if hot else "cyan")
+            out.append(f" {r.time_us:9.3f} µs {r.ratio:6.1%}")
+            out.append(" ◀ bottleneck\n" if hot else "\n", style="bold")
+        if view.advice:
+            out.append("advice:\n", style="bold")
+            for a in view.advice:
+                out.append(f" • {a}\n")
+        else:
+            out.append(f"(figures: {view.source}; no advice rules available)\n", style="dim")
+        out.rstrip()
+        return out

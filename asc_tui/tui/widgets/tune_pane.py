@@ -1,0 +1,62 @@
+"""Tuning: progress bar with ETA and the best-so-far table, fed by devkit.tuner events."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.widgets import DataTable, ProgressBar, Static
+
+
+class TunePane(Vertical):
+    DEFAULT_CSS = """
+    TunePane { height: 1fr; }
+    TunePane > #tune-status { height: auto; padding: 0 1; }
+    TunePane > ProgressBar { padding: 0 1; }
+    TunePane > DataTable { height: 1fr; }
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.status = Static("t: auto-tune   T: quick-tune   x: cancel   a: apply best",
+                             id="tune-status")
+        self.bar = ProgressBar(total=None, show_eta=True, id="tune-bar")
+        self.table = DataTable(cursor_type="row")
+        self.best: list[tuple[float, dict]] = []
+        self.status_text = ""
+
+    def compose(self):
+        yield self.status
+        yield self.bar
+        yield self.table
+
+    def on_mount(self) -> None:
+        for c in ("rank", "time µs", "params"):
+            self.table.add_column(c, key=c)
+
+    def set_status(self, text: str) -> None:
+        self.status_text = text
+        self.status.update(text)
+
+    def start(self, title: str) -> None:
+        self.best.clear()
+        self.table.clear()
+        self.bar.update(total=None, progress=0)
+        self.set_status(title)
+
+    def progress(self, done: int, total: int, eta_s: float | None, text: str) -> None:
+        self.bar.update(total=max(total, 1), progress=done)
+        eta = f" · ETA {eta_s:.0f} s" if eta_s is not None else ""
+        self.set_status(f"{text} · {done}/{total}{eta}")
+
+    def offer(self, time_us: float, params: dict, keep: int = 10) -> None:
+        """A result arrived: keep the top `keep`, updating rows in place by rank."""
+        self.best.append((time_us, dict(params)))
+        self.best.sort(key=lambda t: t[0])
+        del self.best[keep:]
+        for rank, (t, p) in enumerate(self.best, 1):
+            key = str(rank)
+            cells = (str(rank), f"{t:,.3f}", " ".join(f"{k}={v}" for k, v in sorted(p.items())))
+            if key in self.table.rows:
+                for col, value in zip(("rank", "time µs", "params"), cells):
+                    self.table.update_cell(key, col, value, update_width=True)
+            else:
+                self.table.add_row(*cells, key=key)

@@ -1,0 +1,74 @@
+"""Cube path speed (issue 3): full emulation of a 1024³ fp16 matmul vs numpy, 4096³ timing-only.
+
+(a) operators/matmul.py, case default (1024³ fp16, its default tiles), ascend910b: the emulate
+    stage (numeric + timing, including the L2 pre-pass) against numpy's float32 matmul of the
+    same arrays (`a.astype(f32) @ b.astype(f32)`) — medians of interleaved runs, wall and CPU.
+(b) operators/matmul_official.py, case large (4096³ fp16), timing-only: host seconds, emulated
+    instructions per second, and the emulated throughput as a share of the chip's cube peak.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from asc_tui.ascendc.cube import cube_peak_flops
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import prepare
+from asc_tui.npu.chip import load_chip
+from asc_tui.npu.launch import launch
+
+
+def _timed(fn) -> tuple[float, float, object]:
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w, time.process_time() - c, out
+
+
+def main() -> dict:
+    chip = load_chip("ascend910b")
+    op = load_operator("matmul")
+    case, p, specs, lnch, arrays, gm = prepare(op, "default", {}, numeric=True, seed=0)
+    a, b = arrays["a"], arrays["b"]
+
+    def emulate():
+        return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=True)
+
+    def reference():
+        return a.astype(np.float32) @ b.astype(np.float32)
+
+    emu_w, emu_c, np_w, np_c = [], [], [], []
+    for _ in range(3):
+        w, c, _ = _timed(reference)
+        np_w.append(w)
+        np_c.append(c)
+        w, c, _ = _timed(emulate)
+        emu_w.append(w)
+        emu_c.append(c)
+    ew, nw = statistics.median(emu_w), statistics.median(np_w)
+    ec, nc = statistics.median(emu_c), statistics.median(np_c)
+    print(f"(a) matmul 1024^3 fp16 full emulation: {ew * 1e3:.0f} ms wall / {ec * 1e3:.0f} ms CPU"
+          f"   numpy f32 matmul: {nw * 1e3:.0f} ms wall / {nc * 1e3:.0f} ms CPU   ratio "
+          f"{ew / nw:.2f}x wall, {ec / nc:.2f}x CPU (target <= 3x)")
+
+    off = load_operator("matmul_official")
+    _, _, _, lnch_t, _, gm_t = prepare(off, "large", {}, numeric=False, seed=0)
+    w, c, res = _timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip,
+                                      numeric=False))
+    flops = 2.0 * 4096 ** 3
+    tflops = flops / (res.time_us * 1e-6) / 1e12
+    peak = cube_peak_flops(chip) / 1e12
+    n = res.instructions
+    print(f"(b) matmul_official 4096^3 timing-only: {w:.2f} s wall / {c:.2f} s CPU for {n} "
+          f"instructions (+ the L2 pre-pass) = {n / w:,.0f} instr/s wall, {n / c:,.0f} instr/s "
+          f"CPU; emulated {res.time_us:.1f} us = {tflops:.1f} TFLOPS, {tflops / peak:.1%} of the "
+          f"{peak:.1f} TFLOPS cube peak")
+    return {"full_1024_ms": ew * 1e3, "numpy_1024_ms": nw * 1e3, "ratio_wall": ew / nw,
+            "ratio_cpu": ec / nc, "timing_4096_s": w, "timing_4096_instr_per_s": n / w,
+            "emulated_tflops_4096": tflops, "share_of_peak_4096": tflops / peak}
+
+
+if __name__ == "__main__":
+    main()

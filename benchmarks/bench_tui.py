@@ -1,0 +1,158 @@
+"""Workbench speed, measured headless (`python benchmarks/run.py tui`).
+
+- hot reload: file write → every pane updated, for add_custom (default case), median of 20.
+  The clock starts before the write and stops when the app has applied the new result (tree,
+  log, profile, timeline, source and bench panes are updated in one `batch_update`).
+- timeline: one frame of a ≥1M-instruction run (8 blocks × 125k records, synthetic columns
+  shaped like a double-buffered vector kernel) in a 200×60 terminal (pipe lanes plus one row
+  per block), cold cache, random zoom/pan/block.
+- start-up: new interpreter → imports → app mounted → first frame rendered (headless; the
+  app's first `call_after_refresh`), median of 5. Python's own start-up is excluded (the same
+  for any tool); the emulator stack is imported after that first frame, in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from asc_tui.config import Config  # noqa: E402
+from asc_tui.npu.results import BlockTimeline, EmulationResult  # noqa: E402
+from asc_tui.tui.app import Workbench  # noqa: E402
+from asc_tui.tui.timeline_model import TimelineModel  # noqa: E402
+
+
+async def _hot_reload(n: int = 20) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="asc-bench-tui-"))
+    ops = tmp / "operators"
+    ops.mkdir()
+    src = (REPO / "operators" / "add_custom.py").read_text()
+    target = ops / "add_custom.py"
+    target.write_text(src)
+    app = Workbench(str(ops), config=Config(worker_timeout=30), clock=lambda: "--:--:--")
+    lat, worker_s = [], []
+    async with app.run_test(size=(160, 48)) as pilot:
+        while app.results_seen < 1:
+            await asyncio.sleep(0.005)
+        await pilot.pause(0.3)
+        for i in range(n):
+            seen = app.results_seen
+            t0 = time.perf_counter()
+            target.write_text(src + f"\n# edit {i}\n")
+            while app.results_seen == seen:
+                await asyncio.sleep(0.001)
+            lat.append(time.perf_counter() - t0)
+            worker_s.append(app.ops[target.resolve()].last.seconds)
+            await asyncio.sleep(0.05)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {"median_ms": statistics.median(lat) * 1000, "p90_ms": sorted(lat)[int(0.9 * n)] * 1000,
+            "worker_run_median_ms": statistics.median(worker_s) * 1000, "n": n}
+
+
+def synthetic_run(blocks: int = 8, per_block: int = 125_000) -> EmulationResult:
+    """Columns shaped like add_custom's: MTE2 copy-in, vec compute, MTE3 copy-out, waits."""
+    out = []
+    rng = np.random.default_rng(0)
+    for b in range(blocks):
+        k = per_block // 4
+        t = np.cumsum(rng.uniform(50, 70, k))
+        pipe = np.concatenate([np.full(k, 4), np.full(k, 1), np.full(k, 5), np.full(k, 1)])
+        start = np.concatenate([t, t + 55, t + 70, t + 40])
+        end = np.concatenate([t + 50, t + 65, t + 110, t + 55])
+        kind = np.concatenate([np.zeros(3 * k), np.ones(k)]).astype(np.int8)
+        order = np.argsort(start, kind="stable")
+        z = np.zeros(len(order), dtype=np.int32)
+        out.append(BlockTimeline(b, b, 0, 0.0, float(end.max()), pipe[order].astype(np.int8),
+                                 start[order], end[order], z, z, z.astype(np.int64),
+                                 kind[order], z - 1, 0.0))
+    cycles = max(float(b.end.max()) for b in out)
+    return EmulationResult("synthetic", 1800.0, "timing", blocks, blocks, cycles, 0.0,
+                           tuple(out), ("op",), (("kernel.py", 1),), 0, 0)
+
+
+async def _timeline(frames: int = 40) -> dict:
+    em = synthetic_run()
+    records = sum(len(b) for b in em.blocks)
+    tmp = Path(tempfile.mkdtemp(prefix="asc-bench-tui-"))
+    app = Workbench(str(tmp), watch=False, run_on_start=False)
+    async with app.run_test(size=(200, 60)) as pilot:
+        await pilot.press("3")  # the timeline tab: the view gets its real size
+        await pilot.pause()
+        view = app.query_one("#timeline-view")
+        width = view.size.width
+        t0 = time.perf_counter()
+        model = TimelineModel(em)
+        view.show(model)
+        view.build_lines(width)  # first frame builds the per-block interval indexes
+        first = time.perf_counter() - t0
+        times = []
+        rng = np.random.default_rng(1)
+        for _ in range(frames):
+            view.zoom = float(2 ** rng.integers(0, 12))
+            view.offset = float(rng.uniform(0, 1))
+            view.block = int(rng.integers(-1, em.block_dim))
+            view._cache_key = None
+            t = time.perf_counter()
+            lines = view.build_lines(width)
+            times.append(time.perf_counter() - t)
+        assert len(lines) >= 5 + em.block_dim  # lanes, axis, summary and per-block rows
+        await pilot.pause()
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {"records": records, "width": width, "first_frame_ms": first * 1000,
+            "frame_median_ms": statistics.median(times) * 1000,
+            "frame_max_ms": max(times) * 1000}
+
+
+STARTUP = r"""
+import asyncio, sys, time
+t0 = time.perf_counter()
+from asc_tui.tui.app import Workbench
+async def go():
+    app = Workbench(sys.argv[1], watch=False, run_on_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        while app.first_paint_at is None:
+            await asyncio.sleep(0.001)
+        print(app.first_paint_at - t0)
+asyncio.run(go())
+"""
+
+
+def _startup(n: int = 5) -> dict:
+    ops = str(REPO / "operators")
+    times = []
+    for _ in range(n):
+        out = subprocess.run([sys.executable, "-c", STARTUP, ops], capture_output=True,
+                             text=True, check=True, cwd=str(REPO))
+        times.append(float(out.stdout.strip().splitlines()[-1]))
+    return {"median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000, "n": n}
+
+
+def main() -> dict:
+    hot = asyncio.run(_hot_reload())
+    print(f"  hot reload add_custom (write → panes updated): median {hot['median_ms']:.1f} ms, "
+          f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
+          f"{hot['worker_run_median_ms']:.1f} ms)  goal ≤ 150 ms")
+    tl = asyncio.run(_timeline())
+    print(f"  timeline frame, {tl['records']:,} records, {tl['width']} columns (200×60 "
+          "terminal, lanes + per-block rows): median "
+          f"{tl['frame_median_ms']:.2f} ms, max {tl['frame_max_ms']:.2f} ms (first frame incl. "
+          f"index build {tl['first_frame_ms']:.0f} ms)  goal ≤ 16 ms")
+    st = _startup()
+    print(f"  start-up to first paint (imports + mount + first frame, headless): median "
+          f"{st['median_ms']:.0f} ms, min {st['min_ms']:.0f} ms over {st['n']}  goal ≤ 500 ms")
+    return {"hot_reload": hot, "timeline": tl, "startup": st}
+
+
+if __name__ == "__main__":
+    main()

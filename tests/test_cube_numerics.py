@@ -1,0 +1,96 @@
+"""The cube path computes what numpy computes: matmul (fp16, bf16, int8), conv2d, Matmul API."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.npu.chip import load_chip
+from asc_tui.npu.launch import launch, make_gm
+from asc_tui.operator import Case
+
+CHIP = load_chip("ascend910b")
+MATMUL = load_operator("matmul")
+OFFICIAL = load_operator("matmul_official")
+
+
+def emulate(op, values: dict, params: dict, seed: int = 0, numeric: bool = True):
+    """Run `op` on an ad-hoc case; returns (inputs, outputs, golden, result)."""
+    case = Case("h", values)
+    p = op.resolve_params(params)
+    assert op.constraint_violations(case, p) == []
+    specs = op.tensors(case).specs
+    rng = np.random.default_rng(seed)
+    arrays = {k: (s.generate(rng) if not s.is_output else np.zeros(s.shape, s.np_dtype))
+              for k, s in specs.items()}
+    gm = [make_gm(k, s.np_dtype, s.count, arrays[k].reshape(-1) if numeric else None)
+          for k, s in specs.items()]
+    lnch = op.launch(case, p)
+    res = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=numeric)
+    ins = [arrays[k] for k, s in specs.items() if not s.is_output]
+    return arrays, op.module.golden(case, *ins), res
+
+
+dims = st.one_of(st.sampled_from([16, 32, 48, 64]), st.integers(1, 90))
+tiles = st.sampled_from([16, 32, 64])
+
+
+@given(m=dims, n=dims, k=dims, tm=tiles, tn=tiles, tk=tiles, db=st.sampled_from([1, 2]))
+def test_fp16_matmul_matches_numpy_for_any_shape_and_tiling(m, n, k, tm, tn, tk, db):
+    arrays, want, _ = emulate(MATMUL, dict(m=m, n=n, k=k, dtype="float16"),
+                              dict(tile_m=tm, tile_n=tn, tile_k=tk, double_buffer=db))
+    np.testing.assert_allclose(arrays["c"].astype(np.float32), want.astype(np.float16)
+                               .astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@given(m=dims, n=dims, k=dims, tk=st.sampled_from([32, 64]))
+def test_int8_matmul_is_exact_in_int32(m, n, k, tk):
+    arrays, want, _ = emulate(MATMUL, dict(m=m, n=n, k=k, dtype="int8"),
+                              dict(tile_m=32, tile_n=48, tile_k=tk))
+    np.testing.assert_array_equal(arrays["c"], want)
+
+
+def test_bf16_matmul_accumulates_in_fp32():
+    arrays, want, _ = emulate(MATMUL, dict(m=40, n=72, k=100, dtype="bfloat16"),
+                              dict(tile_m=32, tile_n=32, tile_k=32))
+    got = arrays["c"].astype(np.float32)
+    assert np.allclose(got, want, rtol=1e-2, atol=1e-2)
+
+
+@given(m=dims, n=dims, k=st.integers(1, 200), bias=st.booleans(),
+       step=st.sampled_from([(1, 1), (2, 1), (1, 4)]))
+def test_high_level_matmul_object_matches_numpy_with_tails_and_bias(m, n, k, bias, step):
+    arrays, want, _ = emulate(OFFICIAL, dict(m=m, n=n, k=k, bias=bias),
+                              dict(base_m=32, base_n=64, base_k=32, step_ka=step[0],
+                                   step_kb=step[1], block_dim=4))
+    np.testing.assert_allclose(arrays["c"].astype(np.float32),
+                               want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("case", ["default", "stride2", "tails", "k1x1"])
+def test_conv2d_img2col_matches_numpy(case):
+    report = run(RunRequest("conv2d", case=case))
+    assert report.passed, report.errors or report.precision.to_dict()
+
+
+def test_conv2d_with_merged_kernel_columns_matches_numpy():
+    report = run(RunRequest("conv2d", case="stride2", params={"kw_merge": 3, "tile_m": 32,
+                                                               "tile_n": 32}))
+    assert report.passed, report.errors or report.precision.to_dict()
+
+
+def test_bundled_matmul_cases_pass():
+    for name in ("tails", "int8_tails"):
+        report = run(RunRequest("matmul", case=name))
+        assert report.passed, (name, report.errors)
+
+
+def test_mixed_matmul_leaky_relu_matches_numpy():
+    report = run(RunRequest("matmul_leaky", case="small"))
+    assert report.passed, report.errors or report.precision.to_dict()
+    em = report.emulation
+    assert {"cube", "vec"} <= {n for n, s in em.pipe_stats().items() if s.instructions}

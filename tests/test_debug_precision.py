@@ -1,0 +1,74 @@
+"""--precision-check: exact figures for known errors, NaN/Inf counted, thresholds per dtype and
+per operator, the worst elements listed."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from debug_ops import COPY, source
+
+from asc_tui.devkit.debug import DebugRequest, debug
+from asc_tui.devkit.precision import compare
+
+BUGS = Path(__file__).resolve().parents[1] / "operators" / "bugs"
+
+
+def test_one_wrong_element_gives_exact_errors_cosine_and_worst_element():
+    want = np.array([1, 2, 3, 4], np.float32)
+    got = np.array([1, 2, 3, 4.5], np.float32)
+    o = compare("y", got, want)
+    assert o.max_abs_error == 0.5
+    assert o.mean_rel_error == pytest.approx(0.5 / 4 / 4)
+    assert o.cosine_similarity == pytest.approx(32 / math.sqrt(30 * 34.25))
+    assert o.verdict == "WARN"  # cosine 0.99826 is in [0.99, 0.999)
+    assert o.worst == [(3, 4.5, 4.0)]
+
+
+def test_cosine_below_099_fails():
+    want = np.array([1, 0, 0, 0], np.float32)
+    got = np.array([1, 0.2, 0, 0], np.float32)
+    o = compare("y", got, want)
+    assert o.cosine_similarity == pytest.approx(1 / math.sqrt(1.04))
+    assert o.verdict == "FAIL"
+
+
+def test_nan_and_inf_are_counted_fail_and_lead_the_worst_list():
+    want = np.ones(6, np.float16)
+    got = np.array([1, 1, np.nan, np.inf, 1, 1.5], np.float16)
+    o = compare("y", got, want)
+    assert (o.nan, o.inf, o.verdict) == (1, 1, "FAIL")
+    assert {i for i, _, _ in o.worst[:2]} == {2, 3}
+    assert o.worst[2] == (5, 1.5, 1.0)
+
+
+def test_error_within_the_fp16_threshold_passes_and_just_outside_warns():
+    want = np.full(64, 1.0, np.float16)
+    ok = compare("y", want + np.float16(0.0009765625), want)  # 1 ulp at 1.0: 2^-10
+    assert ok.within_threshold and ok.verdict == "PASS"
+    off = compare("y", want + np.float16(0.0078125), want)
+    assert not off.within_threshold and off.verdict == "WARN"
+    assert off.max_abs_error == 0.0078125
+
+
+def test_operator_precision_dict_overrides_the_dtype_threshold(write_operator):
+    body = COPY.replace("AscendC.Adds(b, a, 0.0, N)", "AscendC.Adds(b, a, 0.015625, N)")
+    strict = debug(DebugRequest(str(write_operator("off", source(body))), tools=(),
+                                precision_check=True))
+    assert strict.precision.verdict != "PASS" and not strict.clean
+    assert strict.precision.outputs[0].max_abs_error == pytest.approx(0.015625, abs=0.002)
+    loose = source(body).replace("N = 1024", "N = 1024\nPRECISION = {'float16': (0.02, 0.01)}")
+    rep = debug(DebugRequest(str(write_operator("off_ok", loose)), tools=(),
+                             precision_check=True))
+    assert rep.precision.outputs[0].atol == 0.02
+    assert rep.precision.verdict == "PASS" and rep.clean
+
+
+def test_softmax_without_max_subtraction_overflows_fp16_and_fails():
+    rep = debug(DebugRequest(str(BUGS / "softmax_no_max.py"), tools=(), precision_check=True))
+    o = rep.precision.outputs[0]
+    assert o.verdict == "FAIL" and o.nan > 0
+    assert all(math.isnan(got) for _, got, _ in o.worst)
+    assert not rep.clean

@@ -1,0 +1,116 @@
+"""Breakdown, Sync Wait, overlap and roofline: definitions checked on a hand-made timeline and
+on bundled operators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from profsrc import synthetic
+
+from asc_tui.devkit.breakdown import union_length
+from asc_tui.devkit.profile import profile
+from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.npu.chip import load_chip
+
+
+def test_union_length_merges_overlapping_and_touching_intervals():
+    assert union_length(np.array([5.0, 0, 10, 30]), np.array([12.0, 6, 20, 31])) == 21.0
+    assert union_length(np.zeros(0), np.zeros(0)) == 0.0
+
+
+def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():
+    p = profile(synthetic())
+    rows = {b.key: b for b in p.breakdown}
+    assert rows["sync_wait"].time_us == pytest.approx(0.020)  # 100-110 and 150-160
+    assert p.pipeline.wait_ratios["vec"] == pytest.approx(110 / 200)
+    assert p.pipeline.wait_ratios["mte3"] == pytest.approx(60 / 200)
+    assert p.pipeline.blocked_us["vec"] == pytest.approx(0.110)  # every wait record counts here
+
+
+def test_breakdown_times_are_per_pipe_busy_and_shares_sum_to_one():
+    p = profile(synthetic())
+    rows = {b.key: b for b in p.breakdown}
+    assert rows["mte2"].time_us == pytest.approx(0.120)
+    assert rows["vec"].time_us == pytest.approx(0.040)
+    assert rows["mte3"].time_us == pytest.approx(0.040)
+    assert rows["scalar"].time_us == pytest.approx(0.010)  # issue cycles count as scalar work
+    total = sum(b.time_us for b in p.breakdown)
+    assert total == pytest.approx(0.230)
+    assert sum(b.share for b in p.breakdown) == pytest.approx(1.0)
+    assert rows["mte2"].share == pytest.approx(0.120 / 0.230)
+    assert p.bottleneck == "mte2"
+
+
+def test_overlap_is_the_hidden_share_of_the_shorter_activity():
+    p = profile(synthetic())
+    # compute 110-150 (40), movement 0-100,120-140,160-200 (160); both 120-140 (20)
+    assert p.pipeline.overlap == pytest.approx(20 / 40)
+    assert p.pipeline.overlap_kernel == pytest.approx(20 / 200)
+
+
+def test_breakdown_matches_the_run_pipe_table_on_a_bundled_operator():
+    report = run(RunRequest("add_custom", timing_only=True))
+    p = profile(report)
+    em = report.emulation
+    stats = em.pipe_stats()
+    rows = {b.key: b for b in p.breakdown}
+    for key in ("vec", "scalar", "mte2", "mte3"):
+        assert rows[key].time_us == pytest.approx(stats[key].busy_us / em.cores_used)
+    assert sum(b.share for b in p.breakdown) == pytest.approx(1.0)
+    assert p.to_dict()["breakdown_total_us"] == pytest.approx(
+        sum(b.time_us for b in p.breakdown))
+    assert p.bottleneck == max(p.breakdown, key=lambda b: b.time_us).key
+
+
+def test_profiling_is_pure_and_repeatable():
+    report = run(RunRequest("vector_add_bias", timing_only=True))
+    key = report.emulation.timeline_key()
+    a, b = profile(report).to_dict(), profile(report).to_dict()
+    assert a == b
+    assert report.emulation.timeline_key() == key
+
+
+def test_json_has_the_documented_shape():
+    d = profile(run(RunRequest("add_custom", timing_only=True))).to_dict()
+    for k in ("time_us", "breakdown", "bottleneck", "roofline", "pipeline", "lines"):
+        assert k in d
+    assert {"name", "time_us", "share"} <= set(d["breakdown"][0])
+    assert {"bound", "fraction"} <= set(d["roofline"])
+    assert {"utilisation", "overlap", "wait_ratios", "advice", "core_balance"} <= set(
+        d["pipeline"])
+    assert {"file", "line", "calls", "cycles", "share", "pipe"} <= set(d["lines"][0])
+    names = [b["name"] for b in d["breakdown"]]
+    assert names == ["Compute (Cube)", "Compute (Vector)", "Scalar", "HBM Read (MTE2)",
+                     "HBM Write (MTE3)", "L1→L0 (MTE1)", "FixPipe", "Sync Wait"]
+
+
+def test_small_kernels_are_latency_bound_and_big_tiles_on_all_cores_approach_the_roof():
+    small = profile(run(RunRequest("add_custom", timing_only=True)))
+    assert small.roofline.bound == "latency"
+    big = profile(run(RunRequest("add_custom", case="large", timing_only=True,
+                                 params={"tile_length": 8192, "block_dim": 48})))
+    assert big.roofline.bound == "memory"
+    assert big.roofline.fraction > 4 * small.roofline.fraction
+
+
+def test_roofline_uses_the_chip_peaks():
+    chip = load_chip("ascend910b")
+    p = profile(run(RunRequest("add_custom", timing_only=True)), chip)
+    r = p.roofline
+    assert r.peak_gbps == pytest.approx(chip.hbm_gbps)
+    assert r.memory_us == pytest.approx((p.gm_read + p.gm_write) / (chip.hbm_gbps * 1e3))
+    assert r.fraction == pytest.approx(max(r.memory_us, r.compute_us) / p.time_us)
+
+
+def test_full_and_timing_only_runs_profile_identically():
+    full = profile(run(RunRequest("add_custom", params={"buffer_num": 1}))).to_dict()
+    timing = profile(run(RunRequest("add_custom", params={"buffer_num": 1},
+                                    timing_only=True))).to_dict()
+    for key in ("time_us", "breakdown", "bottleneck", "roofline", "pipeline", "lines"):
+        assert full[key] == timing[key], key
+
+
+def test_a_failed_run_cannot_be_profiled():
+    report = run(RunRequest("add_custom", params={"tile_length": 999999}, timing_only=True))
+    with pytest.raises(ValueError, match="nothing to profile"):
+        profile(report)

@@ -1,0 +1,393 @@
+"""The workbench driven by real key presses (App.run_test); assertions on what panes show."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from asc_tui.config import Config
+from asc_tui.tui.app import Workbench
+from asc_tui.tui.engines import optional
+
+DATA = Path(__file__).parent / "tui_data"
+SRC = (DATA / "add_custom.py").read_text()
+
+
+@pytest.fixture
+def ops(tmp_path):
+    d = tmp_path / "operators"
+    d.mkdir()
+    shutil.copy(DATA / "add_custom.py", d / "add_custom.py")
+    shutil.copy(DATA / "add_custom.py", d / "add_twice.py")
+    return d
+
+
+def make_app(ops, **kw) -> Workbench:
+    kw.setdefault("config", Config(worker_timeout=20))
+    return Workbench(str(ops), clock=lambda: "00:00:00", show_host_times=False, **kw)
+
+
+async def until(pilot, cond, timeout=30.0, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def log_text(app) -> str:
+    return "\n".join(app.query_one("#log-pane").lines_text)
+
+
+def save_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+async def started(pilot, app, n=2):
+    await until(pilot, lambda: app.results_seen >= n, what="first results")
+
+
+def test_start_runs_every_operator_and_marks_them(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            tree = app.query_one("#sidebar")
+            assert {tree.status(p) for p in tree.paths()} == {"pass"}
+            status = str(app.query_one("#status").render())
+            assert "add_custom [default]" in status and "PASS" in status and "µs" in status
+            assert "add_twice: precision PASS" in log_text(app)
+    asyncio.run(go())
+
+
+def test_tab_keys_and_timeline_zoom_pan_block_keys(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("3")
+            tl = app.query_one("#timeline-view")
+            assert app.query_one("#tabs").active == "timeline" and tl.has_focus
+            assert "all blocks (avg)" in tl.text() and "mte2" in tl.text()
+            await pilot.press("plus", "plus", "right")
+            assert tl.zoom == 4 and tl.offset > 0.375
+            await pilot.press("greater_than_sign")
+            assert tl.text().startswith("block 0/")
+            await pilot.press("home")
+            assert (tl.zoom, tl.offset) == (1.0, 0.0)
+            await pilot.press("2")
+            assert "bottleneck" in app.query_one("#profile-pane").plain
+            await pilot.press("4")
+            assert app.query_one("#source-view").hot_line() is not None
+    asyncio.run(go())
+
+
+def test_next_operator_and_next_case_keys_rerun_with_the_new_case(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            first = app.selected
+            await pilot.press("n")
+            assert app.selected != first
+            await pilot.press("c")
+            await until(pilot, lambda: app.ops[app.selected].good is not None
+                        and app.ops[app.selected].good.case == "tail", what="tail case run")
+            assert "[tail]" in str(app.query_one("#status").render())
+            assert app.query_one("#bench-table").row(
+                f"{app.selected.stem}/tail/ascend910b") is not None
+    asyncio.run(go())
+
+
+def test_keymap_from_config_remaps_and_help_lists_it(ops):
+    async def go():
+        app = make_app(ops, config=Config(keymap={"rerun": "f5", "nonsense": "f9"}))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            seen = app.results_seen
+            await pilot.press("f5")
+            await until(pilot, lambda: app.results_seen > seen, what="rerun via f5")
+            assert "add_custom: rerun" in log_text(app)
+            assert "no binding with id 'nonsense'" in log_text(app)
+            await pilot.press("question_mark")
+            assert ("f5", "Rerun") == app.screen.rows[0][:2]
+            await pilot.press("escape")
+            assert app.screen.__class__.__name__ != "HelpScreen"
+    asyncio.run(go())
+
+
+def test_saving_an_operator_reruns_it_and_updates_the_panes(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)  # the watch is installed
+            before = app.ops[app.selected].good.emulation.kernel_cycles
+            target = ops / "add_custom.py"
+            save_atomically(target, SRC.replace("n=8 * 2048 * 8,", "n=8 * 2048 * 16,"))
+            await until(pilot, lambda: app.ops[target.resolve()].good.emulation.kernel_cycles
+                        != before, what="rerun after atomic save")
+            assert app.ops[(ops / "add_twice.py").resolve()].last.report.emulation is not None
+            assert "saved add_custom.py → rerun 1 operator(s)" in log_text(app)
+            prof = app.query_one("#profile-pane").plain
+            em = app.ops[target.resolve()].good.emulation
+            assert f"kernel {em.kernel_us:.3f} µs" in prof
+    asyncio.run(go())
+
+
+def test_syntax_error_shows_file_line_and_keeps_the_last_good_result_stale(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            target = (ops / "add_custom.py").resolve()
+            good = app.ops[target].good
+            target.write_text(SRC.replace("def tensors(case):", "def tensors(case:"))
+            await until(pilot, lambda: f"{target}:47: syntax error" in log_text(app),
+                        what="the syntax error in the log")
+            assert app.ops[target].status == "error"
+            assert app.ops[target].good is good and app.ops[target].stale
+            assert "STALE" in str(app.query_one("#status").render())
+            assert "[STALE]" in app.query_one("#profile-pane").plain
+    asyncio.run(go())
+
+
+def test_infinite_loop_times_out_while_the_keyboard_keeps_working(ops):
+    async def go():
+        app = make_app(ops, config=Config(worker_timeout=4.0))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            target = (ops / "add_custom.py").resolve()
+            target.write_text(SRC.replace("def tensors(case):",
+                                          "def tensors(case):\n    while True:\n        pass\n"))
+            await until(pilot, lambda: app.ops[target].status == "running", what="running")
+            await pilot.press("3")
+            assert app.query_one("#tabs").active == "timeline"
+            await pilot.press("n")
+            assert app.selected != target
+            assert app.ops[target].status == "running"  # keys worked while the run hangs
+            await until(pilot, lambda: "did not finish within 4 s" in log_text(app),
+                        what="timeout")
+            assert app.ops[target].status == "error"
+            assert ("48 | while True:" in log_text(app)  # the loop's lines, wherever the
+                    or "49 | pass" in log_text(app))  # stack was sampled
+    asyncio.run(go())
+
+
+def test_a_crashing_operator_is_reported_and_the_next_save_works(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            target = (ops / "add_custom.py").resolve()
+            target.write_text(SRC.replace("def tensors(case):",
+                                          "def tensors(case):\n    import os\n    os._exit(9)\n"))
+            await until(pilot, lambda: "died (exit code 9)" in log_text(app), what="crash")
+            assert app.ops[target].status == "error"
+            save_atomically(target, SRC)
+            await until(pilot, lambda: app.ops[target].status == "pass", what="recovery")
+            assert not app.ops[target].stale
+    asyncio.run(go())
+
+
+def test_command_palette_runs_actions_by_name(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("ctrl+p")
+            await pilot.press(*"Run all")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await until(pilot, lambda: "run all (2 operators)" in log_text(app),
+                        what="palette action")
+    asyncio.run(go())
+
+
+def test_wide_terminals_show_the_log_as_its_own_pane(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await started(pilot, app)
+            assert app.screen.has_class("-wide")
+            assert app.query_one("#bottom-log").display
+            assert app.query_one("#tabs").active == "profile"
+        app = make_app(ops)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert not app.screen.has_class("-wide")
+            assert app.query_one("#tabs").active == "log"
+    asyncio.run(go())
+
+
+def test_theme_option_and_f2_cycle_the_file_themes(ops):
+    async def go():
+        app = make_app(ops, theme="light")
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert app.theme == "light"
+            await pilot.press("f2")
+            assert app.theme != "light" and app.theme in ("dark", "high-contrast", "light")
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("sanitizer") is None, reason="devkit.sanitizer not in this build")
+def test_debug_key_runs_the_sanitizer_in_the_tool_worker(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("d")
+            await until(pilot, lambda: "sanitizer clean" in log_text(app)
+                        or "debug " in log_text(app), what="sanitizer result")
+            assert "add_custom: sanitizer clean" in log_text(app)
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("bench") is None, reason="devkit.bench not in this build")
+def test_save_baseline_then_bench_fills_the_row_in_place(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("B")
+            await until(pilot, lambda: "bench add_custom" in log_text(app), what="baseline")
+            await pilot.press("b")
+            table = app.query_one("#bench-table")
+            key = "add_custom/default/ascend910b"
+            await until(pilot, lambda: table.row(key).verdict not in ("", "saved"),
+                        what="bench verdict")
+            assert table.row(key).baseline is not None
+            assert table.get_cell(key, "vs base") == "100.0%"
+    asyncio.run(go())
+
+
+def test_precision_key_lists_per_output_figures(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("v")
+            assert "add_custom: z float16 PASS: max abs" in log_text(app)
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("tuner.session") is None, reason="devkit.tuner not in this build")
+def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("T")
+            assert app.query_one("#tabs").active == "tune"
+            pane = app.query_one("#tune-pane")
+            await until(pilot, lambda: pane.status_text.startswith("tune done"), what="tune")
+            assert pane.table.row_count >= 1 and pane.best[0][0] <= pane.best[-1][0]
+            best = dict(app.ops[app.selected].best_params)
+            await pilot.press("a")
+            await until(pilot, lambda: app.ops[app.selected].good.params == best,
+                        what="run with the tuned parameters")
+            assert f"block_dim={best['block_dim']}" in str(app.query_one("#status").render())
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("tuner.session") is None, reason="devkit.tuner not in this build")
+def test_cancel_key_stops_a_running_tune(ops):
+    slow = SRC.replace("    def Process(self):", "    def Process(self):\n        import time\n"
+                       "        time.sleep(0.05)\n")
+    (ops / "add_custom.py").write_text(slow)
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("t")
+            pane = app.query_one("#tune-pane")
+            await until(pilot, lambda: "start" in pane.status_text or "result" in
+                        pane.status_text, what="tune start")
+            await pilot.press("x")
+            await until(pilot, lambda: not app.tune_running, what="tune end")
+            assert pane.status_text.startswith("tune cancelled")
+            assert "cancelled: tune" in log_text(app)
+    asyncio.run(go())
+
+
+def test_export_key_writes_trace_and_report(ops, tmp_path):
+    async def go():
+        app = make_app(ops)
+        app.exports_dir = tmp_path / "exports"
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("e")
+            await until(pilot, lambda: "exported" in log_text(app), what="export")
+        files = sorted(p.name for p in (tmp_path / "exports").iterdir())
+        assert any(f.endswith(".report.json") for f in files)
+        if optional("trace") is not None:
+            assert any(f.endswith(".trace.json") for f in files)
+    asyncio.run(go())
+
+
+def test_chip_key_reruns_on_the_next_chip_and_sidebar_key_hides_the_tree(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("C")
+            chip = app.chip
+            assert chip and f"chip {chip}" in str(app.query_one("#status").render())
+            await until(pilot, lambda: app.ops[app.selected].good.chip == chip,
+                        what="run on the new chip")
+            await pilot.press("o")
+            assert not app.query_one("#sidebar").display
+            await pilot.press("N")
+            assert app.selected.stem == "add_twice"
+    asyncio.run(go())
+
+
+def test_editing_the_config_reloads_it_and_reports_mistakes_with_line_and_column(ops, tmp_path):
+    from asc_tui.config import load_config
+
+    cfg = tmp_path / "asc-tui.toml"
+    cfg.write_text('worker_timeout = 20\n')
+
+    async def go():
+        app = make_app(ops, config=load_config(cfg))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            cfg.write_text('worker_timeout = 20\ntheme = 3\n')
+            await until(pilot, lambda: f"config error: {cfg}:2:1: theme must be" in log_text(app),
+                        what="config error in the log")
+            cfg.write_text('worker_timeout = 20\n[keymap]\nrerun = "f6"\n')
+            await until(pilot, lambda: "config reloaded" in log_text(app), what="reload")
+            seen = app.results_seen
+            await pilot.press("f6")
+            await until(pilot, lambda: app.results_seen > seen, what="rerun via remapped key")
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("sanitizer") is None, reason="devkit.sanitizer not in this build")
+def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
+    bug = Path(__file__).parents[1] / "operators" / "bugs" / "add_tail_oob.py"
+    if not bug.exists():
+        pytest.skip("operators/bugs/add_tail_oob.py not in this build")
+    shutil.copy(bug, ops / "add_tail_oob.py")
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app, 3)
+            app.select_operator((ops / "add_tail_oob.py").resolve())
+            await pilot.press("d")
+            await until(pilot, lambda: "debug found" in log_text(app), what="findings")
+            assert f"memcheck: {(ops / 'add_tail_oob.py').resolve()}:" in log_text(app)
+    asyncio.run(go())

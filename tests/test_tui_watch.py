@@ -1,0 +1,146 @@
+"""Hot reload engine: debounced watcher, atomic saves, only affected operators, cancel in flight."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from asc_tui.devkit.runner import RunRequest
+from asc_tui.devkit.watch import FileWatcher, Rerunner, classify, is_temp_file
+from asc_tui.devkit.worker import RunWorker
+
+ADD_CUSTOM = Path(__file__).parent / "tui_data" / "add_custom.py"
+
+
+def test_editor_temp_files_are_ignored():
+    for name in (".add.py.swp", "add.py~", ".#add.py", "4913", ".add.py.tmp"):
+        assert is_temp_file(Path(name))
+    assert not is_temp_file(Path("add.py"))
+
+
+def test_classify_maps_saves_to_operators_and_tomls_to_everything(tmp_path):
+    a = tmp_path / "a.py"
+    a.write_text("")
+    cs = classify([(1, str(a)), (1, str(tmp_path / ".a.py.tmp"))], tmp_path)
+    assert cs.operators == {a.resolve()} and not cs.everything
+    assert classify([(1, str(tmp_path / "asc-tui.toml"))], tmp_path).config
+    assert classify([(2, str(tmp_path / "_helpers.py"))], tmp_path).everything
+    assert classify([(1, str(tmp_path / ".x.swp"))], tmp_path) is None
+    gone = classify([(3, str(tmp_path / "b.py"))], tmp_path)
+    assert gone.removed == {(tmp_path / "b.py").resolve()}
+
+
+def _wait(q: queue.Queue, pred, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            item = q.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        if pred(item):
+            return item
+    raise AssertionError("no matching result in time")
+
+
+def test_save_and_atomic_rename_rerun_only_the_saved_operator(tmp_path):
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    a, b = ops / "a.py", ops / "b.py"
+    src = ADD_CUSTOM.read_text()
+    a.write_text(src)
+    b.write_text(src)
+    results: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=10)
+    rr = Rerunner(worker, lambda p: RunRequest(str(p), case="tail", timing_only=True),
+                  on_result=lambda p, r: results.put((p, r)))
+    w = FileWatcher(ops, lambda cs: rr.submit(p for p in (a, b) if cs.affects(p))).start()
+    try:
+        assert w.wait_ready()
+        a.write_text(src.replace("n=100_003", "n=50_000"))  # plain save
+        p, r = _wait(results, lambda it: True)
+        assert p == a.resolve() and r.report.shapes["x"] != ""
+        first = r.report.emulation.kernel_cycles
+        tmp = ops / ".a.py.tmp"  # editor-style atomic save
+        tmp.write_text(src.replace("n=100_003", "n=200_000"))
+        os.replace(tmp, a)
+        p, r = _wait(results, lambda it: True)
+        assert p == a.resolve() and r.report.emulation.kernel_cycles > first
+        time.sleep(0.3)
+        assert results.empty()  # b was never rerun
+    finally:
+        w.stop()
+        rr.stop()
+        worker.close()
+
+
+def test_a_new_save_cancels_the_run_in_flight(tmp_path):
+    loop = ADD_CUSTOM.read_text().replace("def tensors(case):",
+                                          "def tensors(case):\n    while True:\n        pass\n")
+    p = tmp_path / "slow.py"
+    p.write_text(loop)
+    results: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=30)
+    started = queue.Queue()
+    rr = Rerunner(worker, lambda q: RunRequest(str(q), case="tail"),
+                  on_start=lambda q, r: started.put(q),
+                  on_result=lambda q, r: results.put((q, r)))
+    try:
+        rr.submit([p])
+        started.get(timeout=20)
+        time.sleep(0.3)
+        p.write_text(ADD_CUSTOM.read_text())  # fixed: the hung run must not block it
+        rr.submit([p])
+        q, r = _wait(results, lambda it: True, timeout=20)
+        assert r.passed and rr.cancelled == 1
+    finally:
+        rr.stop()
+        worker.close()
+
+
+def test_watch_command_prints_a_line_per_rerun(tmp_path):
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "add.py").write_text(ADD_CUSTOM.read_text())
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from asc_tui.cli import main; "
+                             "sys.exit(main())", "watch", str(ops), "--case",
+                             "tail", "--count", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if "watching" in line:
+                break
+        first = proc.stdout.readline()
+        (ops / "add.py").write_text(ADD_CUSTOM.read_text().replace("def tensors(case):",
+                                                                  "def tensors(case:"))
+        second = proc.stdout.readline()
+        assert proc.wait(30) == 1
+    finally:
+        proc.kill()
+    assert "add [tail] PASS" in first and " us" in first
+    assert "ERROR" in second and "add.py:" in second and "syntax error" in second
+
+
+def test_config_file_and_helper_subpackage_changes_affect_every_operator(tmp_path):
+    ops = tmp_path / "ops"
+    (ops / "lib").mkdir(parents=True)
+    (ops / "lib" / "tiles.py").write_text("T = 1\n")
+    cfg = tmp_path / "asc-tui.toml"
+    cfg.write_text('chip = "ascend910b"\n')
+    seen: queue.Queue = queue.Queue()
+    w = FileWatcher(ops, seen.put, extra=[cfg]).start()
+    try:
+        assert w.wait_ready()
+        (ops / "lib" / "tiles.py").write_text("T = 2\n")
+        cs = seen.get(timeout=10)
+        assert cs.everything and not cs.config
+        cfg.write_text('chip = "ascend910b4"\n')
+        cs = seen.get(timeout=10)
+        assert cs.everything and cs.config
+    finally:
+        w.stop()

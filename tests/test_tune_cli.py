@@ -1,0 +1,70 @@
+"""`asc-tui tune` and `asc-profile --auto-tune/--quick-tune`: JSON shape, human output, errors."""
+
+from __future__ import annotations
+
+import json
+
+from tunesrc import tune_op_source
+
+from asc_tui.cli import main, profile_main
+
+
+def _json(capsys, argv, entry=main):
+    code = entry(argv)
+    out = capsys.readouterr().out
+    return code, json.loads(out)
+
+
+def test_tune_json_has_the_documented_shape(capsys, write_operator):
+    path = str(write_operator("op", tune_op_source()))
+    code, d = _json(capsys, ["tune", path, "--workers", "0", "--json"])
+    assert code == 0
+    for key in ("strategy", "space_size", "invalid", "evaluated", "cached", "best", "results"):
+        assert key in d
+    assert d["strategy"] == "exhaustive"
+    assert set(d["best"]) >= {"params", "time_us"}
+    ok = [r for r in d["results"] if "time_us" in r]
+    bad = [r for r in d["results"] if "invalid_reason" in r]
+    assert len(ok) == d["evaluated"] and len(bad) == d["invalid"]
+    assert len(ok) + len(bad) == d["space_size"]
+    assert min(r["time_us"] for r in ok) == d["best"]["time_us"]
+
+
+def test_profile_quick_tune_spends_at_most_ten_evaluations(capsys):
+    code, d = _json(capsys, ["--quick-tune", "add_custom", "--json"], profile_main)
+    assert code == 0 and d["strategy"] == "quick"
+    assert d["evaluated"] + d["cached"] <= 10
+
+
+def test_profile_auto_tune_is_exhaustive_and_reuses_the_cache(capsys):
+    code, d = _json(capsys, ["--auto-tune", "add_custom", "--json"], profile_main)
+    assert code == 0 and d["strategy"] == "exhaustive"
+    assert d["evaluated"] + d["cached"] == d["space_size"] - d["invalid"]
+    code, again = _json(capsys, ["tune", "add_custom", "--json"])
+    assert again["evaluated"] == 0 and again["best"] == d["best"]
+
+
+def test_human_output_names_best_table_and_pruning_reasons(capsys, write_operator):
+    path = str(write_operator("op", tune_op_source()))
+    assert main(["tune", path, "--workers", "0", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "best  tile=" in out
+    assert "tile 1024 is refused by the author" in out
+    assert "InitBuffer" in out
+    assert out.count("\n") < 25
+
+
+def test_param_pins_a_subset_from_the_command_line(capsys, write_operator):
+    path = str(write_operator("op", tune_op_source()))
+    code, d = _json(capsys, ["tune", path, "--workers", "0", "--param", "tile=256",
+                             "--param", "block_dim=1,4", "--json"])
+    assert code == 0 and d["space_size"] == 1 * 2 * 2
+    assert {r["params"]["block_dim"] for r in d["results"]} == {1, 4}
+
+
+def test_an_unknown_parameter_is_an_error_naming_the_file(capsys, write_operator):
+    path = str(write_operator("op", tune_op_source()))
+    code = main(["tune", path, "--param", "tiel=256", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 1 and "tiel" in d["errors"][0]["message"]
+    assert d["errors"][0]["file"] == path
