@@ -3,9 +3,10 @@
 - hot reload: file write → every pane updated, for add_custom (default case), median of 20.
   The clock starts before the write and stops when the app has applied the new result (tree,
   log, profile, timeline, source and bench panes are updated in one `batch_update`).
-- timeline: one frame of a ≥1M-instruction run (8 blocks × 125k records, synthetic columns
-  shaped like a double-buffered vector kernel) in a 200×60 terminal (pipe lanes plus one row
-  per block), cold cache, random zoom/pan/block.
+- timeline: one frame of a real ≥1M-instruction run (vector_add_bias on 80M elements in
+  256-element tiles, 40 blocks, timing-only: 1.3M instructions, 2.3M records) in a 200×60
+  terminal (pipe lanes plus one row per block that fits), cold cache, random zoom/pan/block.
+  (Synthetic columns of the same shape are the fallback if that run is unavailable.)
 - start-up: new interpreter → imports → app mounted → first frame rendered (headless; the
   app's first `call_after_refresh`), median of 5. Python's own start-up is excluded (the same
   for any tool); the emulator stack is imported after that first frame, in a thread.
@@ -81,8 +82,22 @@ def synthetic_run(blocks: int = 8, per_block: int = 125_000) -> EmulationResult:
                            tuple(out), ("op",), (("kernel.py", 1),), 0, 0)
 
 
+def real_run() -> tuple[EmulationResult | None, float]:
+    """vector_add_bias, 80M elements in 256-element tiles on 40 blocks, timing-only: 1.3M
+    instructions (2.3M records with waits and flags). Returns (result, emulation seconds)."""
+    from asc_tui.devkit.runner import RunRequest, run
+
+    t = time.perf_counter()
+    rep = run(RunRequest("vector_add_bias", case="full", timing_only=True,
+                         params={"tile_length": 256, "block_dim": 40}, timeout_s=600))
+    return rep.emulation, time.perf_counter() - t
+
+
 async def _timeline(frames: int = 40) -> dict:
-    em = synthetic_run()
+    em, emu_s = real_run()
+    source = "vector_add_bias full, tile 256, 40 blocks (timing-only emulation)"
+    if em is None or em.instructions < 1_000_000:
+        em, source = synthetic_run(), "synthetic"
     records = sum(len(b) for b in em.blocks)
     tmp = Path(tempfile.mkdtemp(prefix="asc-bench-tui-"))
     app = Workbench(str(tmp), watch=False, run_on_start=False)
@@ -92,7 +107,7 @@ async def _timeline(frames: int = 40) -> dict:
         view = app.query_one("#timeline-view")
         width = view.size.width
         t0 = time.perf_counter()
-        model = TimelineModel(em)
+        model = TimelineModel(em).prepare()  # the app does this in a thread for big runs
         view.show(model)
         view.build_lines(width)  # first frame builds the per-block interval indexes
         first = time.perf_counter() - t0
@@ -106,10 +121,11 @@ async def _timeline(frames: int = 40) -> dict:
             t = time.perf_counter()
             lines = view.build_lines(width)
             times.append(time.perf_counter() - t)
-        assert len(lines) >= 5 + em.block_dim  # lanes, axis, summary and per-block rows
+        assert len(lines) >= 5  # lanes, axis, summary (and per-block rows when they fit)
         await pilot.pause()
     shutil.rmtree(tmp, ignore_errors=True)
-    return {"records": records, "width": width, "first_frame_ms": first * 1000,
+    return {"source": source, "instructions": em.instructions, "emulation_s": emu_s,
+            "records": records, "width": width, "index_ms": first * 1000,
             "frame_median_ms": statistics.median(times) * 1000,
             "frame_max_ms": max(times) * 1000}
 
@@ -144,10 +160,12 @@ def main() -> dict:
           f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
           f"{hot['worker_run_median_ms']:.1f} ms)  goal ≤ 150 ms")
     tl = asyncio.run(_timeline())
-    print(f"  timeline frame, {tl['records']:,} records, {tl['width']} columns (200×60 "
-          "terminal, lanes + per-block rows): median "
-          f"{tl['frame_median_ms']:.2f} ms, max {tl['frame_max_ms']:.2f} ms (first frame incl. "
-          f"index build {tl['first_frame_ms']:.0f} ms)  goal ≤ 16 ms")
+    print(f"  timeline of {tl['source']}: {tl['instructions']:,} instructions, "
+          f"{tl['records']:,} records (emulated in {tl['emulation_s']:.1f} s)")
+    print(f"  timeline frame at {tl['width']} columns (200×60 terminal, lanes + per-block "
+          "rows): median "
+          f"{tl['frame_median_ms']:.2f} ms, max {tl['frame_max_ms']:.2f} ms (index build, once per "
+          f"result, in a thread: {tl['index_ms']:.0f} ms)  goal ≤ 16 ms")
     st = _startup()
     print(f"  start-up to first paint (imports + mount + first frame, headless): median "
           f"{st['median_ms']:.0f} ms, min {st['min_ms']:.0f} ms over {st['n']}  goal ≤ 500 ms")

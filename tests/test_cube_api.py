@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from asc_tui.ascendc.matmul import MultiCoreMatmulTiling, check_tiling
 from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.runner import RunRequest, prepare, run
 
 MEMORY = {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
 
@@ -195,7 +195,8 @@ def test_host_matmul_tiling_fits_the_core_and_covers_c(m, n, k, dim, bias):
     tiling = t.GetTiling()
     assert check_tiling(tiling, MEMORY) == []
     assert 1 <= tiling.usedCoreNum <= dim
-    assert tiling.singleCoreM % tiling.baseM == 0 and tiling.singleCoreN % tiling.baseN == 0
+    assert tiling.singleCoreM % tiling.baseM == 0 or tiling.singleCoreM == m
+    assert tiling.singleCoreN % tiling.baseN == 0 or tiling.singleCoreN == n
     units = -(-m // tiling.singleCoreM) * -(-n // tiling.singleCoreN)
     assert units >= tiling.usedCoreNum
     assert tiling.singleCoreM * -(-m // tiling.singleCoreM) >= m
@@ -252,3 +253,111 @@ def test_endless_loop_on_an_aiv_times_out_naming_its_line_and_leaves_no_thread(w
         if t.name.startswith("asc-tui block"):
             t.join(timeout=2)
     assert not [t for t in threading.enumerate() if t.name.startswith("asc-tui block")]
+
+
+def test_data_dependent_cube_kernel_is_not_failed_by_the_l2_prepass(write_operator):
+    src = source('''
+        gx = GlobalTensor(half)
+        gx.SetGlobalBuffer(x, n)
+        AscendC.ascendc_assert(gx.GetValue(0) != 0, "needs real data")
+    ''', core="aic", golden="np.zeros_like(x)").replace('In(case.n, half)',
+                                                         'In(case.n, half, (1, 5))')
+    report = run_src(write_operator, "data_dep", src)
+    assert report.ok, report.errors
+
+
+def test_l0c_values_read_by_the_kernel_include_every_issued_mmad(write_operator):
+    src = source(CUBE_BODY + '''
+    t1 = a1.AllocTensor(half)
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+    AscendC.LoadData(ta, t1, LoadData2DParams(0, 1, 1, 0, 0, False))
+    AscendC.LoadData(tb, t1, LoadData2DParams(0, 1, 1, 0, 0, True))
+    AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16))
+    AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16, cmatrixInitVal=False))
+    AscendC.printf("c00=%.4f", tc.GetValue(0))
+    AscendC.DumpTensor(tc, 1, 1)
+    ''', core="aic", golden="np.zeros_like(x)")
+    path = write_operator("l0c_read", src)
+    report = run(RunRequest(str(path)))
+    assert report.ok, report.errors
+    x = prepare(load_operator(str(path)), None, {}, True, 0)[4]["x"]  # the run's input (seed 0)
+    a = x[:256].reshape(16, 16).astype(np.float32)
+    want = 2 * float((a @ a)[0, 0])  # two Mmads: overwrite, then accumulate
+    got = next(e.text for e in report.emulation.log if e.text.startswith("c00="))
+    assert abs(float(got.split("=")[1]) - want) < 1e-2
+    dump = next(e.text for e in report.emulation.log if e.text.startswith("DumpTensor"))
+    assert abs(float(dump.split("[")[1].rstrip("]")) - want) < 1e-2
+
+
+def test_mixed_kernel_pipe_ratios_are_over_the_cores_that_have_the_pipe():
+    em = run(RunRequest("matmul_leaky", case="default", timing_only=True)).emulation
+    for name, s in em.pipe_stats().items():
+        assert 0 <= s.ratio <= 1 and 0 <= s.wait_ratio <= 1, (name, s)
+    assert em.pipe_cores[2] * 2 == em.pipe_cores[1]  # 1 AIC (cube) : 2 AIV (vector)
+
+
+ITERATE_OP = '''
+import numpy as np
+from asc_tui import ascendc as AscendC
+from asc_tui.ascendc import *
+from asc_tui.operator import In, Out, Launch
+
+CASES = {"default": dict(m=80, n=100, k=72)}
+
+def _tiling(case):
+    t = MultiCoreMatmulTiling()
+    t.SetDim(1)
+    t.SetShape(case.m, case.n, case.k)
+    t.SetFixSplit(32, 48, 32)
+    return t.GetTiling()
+
+def tensors(case):
+    return {"a": In((case.m, case.k), half, "uniform"), "b": In((case.k, case.n), half, "uniform"),
+            "c": Out((case.m, case.n), half), "tiles": Out((SEQ, 32 * 48), half)}
+
+def tiling(case, p):
+    return Launch(1, _tiling(case))
+
+def golden(case, a, b):
+    c = a.astype(np.float32) @ b.astype(np.float32)
+    tiles = np.zeros((SEQ, 32 * 48), np.float32)
+    for i, (m0, n0) in enumerate((i, j) for i in range(0, case.m, 32) for j in range(0, case.n, 48)):
+        blk = c[m0:m0 + 32, n0:n0 + 48]
+        tiles[i, :blk.size] = blk.ravel()
+    return {"c": c, "tiles": tiles}
+
+@AscendC.kernel(core_type="aic")
+def kernel(a, b, c, tiles, t):
+    ga, gb, gc, gt = GlobalTensor(half), GlobalTensor(half), GlobalTensor(half), GlobalTensor(half)
+    ga.SetGlobalBuffer(a, t.M * t.Ka)
+    gb.SetGlobalBuffer(b, t.Kb * t.N)
+    gc.SetGlobalBuffer(c, t.M * t.N)
+    gt.SetGlobalBuffer(tiles)
+    mm = Matmul(MatmulType(TPosition.GM, CubeFormat.ND, half),
+                MatmulType(TPosition.GM, CubeFormat.ND, half),
+                MatmulType(TPosition.GM, CubeFormat.ND, half))
+    REGIST_MATMUL_OBJ(TPipe(), GetSysWorkSpacePtr(), mm, t)
+    mm.SetTensorA(ga)
+    mm.SetTensorB(gb)
+    while mm.Iterate():
+        mm.GetTensorC(gc)
+    mm.SetTensorA(ga)
+    mm.SetTensorB(gb)
+    i = 0
+    while mm.Iterate():
+        mm.GetTensorC(gt[i * 32 * 48], enSequentialWrite=True)
+        i += 1
+    mm.End()
+'''.replace("SEQ", "9")  # 80 x 100 in 32 x 48 blocks: 3 x 3
+
+
+def test_matmul_iterate_and_get_tensor_c_match_numpy(write_operator):
+    report = run(RunRequest(str(write_operator("mm_iter", ITERATE_OP))))
+    assert report.passed, report.errors or report.precision.to_dict()
+
+
+def test_iterate_twice_without_get_tensor_c_names_the_line(write_operator):
+    src = ITERATE_OP.replace("        mm.GetTensorC(gc)\n", "        mm.Iterate()  # <- here\n")
+    report = run(RunRequest(str(write_operator("mm_iter2", src)), timing_only=True))
+    (err,) = report.errors
+    assert "before GetTensorC" in err.message and err.line == line_of(src)

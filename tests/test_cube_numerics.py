@@ -71,6 +71,22 @@ def test_high_level_matmul_object_matches_numpy_with_tails_and_bias(m, n, k, bia
                                want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3)
 
 
+CONV = load_operator("conv2d")
+
+
+@given(h=st.integers(3, 20), w=st.integers(3, 20), cin=st.sampled_from([16, 32]),
+       cout=st.integers(1, 70), k=st.sampled_from([1, 3]), stride=st.sampled_from([1, 2]),
+       pad=st.sampled_from([0, 1]), tm=st.sampled_from([16, 32, 112]),
+       tn=st.sampled_from([16, 64]), merge=st.sampled_from([1, 3]))
+def test_conv2d_matches_numpy_for_any_shape_and_tiling(h, w, cin, cout, k, stride, pad, tm, tn,
+                                                       merge):
+    values = dict(n=1, h=h, w=w, cin=cin, cout=cout, kh=k, kw=k, stride=stride, pad=pad)
+    arrays, want, _ = emulate(CONV, values, dict(tile_m=tm, tile_n=tn, kw_merge=merge,
+                                                 block_dim=8))
+    np.testing.assert_allclose(arrays["y"].astype(np.float32),
+                               want.astype(np.float16).astype(np.float32), rtol=4e-3, atol=4e-3)
+
+
 @pytest.mark.parametrize("case", ["default", "stride2", "tails", "k1x1"])
 def test_conv2d_img2col_matches_numpy(case):
     report = run(RunRequest("conv2d", case=case))

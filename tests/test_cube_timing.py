@@ -115,9 +115,12 @@ def test_best_bundled_matmul_reaches_80_percent_of_cube_peak_at_4096():
     assert achieved >= 0.80 * cube_peak_flops(CHIP)
 
 
-def test_full_and_timing_only_runs_give_identical_timelines():
-    full = run(RunRequest("matmul", case="small"))
-    shadow = run(RunRequest("matmul", case="small", timing_only=True))
+@pytest.mark.parametrize("op_name,case", [("matmul", "small"), ("matmul_official", "bias"),
+                                          ("conv2d", "stride2"), ("matmul_leaky", "small")])
+def test_full_and_timing_only_runs_give_identical_timelines(op_name, case):
+    full = run(RunRequest(op_name, case=case))
+    shadow = run(RunRequest(op_name, case=case, timing_only=True))
+    assert full.passed
     assert full.emulation.timeline_key() == shadow.emulation.timeline_key()
 
 

@@ -391,3 +391,34 @@ def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
             await until(pilot, lambda: "debug found" in log_text(app), what="findings")
             assert f"memcheck: {(ops / 'add_tail_oob.py').resolve()}:" in log_text(app)
     asyncio.run(go())
+
+
+def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
+    import dataclasses
+
+    import numpy as np
+
+    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.npu.results import BlockTimeline
+    from asc_tui.tui.app import BIG_TIMELINE
+
+    rep = run(RunRequest(str(ops / "add_custom.py"), timing_only=True))
+    n = BIG_TIMELINE + 1000
+    s = np.arange(n, dtype=float) * 2
+    z = np.zeros(n, dtype=np.int32)
+    block = BlockTimeline(0, 0, 0, 0.0, 2.0 * n, np.full(n, 4, np.int8), s, s + 1, z, z,
+                          z.astype(np.int64), np.zeros(n, np.int8), z - 1, 0.0)
+    big = dataclasses.replace(rep, emulation=dataclasses.replace(
+        rep.emulation, blocks=(block,), kernel_cycles=2.0 * n))
+
+    async def go():
+        app = make_app(ops, run_on_start=False, watch=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            path = (ops / "add_custom.py").resolve()
+            app.ops[path].good = big
+            app.select_operator(path)
+            await pilot.press("3")
+            view = app.query_one("#timeline-view")
+            await until(pilot, lambda: view.model is not None, what="indexed timeline")
+            assert "mte2" in view.text() and f"{n:,} instructions" in view.text()
+    asyncio.run(go())

@@ -83,3 +83,25 @@ def test_a_million_records_frame_touches_only_the_screen_width():
     np.testing.assert_allclose(lane.busy, 0.5, atol=1e-6)
     zoomed = m.frame(10, 14, 4, 0).lanes[0]
     assert list(zoomed.busy) == [1, 0, 1, 0]
+
+
+def test_block_overview_matches_each_blocks_own_frame():
+    rng = np.random.default_rng(3)
+    blocks = []
+    for i in range(5):
+        t = np.cumsum(rng.uniform(1, 20, 50))
+        z = np.zeros(100, dtype=np.int32)
+        pipe = np.concatenate([np.full(50, 4), np.full(50, 1)]).astype(np.int8)
+        start = np.concatenate([t, t + 3])
+        end = np.concatenate([t + rng.uniform(0.5, 10, 50), t + 4])
+        blocks.append(BlockTimeline(i, i, 0, 0.0, float(end.max()), pipe, start, end, z, z,
+                                    z.astype(np.int64), np.zeros(100, np.int8), z - 1, 0.0))
+    cycles = max(b.t_end for b in blocks)
+    em = EmulationResult("t", 1000.0, "timing", 5, 5, cycles, 0.0, tuple(blocks), ("op",),
+                         (("f.py", 1),), 0, 0)
+    m = TimelineModel(em)
+    act, share = m.block_activity(100, 700, 37)
+    for i in range(5):
+        lanes = m.frame(100, 700, 37, i).lanes
+        np.testing.assert_allclose(act[i], np.max([ln.busy for ln in lanes], axis=0), atol=1e-9)
+        assert abs(share[i] - max(ln.utilisation for ln in lanes)) < 1e-9

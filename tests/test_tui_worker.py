@@ -37,7 +37,7 @@ def test_infinite_loop_times_out_naming_the_looping_line(worker, tmp_path):
     res = worker.run(RunRequest(str(p)), timeout_s=1.0)
     assert res.status == "timeout"
     (err,) = res.errors
-    assert err.file == str(p) and "while True" in (err.snippet or "")
+    assert err.file == str(p) and err.snippet in ("while True:", "pass")  # the looping lines
     assert worker.run(RunRequest(str(ADD_CUSTOM))).passed  # a fresh child took over
 
 

@@ -104,3 +104,14 @@ def test_applying_the_best_params_keeps_the_cache(write_operator):
     again = tune(TuneRequest(str(path), workers=0))
     assert again.evaluated == 0 and again.cached == first.evaluated
     assert again.current == first.best.params
+
+
+def test_configs_with_the_same_launch_are_emulated_once(write_operator):
+    src = tune_op_source().replace("return Launch(p.block_dim,", "return Launch(min(p.block_dim, 2),")
+    path = str(write_operator("op", src))
+    report = tune(TuneRequest(path, workers=0))
+    by = {(o.params["tile"], o.params["bufs"], o.params["block_dim"]): o for o in report.outcomes}
+    pairs = [(k, k[:2] + (4,)) for k in by if k[2] == 2]
+    assert pairs and all(by[a].time_us == by[b].time_us for a, b in pairs)
+    assert report.evaluated == len(report.outcomes) - len(pairs)
+    assert report.cached == len(pairs)

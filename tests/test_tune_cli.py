@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from tunesrc import tune_op_source
 
 from asc_tui.cli import main, profile_main
@@ -68,3 +69,17 @@ def test_an_unknown_parameter_is_an_error_naming_the_file(capsys, write_operator
     d = json.loads(capsys.readouterr().out)
     assert code == 1 and "tiel" in d["errors"][0]["message"]
     assert d["errors"][0]["file"] == path
+
+
+def test_a_finished_tune_records_its_best_config_in_the_history(capsys, write_operator):
+    history = pytest.importorskip("asc_tui.devkit.history")
+    path = str(write_operator("op", tune_op_source()))
+    code, d = _json(capsys, ["tune", path, "--workers", "0", "--json"])
+    assert code == 0
+    store = history.open_history(None)
+    try:
+        rows = store.conn.execute("SELECT kind, params, time_us FROM history_runs").fetchall()
+    finally:
+        store.close()
+    assert [(k, json.loads(p)) for k, p, _ in rows] == [("tune", d["best"]["params"])]
+    assert rows[0][2] == pytest.approx(d["best"]["time_us"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tunesrc import tune_op_source
 
 from asc_tui.devkit.loader import load_operator
@@ -86,3 +87,17 @@ def test_invalid_configs_are_never_emulated(write_operator, monkeypatch):
     assert seen and invalid and not invalid & set(seen)
     assert report.evaluated == len(seen) == report.space_size - len(report.invalid)
     assert all(o.ok for o in report.outcomes)
+
+
+def test_matmul_configs_that_overflow_l0_are_never_emulated(monkeypatch):
+    pytest.importorskip("asc_tui.ascendc.cube")
+    seen = []
+    real = evaluate_mod.evaluate
+    monkeypatch.setattr(evaluate_mod, "evaluate", lambda task: seen.append(task.key) or
+                        real(task))
+    fixed = {"tile_m": "128,256", "tile_n": "128,256", "tile_k": "256", "block_dim": "24"}
+    report = tune(TuneRequest("matmul", workers=0, fixed=fixed))
+    reasons = " ".join(p.reason for p in report.invalid)
+    assert "L0A" in reasons and "L0B" in reasons
+    assert not {config_key(p.params) for p in report.invalid} & set(seen)
+    assert len(seen) == report.space_size - len(report.invalid) == report.evaluated

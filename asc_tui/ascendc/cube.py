@@ -1,4 +1,5 @@
-"""Tier-2 cube instructions: GM→L1 Nd2Nz copies, LoadData (MTE1), Mmad (PIPE_M), Fixpipe (PIPE_FIX).
+"""Tier-2 cube instructions: GM→L1 Nd2Nz copies, LoadData (MTE1), Mmad (PIPE_M); Fixpipe
+(PIPE_FIX) is in fixpipe.py and cross-core flags in crosscore.py.
 
 Local memories hold data in the hardware's fractal layouts, so a kernel transliterated from an
 Ascend C sample computes the same thing here. A fractal is 512 B: 16 rows of C0 = 32 B /
@@ -15,9 +16,9 @@ sizeof(T) elements (16 for half/bf16, 32 for int8, 8 for float).
 
 Timing (cycles): LoadData = mte1 latency + bytes / (L1→L0A or L1→L0B bytes per cycle);
 Mmad = startup + ⌈m/16⌉·⌈n/16⌉·⌈k/C0⌉ fractal steps (16×16×16 fp16, 16×32×16 int8 per cycle);
-Fixpipe = latency + max(L0C bytes / fixpipe bytes per cycle, GM bytes / the core's GM write
-bandwidth). GM→L1 copies cost latency + first-read bytes / HBM share + re-read bytes / L2
-bandwidth (see `npu/l2.py`).
+GM→L1 copies cost latency + first-read bytes / HBM share + re-read bytes / L2 bandwidth (see
+`npu/l2.py`). Numerically, the Mmads accumulating into one L0C tile are computed together when
+the tile is next read (`_Pending`), which makes full emulation about one numpy matmul's work.
 """
 
 from __future__ import annotations
@@ -41,14 +42,14 @@ _PKG = str(PACKAGE_DIR)
 
 
 def _frame():
-    """The user's frame (skipping asc_tui's own layers such as the high-level Matmul)."""
-    fr = sys._getframe(2)
-    if fr.f_code.co_filename.startswith(_PKG):
-        fr = user_frame(3) or fr
-    return fr
+    """The calling frame: inside the high-level Matmul that is its own line (a detailed
+    timeline); errors are moved to the user's line by `_fail`."""
+    return sys._getframe(2)
 
 
 def _fail(msg: str, fr, hint: str | None = None):
+    if fr.f_code.co_filename.startswith(_PKG):  # raised inside asc_tui (e.g. Matmul)
+        fr = user_frame(3) or fr
     raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno, hint=hint)
 
 
@@ -213,8 +214,6 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
     if core.run.__dict__.get("l2_record"):
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
-    if fr.f_code.co_filename.startswith(_PKG):
-        fr = user_frame(2) or fr
     if not isinstance(params, LoadData2DParams):
         _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
     _need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
@@ -293,16 +292,16 @@ _MMAD_TYPES = {
 }
 
 
-def _unzz(arr, m1: int, k1: int, c0: int):
-    """L0A ZZ fractals → an (m1·16) × (k1·c0) matrix."""
-    return arr[: m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3).reshape(
-        m1 * 16, k1 * c0)
+def _unzz(arr, m1: int, k1: int, c0: int, dtype):
+    """L0A ZZ fractals → an (m1·16) × (k1·c0) matrix of `dtype` (one fused copy + convert)."""
+    return arr[: m1 * k1 * 16 * c0].reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3).astype(
+        dtype, order="C").reshape(m1 * 16, k1 * c0)
 
 
-def _unzn(arr, k1: int, n1: int, c0: int):
-    """L0B ZN fractals → a (k1·c0) × (n1·16) matrix."""
-    return arr[: k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2).reshape(
-        k1 * c0, n1 * 16)
+def _unzn(arr, k1: int, n1: int, c0: int, dtype):
+    """L0B ZN fractals → a (k1·c0) × (n1·16) matrix of `dtype` (one fused copy + convert)."""
+    return arr[: k1 * n1 * 16 * c0].reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2).astype(
+        dtype, order="C").reshape(k1 * c0, n1 * 16)
 
 
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
@@ -311,8 +310,6 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     if core.run.__dict__.get("l2_record"):
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
-    if fr.f_code.co_filename.startswith(_PKG):
-        fr = user_frame(2) or fr
     bias = None
     if params is None:
         params = bias_or_params
@@ -348,9 +345,13 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
                   f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
                   f"tensor holds {t.count * isz} B", fr)
     if core.numeric:
-        a = _unzz(fm.arr, m1, k1, c0)[:m, :k]
-        b = _unzn(filter_.arr, k1, n1, c0)[:k, :n]
         wide = np.float64 if out_t == int32 else np.float32
+        a = _unzz(fm.arr, m1, k1, c0, wide)
+        b = _unzn(filter_.arr, k1, n1, c0, wide)
+        if m != m1 * 16 or k != k1 * c0:
+            a = a[:m, :k]
+        if k != k1 * c0 or n != n1 * 16:
+            b = b[:k, :n]
         key = (dst.mem, dst.offset, m, n)
         pend = core.__dict__.get("_mmad")
         if pend is not None and (pend.key != key or params.cmatrixInitVal):
@@ -362,8 +363,8 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         if pend is None:
             pend = core._mmad = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
                                          bias if params.cmatrixInitVal else None)
-        pend.a.append(a.astype(wide))
-        pend.b.append(b.astype(wide))
+        pend.a.append(a)
+        pend.b.append(b)
     cfg = _cube_cfg(core.chip)
     core.work(M, cfg["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     core.__dict__["cube_macs"] = core.__dict__.get("cube_macs", 0) + m * n * k

@@ -13,8 +13,7 @@ from enum import Enum
 import numpy as np
 
 from ..npu import state
-from ..npu.errors import user_frame
-from .cube import _PKG, FIX, _cube_cfg, _fail, _gm_extent, _need_mem, flush_cube, strided
+from .cube import FIX, _cube_cfg, _fail, _gm_extent, _need_mem, flush_cube, strided
 from .dtypes import bfloat16, dtype_name, float32, half, int32
 from .tensors import GlobalTensor, LocalTensor
 
@@ -63,8 +62,6 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     if core.run.__dict__.get("l2_record"):
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
-    if fr.f_code.co_filename.startswith(_PKG):
-        fr = user_frame(2) or fr
     if not isinstance(params, FixpipeParamsV220):
         _fail(f"Fixpipe expects FixpipeParamsV220, got {type(params).__name__}", fr)
     _need_mem(src, ("l0c",), "Fixpipe", "src", fr)

@@ -85,6 +85,10 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
     """Print the first `dumpSize` elements of a local or global tensor."""
     fr = sys._getframe(1)
     data = None
+    if getattr(tensor, "mem", None) == "l0c":  # Mmads into L0C are computed when read
+        from .cube import flush_cube
+
+        flush_cube(state.core)
     if getattr(tensor, "arr", None) is not None:
         start = getattr(tensor, "start", 0) if hasattr(tensor, "buffer") else 0
         data = np.asarray(tensor.arr[start: start + int(dumpSize)])

@@ -178,11 +178,11 @@ class MultiCoreMatmulTiling:
                 rm, rn = -(-bm_n // cm), -(-bn_n // cn)
                 units = cm * cn
                 per = -(-units // dim) * rm * rn  # base blocks on the busiest core
-                cost = (per, rm * rn)
+                cost = (per, units)  # then the fewest, biggest units
                 if best is None or cost < best[0]:
                     best = (cost, rm, rn)
         _, rm, rn = best
-        sm, sn = rm * bm, rn * bn
+        sm, sn = min(rm * bm, m), min(rn * bn, n)  # one unit may cover a whole dimension
         used = min(dim, -(-m // sm) * -(-n // sn))
         k_slices = -(-k // bk)
         sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
@@ -204,7 +204,8 @@ _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
 
 
 class Matmul:
-    """`Matmul<A, B, C, Bias>`: SetTensorA/SetTensorB/SetBias/SetTail/IterateAll/End."""
+    """`Matmul<A, B, C, Bias>`: SetTensorA/B, SetBias, SetTail, IterateAll or Iterate +
+    GetTensorC, End."""
 
     def __init__(self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType,
                  bias_type: MatmulType | None = None):
@@ -215,6 +216,8 @@ class Matmul:
         self.tiling: TCubeTiling | None = None
         self.a = self.b = self.bias = None
         self.tail_m = self.tail_n = self.tail_k = None
+        self._todo: list | None = None  # blocks left for Iterate()
+        self._pending = None  # (CO1 tensor, m0, n0, mt, nt) awaiting GetTensorC
 
     # ---- set-up ---------------------------------------------------------------------------------
     def Init(self, tiling: TCubeTiling, pipe: TPipe | None = None) -> None:
@@ -263,16 +266,17 @@ class Matmul:
 
     def End(self) -> None:
         self.a = self.b = self.bias = None
+        self._todo = self._pending = None
 
     # ---- compute --------------------------------------------------------------------------------
-    def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
-        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
+    def _blocks(self, what: str) -> list[tuple[int, int, int, int, int]]:
+        """The base blocks (m0, n0, mt, nt, sk) of this core's region, in iterateOrder."""
         fr = _user()
         t = self.tiling
         if t is None:
-            _fail(fr, "IterateAll before Init (REGIST_MATMUL_OBJ) gave the Matmul its tiling")
+            _fail(fr, f"{what} before Init (REGIST_MATMUL_OBJ) gave the Matmul its tiling")
         if self.a is None or self.b is None:
-            _fail(fr, "IterateAll needs SetTensorA and SetTensorB first")
+            _fail(fr, f"{what} needs SetTensorA and SetTensorB first")
         if t.isBias and self.bias is None:
             _fail(fr, "the tiling has isBias=1 but SetBias was not called")
         sm = self.tail_m or t.singleCoreM
@@ -281,10 +285,46 @@ class Matmul:
         blocks = [(i, j) for i in range(0, sm, t.baseM) for j in range(0, sn, t.baseN)]
         if t.iterateOrder == 1:
             blocks.sort(key=lambda b: (b[1], b[0]))
-        for i, j in blocks:
-            self._block(c, i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk)
+        return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
 
-    def _block(self, c: GlobalTensor, m0: int, n0: int, mt: int, nt: int, sk: int) -> None:
+    def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
+        for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
+            co = self._block(m0, n0, mt, nt, sk)
+            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+
+    def Iterate(self, enPartialSum: bool = False) -> bool:
+        """Compute the next baseM × baseN block into L0C; False when the region is done."""
+        if self._pending is not None:
+            _fail(_user(), "Iterate() again before GetTensorC() fetched the previous block")
+        if self._todo is None:
+            self._todo = self._blocks("Iterate")
+        if not self._todo:
+            self._todo = None
+            return False
+        m0, n0, mt, nt, sk = self._todo.pop(0)
+        self._pending = (self._block(m0, n0, mt, nt, sk), m0, n0, mt, nt)
+        return True
+
+    def GetTensorC(self, c: GlobalTensor, enAtomic: int = 0,
+                   enSequentialWrite: bool = False) -> None:
+        """Write the block of the last Iterate(): at its place in `c` (the region's C), or at
+        the start of `c` as a dense baseM × baseN tile when enSequentialWrite."""
+        fr = _user()
+        if self._pending is None:
+            _fail(fr, "GetTensorC() without a block: call Iterate() first")
+        if not isinstance(c, GlobalTensor):
+            _fail(fr, "GetTensorC to a local tensor is not emulated (on 910B the AIC's result "
+                      "reaches the AIVs through GM): pass a GlobalTensor")
+        co, m0, n0, mt, nt = self._pending
+        self._pending = None
+        if enSequentialWrite:
+            self._write(c, co, mt, nt, nt)
+        else:
+            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+
+    def _block(self, m0: int, n0: int, mt: int, nt: int, sk: int):
+        """Accumulate one block in L0C; returns the CO1 tensor (enqueued for the fixpipe)."""
         t = self.tiling
         co = self.q_c.AllocTensor(self.acc)
         bias_t = None
@@ -328,6 +368,9 @@ class Matmul:
         self.q_a1.FreeTensor(a1)
         self.q_b1.FreeTensor(b1)
         self.q_c.EnQue(co)
+        return co
+
+    def _write(self, dst: GlobalTensor, co, mt: int, nt: int, stride: int) -> None:
         co = self.q_c.DeQue(self.acc)
         quant = QuantMode_t.NoQuant
         if self.cdt != self.acc:
@@ -335,9 +378,8 @@ class Matmul:
                 self.cdt, QuantMode_t.NoQuant)
             if self.acc == int32 and self.cdt == half:
                 quant = QuantMode_t.DEQF16
-        Fixpipe(c[m0 * t.N + n0], co, FixpipeParamsV220(nSize=nt, mSize=mt,
-                                                          srcStride=_up(mt, 16), dstStride=t.N,
-                                                          quantPre=quant))
+        Fixpipe(dst, co, FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16),
+                                           dstStride=stride, quantPre=quant))
         self.q_c.FreeTensor(co)
 
     # L1 holds A as NZ (column blocks of C0, baseM padded rows each) so that a baseK slice is a

@@ -192,6 +192,10 @@ class LocalTensor:
             core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
+        if self.mem == "l0c":  # Mmads into L0C are computed when read (cube.py)
+            from .cube import flush_cube
+
+            flush_cube(core)
         return self.arr[i]
 
     def SetValue(self, i: int, value) -> None:

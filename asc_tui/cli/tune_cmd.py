@@ -90,6 +90,7 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
         _restore_sigint(old)
     if listeners:
         sys.stderr.write("\n")
+    _record_history(report)
     try:
         if args.json:
             print_json(report.to_dict())
@@ -104,6 +105,17 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
     if report.cancelled:
         return 130
     return 0 if report.best is not None else 1
+
+
+def _record_history(report: TuneReport) -> None:
+    """Append the best config to the project's run history (kind "tune"), when it exists."""
+    if report.best is None or report.cancelled:
+        return
+    try:
+        from ..devkit.history import record_run
+    except ImportError:  # the history module is optional for the tuner
+        return
+    record_run(report, kind="tune")
 
 
 def _install_sigint(cancel: CancelToken):
@@ -158,7 +170,7 @@ def print_report(r: TuneReport, top: int = 10, out=None) -> None:
             line += (f"  (current {_fmt_params(r.current)}: {cur.time_us:.3f} us, "
                      f"{cur.time_us / r.best.time_us:.2f}x)")
         w(line + "\n")
-    ok = sorted((o for o in r.outcomes if o.ok), key=lambda o: o.time_us)[:top]
+    ok = r.ranked()[:top]
     if ok:
         names = list(ok[0].params)
         widths = [max(len(n), 6) for n in names]

@@ -347,7 +347,7 @@ class RunWorker:
             os.kill(proc.pid, signal.SIGUSR1)
         except OSError:
             return None, None
-        for _ in range(25):
+        for _ in range(100):  # the child may be descheduled on a loaded machine
             time.sleep(0.01)
             text = Path(self._dump).read_text(errors="replace")
             if text.strip():

@@ -153,7 +153,17 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
         gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
         outputs=None, capacity=capacity,
-        l2_hit=getattr(run.__dict__.get("l2"), "hit_bytes", 0))
+        l2_hit=getattr(run.__dict__.get("l2"), "hit_bytes", 0),
+        pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else ())
+
+
+def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
+    """Per pipe, the sub-cores that have it in `groups` AI Cores of 1 AIC + n AIV (910B: 2)."""
+    n = int(chip.raw.get("cores", {}).get("aiv_per_aic", 2))
+    aic, aiv = groups, groups * n
+    by_name = {"scalar": aic + aiv, "vec": aiv, "cube": aic, "mte1": aic, "mte2": aic + aiv,
+               "mte3": aiv, "fixpipe": aic}
+    return tuple(by_name[p] for p in PIPE_NAMES)
 
 
 class _deadline:

@@ -100,6 +100,7 @@ class EmulationResult:
     outputs: dict | None = field(default=None, compare=False)
     capacity: dict = field(default_factory=dict)  # memory -> (peak bytes used, capacity)
     l2_hit: int = 0  # bytes of gm_read served by L2 (re-reads; see npu/l2.py)
+    pipe_cores: tuple = ()  # mixed kernels: per pipe, how many core timelines have it
 
     @property
     def hbm_read(self) -> int:
@@ -134,8 +135,11 @@ class EmulationResult:
         denom = max(self.cores_used, 1) * max(self.kernel_cycles, 1e-9)
         out = {}
         for i, name in enumerate(PIPE_NAMES):
+            d = denom
+            if self.pipe_cores:  # mixed kernels: the AIC and AIV timelines that have this pipe
+                d = max(self.pipe_cores[i], 1) * max(self.kernel_cycles, 1e-9)
             out[name] = PipeStats(name, busy[i] / self.clock_mhz, wait[i] / self.clock_mhz,
-                                  int(count[i]), float(busy[i] / denom), float(wait[i] / denom))
+                                  int(count[i]), float(busy[i] / d), float(wait[i] / d))
         return out
 
     def timeline_key(self) -> tuple:

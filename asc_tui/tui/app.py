@@ -28,7 +28,8 @@ from .engines import line_heat, profile_view
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .messages import EngineReady, FilesChanged, RunFinished, RunStarted
-from .state import OperatorState, classify, declared_cases, find_operators
+from .navigation import Navigation
+from .state import OperatorState, classify, find_operators
 from .themes import DEFAULT_THEME, load_themes
 from .tools import ToolActions
 from .widgets.bench_table import BenchTable
@@ -40,6 +41,8 @@ from .widgets.timeline import TimelineView
 from .widgets.tune_pane import TunePane
 
 TABS = ("log", "profile", "timeline", "source", "bench", "tune")
+#: Timelines with more records than this are indexed in a thread, not on the UI loop.
+BIG_TIMELINE = 200_000
 #: At least this many columns and rows: the log leaves the tabs for its own pane.
 WIDE = (140, 40)
 
@@ -62,7 +65,7 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(BenchSync, ToolActions, App):
+class Workbench(Navigation, BenchSync, ToolActions, App):
     TITLE = "asc-tui"
     CSS = """
     #status { height: 1; padding: 0 1; background: $panel; }
@@ -366,105 +369,30 @@ class Workbench(BenchSync, ToolActions, App):
         from .timeline_model import TimelineModel
 
         key = id(rep.emulation)
+        view = self.pane(TimelineView)
         if key not in self.models:
-            self.models = {key: TimelineModel(rep.emulation)}  # keep one: results can be big
-        self.pane(TimelineView).show(self.models[key], stale)
+            model = TimelineModel(rep.emulation)
+            self.models = {key: model}  # keep one: results can be big
+            if model.records > BIG_TIMELINE:  # index off the UI thread (~0.3 s per 1M)
+                view.show(None, message=f"indexing {model.records:,} records…")
+
+                def build():
+                    model.prepare()
+                    self.call_from_thread(self._timeline_ready, key, stale)
+
+                self.run_worker(build, thread=True, group="timeline", exclusive=True,
+                                exit_on_error=False)
+            else:
+                model.prepare()
+                view.show(model, stale)
+        elif self.models[key].ready:
+            view.show(self.models[key], stale)
         self.pane(SourceView).show(rep.path or str(st.path), line_heat(rep), stale)
 
-    def on_files_changed(self, msg: FilesChanged) -> None:
-        cs = msg.changes
-        tree = self.pane(OperatorTree)
-        for p in cs.removed:
-            if p in self.ops:
-                self.ops[p].status = "removed"
-                tree.set_status(p, "removed")
-                self.log_line(f"{p.stem}: file removed", "warn")
-        if cs.config and self.config.source:
-            self.reload_config()
-        targets = list(self.ops) if cs.everything else sorted(cs.operators)
-        for p in cs.operators:
-            if p not in self.ops:
-                self.ops[p] = OperatorState(p)
-                tree.set_operators([p])
-        names = ", ".join(Path(x).name for x in cs.paths)
-        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", "dim")
-        if self.selected in targets:  # what the user looks at goes first
-            targets.remove(self.selected)
-            targets.insert(0, self.selected)
-        self.submit(targets)
-
-    def reload_config(self) -> None:
-        try:
-            self.config = load_config(Path(self.config.source))
-            self.config_error = None
-            self.apply_keymap()
-            self.log_line(f"config reloaded from {self.config.source}", "ok")
-        except ConfigError as exc:
-            for p in exc.problems:
-                self.log_line(f"config error: {p.format()}", "error")
-
-    # -- selection -------------------------------------------------------------------------
-    def on_tree_node_highlighted(self, event) -> None:
-        path = event.node.data
-        if isinstance(path, Path) and path != self.selected:
-            self.select_operator(path, move_cursor=False)
-
-    def select_operator(self, path: Path, move_cursor: bool = True) -> None:
-        self.selected = path
-        if move_cursor:
-            self.pane(OperatorTree).select_path(path)
-        st = self.ops.setdefault(path, OperatorState(path))
-        with self.batch_update():
-            self.show_operator(st)
-            self.update_status()
-
-    def _step_operator(self, step: int) -> None:
-        paths = list(self.ops)
-        if not paths:
-            return
-        i = paths.index(self.selected) if self.selected in paths else -1
-        self.select_operator(paths[(i + step) % len(paths)])
-
-    def action_next_operator(self) -> None:
-        self._step_operator(1)
-
-    def action_prev_operator(self) -> None:
-        self._step_operator(-1)
-
-    def action_rerun(self) -> None:
-        if self.selected is not None:
-            self.log_line(f"{self.selected.stem}: rerun", "dim")
-            self.submit([self.selected])
-
-    def action_run_all(self) -> None:
-        self.log_line(f"run all ({len(self.ops)} operators)", "dim")
-        self.submit(list(self.ops))
-
-    def action_next_case(self) -> None:
-        if self.selected is None:
-            return
-        st = self.ops[self.selected]
-        cases = declared_cases(self.selected)
-        if not cases:
-            self.notify("no CASES literal found in the operator", severity="warning")
-            return
-        cur = st.case if st.case in cases else cases[0]
-        st.case = cases[(cases.index(cur) + 1) % len(cases)]
-        self.log_line(f"{self.selected.stem}: case {st.case}", "dim")
-        self.update_status()
-        self.submit([self.selected])
-
-    def action_next_chip(self) -> None:
-        from ..npu.chip import available_chips
-
-        chips = available_chips()
-        cur = self.chip if self.chip in chips else (chips[0] if chips else None)
-        if not chips:
-            return
-        self.chip = chips[(chips.index(cur) + 1) % len(chips)]
-        self.log_line(f"chip {self.chip}: rerun all", "dim")
-        self.update_status()
-        self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
+    def _timeline_ready(self, key: int, stale: bool) -> None:
+        model = self.models.get(key)
+        if model is not None and not self.closing:
+            self.pane(TimelineView).show(model, stale)
 
 
 def build_arg_parser() -> argparse.ArgumentParser:

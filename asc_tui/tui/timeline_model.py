@@ -19,34 +19,73 @@ from ..npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 
 @dataclass(frozen=True)
 class _Intervals:
-    """Sorted, non-overlapping intervals of one pipe with the busy time before each (cycles)."""
+    """Intervals (possibly overlapping: several blocks) indexed for "busy time before t".
+
+    busy(t) = Σ clamp(t − s_i, 0, e_i − s_i) = Σ_{s_i<t} (t − s_i) − Σ_{e_i<t} (t − e_i): two
+    `searchsorted` calls on the sorted starts and ends and their prefix sums, exact for any
+    mix of intervals, vectorised over all column edges at once.
+    """
 
     starts: np.ndarray
+    start_prefix: np.ndarray  # [0, s0, s0+s1, ...] over sorted starts
     ends: np.ndarray
-    before: np.ndarray  # busy cycles in all earlier intervals
+    end_prefix: np.ndarray
 
     @classmethod
     def build(cls, starts: np.ndarray, ends: np.ndarray) -> _Intervals:
-        order = np.argsort(starts, kind="stable")
-        s = starts[order].astype(np.float64)
-        e = np.maximum(ends[order].astype(np.float64), s)
-        dur = e - s
-        before = np.concatenate(([0.0], np.cumsum(dur)[:-1])) if len(dur) else dur
-        return cls(s, e, before)
-
-    @property
-    def total(self) -> float:
-        return float(self.before[-1] + (self.ends[-1] - self.starts[-1])) if len(self.starts) \
-            else 0.0
+        # Records come nearly sorted (per block, per pipe): the stable sort's runs make it cheap.
+        s = np.sort(starts.astype(np.float64), kind="stable")
+        e = np.sort(np.maximum(ends.astype(np.float64), starts.astype(np.float64)),
+                    kind="stable")
+        return cls(s, np.concatenate(([0.0], np.cumsum(s))), e,
+                   np.concatenate(([0.0], np.cumsum(e))))
 
     def busy_before(self, t: np.ndarray) -> np.ndarray:
         """Busy cycles in [0, t) for every t (vectorised)."""
-        if not len(self.starts):
-            return np.zeros_like(t, dtype=np.float64)
-        idx = np.searchsorted(self.starts, t, side="right") - 1
-        safe = np.clip(idx, 0, None)
-        part = np.clip(t - self.starts[safe], 0.0, self.ends[safe] - self.starts[safe])
-        return np.where(idx >= 0, self.before[safe] + part, 0.0)
+        ks = np.searchsorted(self.starts, t, side="left")
+        ke = np.searchsorted(self.ends, t, side="left")
+        return (ks * t - self.start_prefix[ks]) - (ke * t - self.end_prefix[ke])
+
+
+@dataclass(frozen=True)
+class _Stacked:
+    """Every block's `_Intervals` of one pipe in one array: block i's times are shifted by
+    i × span so one `searchsorted` answers all blocks; prefix sums stay unshifted."""
+
+    span: float
+    starts: np.ndarray  # shifted, sorted block after block
+    start_prefix: np.ndarray
+    start_first: np.ndarray  # index of each block's first start
+    ends: np.ndarray
+    end_prefix: np.ndarray
+    end_first: np.ndarray
+
+    @classmethod
+    def build(cls, per_block: list[_Intervals], span: float) -> _Stacked:
+        off = [i * span for i in range(len(per_block))]
+        first_s = np.cumsum([0] + [len(iv.starts) for iv in per_block])[:-1]
+        first_e = np.cumsum([0] + [len(iv.ends) for iv in per_block])[:-1]
+        starts = np.concatenate([iv.starts + o for iv, o in zip(per_block, off)] or [[]])
+        ends = np.concatenate([iv.ends + o for iv, o in zip(per_block, off)] or [[]])
+        raw_s = np.concatenate([iv.starts for iv in per_block] or [[]])
+        raw_e = np.concatenate([iv.ends for iv in per_block] or [[]])
+        return cls(span, starts, np.concatenate(([0.0], np.cumsum(raw_s))), first_s,
+                   ends, np.concatenate(([0.0], np.cumsum(raw_e))), first_e)
+
+    def busy_before(self, t: np.ndarray) -> np.ndarray:
+        """[n_blocks, len(t)] busy cycles of each block in [0, t)."""
+        n = len(self.start_first)
+        # Beyond a block's own [0, span − 1] the answer no longer changes: clip so a query
+        # never reaches a neighbour's shifted times.
+        t = np.clip(t, -0.5, self.span - 0.5)
+        shift = (np.arange(n) * self.span)[:, None]
+        q = (t[None, :] + shift).ravel()
+        ks = np.searchsorted(self.starts, q, side="left").reshape(n, -1)
+        ke = np.searchsorted(self.ends, q, side="left").reshape(n, -1)
+        fs, fe = self.start_first[:, None], self.end_first[:, None]
+        started = (ks - fs) * t - (self.start_prefix[ks] - self.start_prefix[fs])
+        ended = (ke - fe) * t - (self.end_prefix[ke] - self.end_prefix[fe])
+        return started - ended
 
 
 @dataclass(frozen=True)
@@ -79,24 +118,54 @@ class TimelineModel:
             present.update(int(p) for p in np.unique(b.pipe))
         self.pipes = tuple(i for i in range(len(PIPE_NAMES)) if i in present)
         self._index: dict[int, dict[int, tuple[_Intervals, _Intervals]]] = {}
+        self._stacked: dict[int, _Stacked] = {}
         self._overlap: dict[int | None, float] = {}
+
+    @property
+    def records(self) -> int:
+        return sum(len(b) for b in self.em.blocks)
+
+    @property
+    def ready(self) -> bool:
+        """Indexed (`prepare()` ran): frames are pure queries from here on."""
+        return bool(self._index)
+
+    def prepare(self) -> TimelineModel:
+        """Build every index and the overlap figure (callable from a worker thread)."""
+        if not self._index:
+            self._build()
+        self.overlap(None)
+        return self
 
     @property
     def instructions(self) -> int:
         return sum(len(b) for b in self.em.blocks)
 
     def _block_index(self, i: int) -> dict[int, tuple[_Intervals, _Intervals]]:
-        if i not in self._index:
-            b = self.em.blocks[i]
+        """Per pipe (work, wait) indexes of block i; i = -1 indexes all blocks together."""
+        if not self._index:
+            self._build()
+        return self._index[i]
+
+    def _build(self) -> None:
+        """Every block's indexes and the all-blocks ones, once per result (first frame)."""
+        blocks = self.em.blocks
+        cat = {name: np.concatenate([getattr(b, name) for b in blocks]) if blocks
+               else np.zeros(0) for name in ("pipe", "kind", "start", "end")}
+        for i, b in [*enumerate(blocks), (-1, None)]:
+            pipe, kind, start, end = ((b.pipe, b.kind, b.start, b.end) if b is not None else
+                                      (cat["pipe"], cat["kind"], cat["start"], cat["end"]))
             idx = {}
             for p in self.pipes:
-                on = b.pipe == p
-                work = on & (b.kind == KIND_WORK)
-                wait = on & (b.kind == KIND_WAIT)
-                idx[p] = (_Intervals.build(b.start[work], b.end[work]),
-                          _Intervals.build(b.start[wait], b.end[wait]))
+                on = pipe == p
+                work = on & (kind == KIND_WORK)
+                wait = on & (kind == KIND_WAIT)
+                idx[p] = (_Intervals.build(start[work], end[work]),
+                          _Intervals.build(start[wait], end[wait]))
             self._index[i] = idx
-        return self._index[i]
+        span = float(max((b.end.max() for b in blocks if len(b)), default=0.0)) + 1.0
+        self._stacked = {p: _Stacked.build([self._index[i][p][0] for i in range(len(blocks))],
+                                           span) for p in self.pipes}
 
     def frame(self, t0: float, t1: float, width: int, block: int | None = None) -> Frame:
         """Column fractions for [t0, t1) cycles over `width` columns (block None = average)."""
@@ -104,22 +173,34 @@ class TimelineModel:
         t1 = max(t1, t0 + 1e-9)
         edges = np.linspace(t0, t1, width + 1)
         col = (t1 - t0) / width
-        blocks = range(self.n_blocks) if block is None else (block,)
+        n = max(self.n_blocks, 1) if block is None else 1
+        index = self._block_index(-1 if block is None else block)
         lanes = []
         for p in self.pipes:
-            busy = np.zeros(width)
-            wait = np.zeros(width)
-            util = 0.0
-            for i in blocks:
-                work_iv, wait_iv = self._block_index(i)[p]
-                b = work_iv.busy_before(edges)
-                busy += np.diff(b)
-                wait += np.diff(wait_iv.busy_before(edges))
-                util += b[-1] - b[0]
-            n = max(len(blocks), 1)
-            lanes.append(LaneView(PIPE_NAMES[p], np.clip(busy / (col * n), 0, 1),
-                                  np.clip(wait / (col * n), 0, 1), util / ((t1 - t0) * n)))
+            work_iv, wait_iv = index[p]
+            b = work_iv.busy_before(edges)
+            lanes.append(LaneView(PIPE_NAMES[p], np.clip(np.diff(b) / (col * n), 0, 1),
+                                  np.clip(np.diff(wait_iv.busy_before(edges)) / (col * n), 0, 1),
+                                  float(b[-1] - b[0]) / ((t1 - t0) * n)))
         return Frame(t0, t1, tuple(lanes), block)
+
+    def block_activity(self, t0: float, t1: float, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per block and column, the busiest pipe's busy fraction ([n_blocks, width]) and per
+        block the busiest pipe's share of the window: the load-balance overview. All blocks are
+        answered by one `searchsorted` per pipe (see `_Stacked`)."""
+        width = max(int(width), 1)
+        t1 = max(t1, t0 + 1e-9)
+        edges = np.linspace(t0, t1, width + 1)
+        col = (t1 - t0) / width
+        if not self._index:
+            self._build()
+        act = np.zeros((self.n_blocks, width))
+        share = np.zeros(self.n_blocks)
+        for st in self._stacked.values():
+            b = st.busy_before(edges)  # [n_blocks, width + 1]
+            np.maximum(act, np.diff(b, axis=1) / col, out=act)
+            np.maximum(share, (b[:, -1] - b[:, 0]) / (t1 - t0), out=share)
+        return np.clip(act, 0, 1), share
 
     def overlap(self, block: int | None = None) -> float:
         """Share of busy pipe time hidden under another pipe's work (0 = fully serial)."""

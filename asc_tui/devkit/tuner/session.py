@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from ...npu.chip import load_chip
@@ -59,6 +60,21 @@ class TuneReport:
     seconds: float
     prune_seconds: float
     current: dict  # the operator's current choice (PARAMS defaults)
+    order: tuple[str, ...] = ()  # valid config keys in enumeration order (tie-breaks)
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {k: i for i, k in enumerate(self.order)}
+
+    def rank_key(self, o: Outcome) -> tuple:
+        """Objective, then less UB, then enumeration order: ties resolve the same way
+        whatever order results arrive in (reproducible with any number of workers)."""
+        return objective_value(o, self.objective), o.ub_bytes or 0, self._position.get(o.key, 0)
+
+    def ranked(self) -> list[Outcome]:
+        """Successful outcomes, best first."""
+        return sorted((o for o in self.outcomes if o.ok and
+                       objective_value(o, self.objective) is not None), key=self.rank_key)
 
     @property
     def evaluated(self) -> int:
@@ -134,6 +150,8 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
     if req.fresh:
         cache.clear()
     known = cache.load()
+    launches = {c.key: c.launch for c in space.valid}
+    same_launch = {launches[k]: o for k, o in known.items() if launches.get(k) is not None}
     backend = _backend(req, workers)
     progress = Progress(listeners)
     progress.start(strategy.total, len(space.invalid))
@@ -142,9 +160,7 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
 
     order = {c.key: i for i, c in enumerate(space.valid)}
 
-    def rank(o: Outcome) -> tuple:
-        """Objective, then less UB, then enumeration order: ties resolve the same way
-        whatever order results arrive in (reproducible with any number of workers)."""
+    def rank(o: Outcome) -> tuple:  # the same order as TuneReport.rank_key
         return objective_value(o, req.objective), o.ub_bytes or 0, order.get(o.key, 0)
 
     def record(o: Outcome) -> None:
@@ -162,9 +178,12 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
                 if not asked:
                     break
                 for cfg in asked:
-                    hit = known.get(cfg.key)
+                    hit = known.get(cfg.key) or same_launch.get(cfg.launch)
                     if hit is not None:
-                        record(replace(hit, params=cfg.params))
+                        hit = replace(hit, key=cfg.key, params=cfg.params, cached=True)
+                        if hit.key not in known:
+                            cache.put(hit)  # an equal launch's result: exact, keep it
+                        record(hit)
                     else:
                         backend.submit(Task(p.path, p.source_hash, p.case, req.chip,
                                             cfg.key, cfg.params, req.timeout_s))
@@ -173,6 +192,8 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
             for o in backend.wait(timeout=0.1):
                 if not o.transient:
                     cache.put(o)
+                    if launches.get(o.key) is not None:
+                        same_launch[launches[o.key]] = o
                 record(o)
     except KeyboardInterrupt:
         cancel.cancel()
@@ -185,7 +206,7 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
         objective=req.objective, workers=workers, backend=req.backend,
         space_size=space.size, invalid=space.invalid, outcomes=tuple(outcomes), best=best[0],
         cancelled=cancel.cancelled, seconds=time.perf_counter() - t0, prune_seconds=p.seconds,
-        current=p.current)
+        current=p.current, order=tuple(c.key for c in space.valid))
 
 
 def _backend(req: TuneRequest, workers: int):

@@ -45,6 +45,7 @@ class Config:
     memory: dict = field(default_factory=dict)  # bytes per local memory (peak, per core)
     first_dma_bytes: int = 0  # size of block 0's first data transfer (0 if unknown)
     multi_buffered: float | None = None  # share of the kernel's queues with >= 2 buffers
+    launch: str | None = None  # block_dim + tiling data: equal launches emulate identically
 
 
 @dataclass(frozen=True)
@@ -177,8 +178,8 @@ def _choices(value: Any) -> list:
 
 def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_args=None,
                  probe_timeout_s: float | None = None):
-    """Either a `Pruned` (with reason) or (block_dim, memory, first_dma_bytes, multi_buffered)
-    for a valid one."""
+    """Either a `Pruned` (with reason) or (block_dim, memory, first_dma_bytes, multi_buffered,
+    launch signature) for a valid one."""
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
     if bad:
@@ -201,7 +202,7 @@ def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_arg
         memory, reason = fit_declared(declared, chip)
         if reason:
             return Pruned(params, "", reason, op.path, _line_of(op, "def local_memory"))
-        return lnch.block_dim, memory, 0, None
+        return lnch.block_dim, memory, 0, None, launch_signature(lnch)
     if gm_args is None:
         gm_args = _shadow_args(op, case)
     probe = _DryRunProbe()
@@ -219,7 +220,16 @@ def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_arg
     except OperatorError as exc:
         return Pruned(params, "", f"{exc.kind}: {exc.message}", exc.file, exc.line)
     memory = dict(runs[0].peak) if runs else {}
-    return lnch.block_dim, memory, probe.first_bytes, probe.multi_buffered
+    return (lnch.block_dim, memory, probe.first_bytes, probe.multi_buffered,
+            launch_signature(lnch))
+
+
+def launch_signature(lnch) -> str | None:
+    """Text of (block_dim, tiling data) when it identifies the launch (None for objects whose
+    repr is not their value). Two configs with the same signature run the same kernel on the
+    same data, so one evaluation answers both (e.g. block_dim capped at the tile count)."""
+    text = repr((lnch.block_dim, lnch.tiling))
+    return None if " at 0x" in text else text
 
 
 def fit_declared(declared: Mapping[str, Any], chip: ChipModel) -> tuple[dict, str | None]:

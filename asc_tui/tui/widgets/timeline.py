@@ -34,6 +34,17 @@ def cell_char(busy: float, wait: float) -> str:
     return "·" if wait > 0 else " "
 
 
+def shade_row(busy, wait=None) -> str:
+    """`cell_char` for a whole row at once (numpy arrays in, one string out)."""
+    import numpy as np  # loaded with the model; kept out of the start-up imports
+
+    idx = np.where(busy > 0, np.clip(np.ceil(busy * 4), 1, 4), 0).astype(np.int8)
+    chars = np.array(list(SHADES + "·"))[idx]
+    if wait is not None:
+        chars[(idx == 0) & (wait > 0)] = "·"
+    return "".join(chars.tolist())
+
+
 class TimelineView(Widget, can_focus=True):
     BINDINGS = [
         Binding("plus,equals_sign", "zoom(2)", "Zoom in", id="timeline.zoom_in"),
@@ -59,14 +70,17 @@ class TimelineView(Widget, can_focus=True):
         self._cache_key = None
         self._lines: list[Strip] = []
         self.stale = False
+        self.message = "no run yet: save an operator or press r"
         self.frame: Frame | None = None
 
     # -- data ------------------------------------------------------------------------------
-    def show(self, model: TimelineModel | None, stale: bool = False) -> None:
+    def show(self, model: TimelineModel | None, stale: bool = False,
+             message: str = "no run yet: save an operator or press r") -> None:
         keep = (self.model is not None and model is not None
                 and self.model.n_blocks == model.n_blocks)
         self.model = model
         self.stale = stale
+        self.message = message
         if not keep:
             self.zoom, self.offset, self.block = 1.0, 0.0, -1
         self._cache_key = None
@@ -129,7 +143,7 @@ class TimelineView(Widget, can_focus=True):
     def _render_frame(self, width: int) -> list[Strip]:
         dim = Style(dim=True)
         if self.model is None:
-            return [Strip([Segment("no run yet: save an operator or press r", dim)])]
+            return [Strip([Segment(self.message, dim)])]
         m = self.model
         lane_w = max(width - LABEL_W - STAT_W, 4)
         t0 = self.offset * m.kernel_cycles
@@ -146,7 +160,7 @@ class TimelineView(Widget, can_focus=True):
         for lane in frame.lanes:
             segs = [Segment(f"{lane.pipe:<{LABEL_W - 1}}│", dim)]
             style = colors.get(lane.pipe, Style())
-            chars = [cell_char(b, w) for b, w in zip(lane.busy.tolist(), lane.wait.tolist())]
+            chars = shade_row(lane.busy, lane.wait)
             run_start = 0
             for i in range(1, len(chars) + 1):
                 if i == len(chars) or (chars[i] == "·") != (chars[run_start] == "·"):
@@ -159,7 +173,7 @@ class TimelineView(Widget, can_focus=True):
         lines.append(Strip([Segment(" " * LABEL_W + axis, dim)]))
         busiest = max(frame.lanes, key=lambda lane: lane.utilisation, default=None)
         summary = (f"overlap {m.overlap(blk):.0%} of busy time · busiest "
-                   f"{busiest.pipe if busiest else '-'} · {m.instructions:,} records")
+                   f"{busiest.pipe if busiest else '-'} · {m.instructions:,} instructions")
         lines.append(Strip([Segment(summary[:width], dim)]))
         legend = "█ busy  ▒ partly busy  · waiting on an event  (+/- zoom, ←/→ pan, </> block)"
         lines.append(Strip([Segment(legend[:width], dim)]))
@@ -167,16 +181,12 @@ class TimelineView(Widget, can_focus=True):
         if room >= 2 and m.n_blocks > 1:  # tall panes (200×60): every block's activity
             lines.append(Strip([Segment("per block: busiest pipe's activity", Style(bold=True))]))
             accent = colors.get("mte2", Style())
-            import numpy as np  # loaded with the model; kept out of the start-up imports
-
+            act, share = m.block_activity(t0, t1, lane_w)
             for b in range(min(m.n_blocks, room - 1)):
-                lanes = m.frame(t0, t1, lane_w, b).lanes
-                busy = np.max([lane.busy for lane in lanes], axis=0).tolist()
                 mark = ">" if b == blk else " "
-                row = "".join(cell_char(x, 0.0) for x in busy)
-                share = max((lane.utilisation for lane in lanes), default=0.0)
-                lines.append(Strip([Segment(f"{mark}blk {b:<3}│", dim), Segment(row, accent),
-                                    Segment(f"│{share:4.0%}".ljust(STAT_W), dim)]))
+                lines.append(Strip([Segment(f"{mark}blk {b:<3}│", dim),
+                                    Segment(shade_row(act[b]), accent),
+                                    Segment(f"│{share[b]:4.0%}".ljust(STAT_W), dim)]))
         return [s.crop(0, width) for s in lines]
 
     def render_line(self, y: int) -> Strip:

@@ -1,0 +1,108 @@
+"""What starts runs: saved files, a reloaded config, and the selection / run / case / chip keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import ConfigError, load_config
+from .messages import FilesChanged
+from .state import OperatorState, declared_cases
+from .widgets.operator_tree import OperatorTree
+
+
+class Navigation:
+    """Mixin for `Workbench`: needs `ops`, `selected`, `chip`, `submit`, `show_operator`..."""
+
+    def on_tree_node_highlighted(self, event) -> None:
+        path = event.node.data
+        if isinstance(path, Path) and path != self.selected:
+            self.select_operator(path, move_cursor=False)
+
+    def select_operator(self, path: Path, move_cursor: bool = True) -> None:
+        self.selected = path
+        if move_cursor:
+            self.pane(OperatorTree).select_path(path)
+        st = self.ops.setdefault(path, OperatorState(path))
+        with self.batch_update():
+            self.show_operator(st)
+            self.update_status()
+
+    def _step_operator(self, step: int) -> None:
+        paths = list(self.ops)
+        if not paths:
+            return
+        i = paths.index(self.selected) if self.selected in paths else -1
+        self.select_operator(paths[(i + step) % len(paths)])
+
+    def action_next_operator(self) -> None:
+        self._step_operator(1)
+
+    def action_prev_operator(self) -> None:
+        self._step_operator(-1)
+
+    def action_rerun(self) -> None:
+        if self.selected is not None:
+            self.log_line(f"{self.selected.stem}: rerun", "dim")
+            self.submit([self.selected])
+
+    def action_run_all(self) -> None:
+        self.log_line(f"run all ({len(self.ops)} operators)", "dim")
+        self.submit(list(self.ops))
+
+    def action_next_case(self) -> None:
+        if self.selected is None:
+            return
+        st = self.ops[self.selected]
+        cases = declared_cases(self.selected)
+        if not cases:
+            self.notify("no CASES literal found in the operator", severity="warning")
+            return
+        cur = st.case if st.case in cases else cases[0]
+        st.case = cases[(cases.index(cur) + 1) % len(cases)]
+        self.log_line(f"{self.selected.stem}: case {st.case}", "dim")
+        self.update_status()
+        self.submit([self.selected])
+
+    def action_next_chip(self) -> None:
+        from ..npu.chip import available_chips
+
+        chips = available_chips()
+        cur = self.chip if self.chip in chips else (chips[0] if chips else None)
+        if not chips:
+            return
+        self.chip = chips[(chips.index(cur) + 1) % len(chips)]
+        self.log_line(f"chip {self.chip}: rerun all", "dim")
+        self.update_status()
+        self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
+
+    def on_files_changed(self, msg: FilesChanged) -> None:
+        cs = msg.changes
+        tree = self.pane(OperatorTree)
+        for p in cs.removed:
+            if p in self.ops:
+                self.ops[p].status = "removed"
+                tree.set_status(p, "removed")
+                self.log_line(f"{p.stem}: file removed", "warn")
+        if cs.config and self.config.source:
+            self.reload_config()
+        targets = list(self.ops) if cs.everything else sorted(cs.operators)
+        for p in cs.operators:
+            if p not in self.ops:
+                self.ops[p] = OperatorState(p)
+                tree.set_operators([p])
+        names = ", ".join(Path(x).name for x in cs.paths)
+        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", "dim")
+        if self.selected in targets:  # what the user looks at goes first
+            targets.remove(self.selected)
+            targets.insert(0, self.selected)
+        self.submit(targets)
+
+    def reload_config(self) -> None:
+        try:
+            self.config = load_config(Path(self.config.source))
+            self.config_error = None
+            self.apply_keymap()
+            self.log_line(f"config reloaded from {self.config.source}", "ok")
+        except ConfigError as exc:
+            for p in exc.problems:
+                self.log_line(f"config error: {p.format()}", "error")
