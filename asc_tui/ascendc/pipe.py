@@ -168,8 +168,10 @@ class TQue:
             p = self.pipes[0]
             t = tp[p]
             ready = t if t > ts else ts
-            if release > ready:
-                core.wait_until(p, release, slot.link, "AllocTensor", fr)
+            if release > ready:  # core.wait_until inlined (hot): record the blocked interval
+                core.rec.append((p, ready, release, "AllocTensor", fr.f_code.co_filename,
+                                 fr.f_lineno, 0, 1, slot.link))
+                tp[p] = release
             else:
                 tp[p] = ready
         t = slot.views.get(dtype)
@@ -182,7 +184,7 @@ class TQue:
             t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize,
                             arr, slot)
             slot.views[dtype] = t
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.queue(core, self, t, "alloc", fr)
         return t
@@ -218,7 +220,7 @@ class TQue:
         ts = core.ts
         fifo.append((tensor, (t if t > ts else ts) + core.ev_lat, core.last[prod]))
         core.ts = ts + core.issue
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.queue(core, self, tensor, "enque", sys._getframe(1))
         return True
@@ -237,11 +239,14 @@ class TQue:
             p = pipes[1]
             t = tp[p]
             ready = t if t > ts else ts
-            if t_set > ready:
-                core.wait_until(p, t_set, link, "DeQue", sys._getframe(1))
+            if t_set > ready:  # core.wait_until inlined (hot): record the blocked interval
+                fr = sys._getframe(1)
+                core.rec.append((p, ready, t_set, "DeQue", fr.f_code.co_filename, fr.f_lineno, 0,
+                                 1, link))
+                tp[p] = t_set
             else:
                 tp[p] = ready
-        san = core.run.san
+        san = core.san
         if san is not None:
             san.queue(core, self, tensor, "deque", sys._getframe(1))
         if dtype is not None and dtype is not tensor.dtype and as_dtype(dtype) != tensor.dtype:
@@ -249,20 +254,22 @@ class TQue:
         return tensor
 
     def FreeTensor(self, tensor: LocalTensor) -> None:
-        san = state.core.run.san
+        core = state.core
+        san = core.san
         if san is not None:  # before the guards: memcheck reports double/illegal frees
-            san.queue(state.core, self, tensor, "free", sys._getframe(1))
+            san.queue(core, self, tensor, "free", sys._getframe(1))
         slot = tensor.slot
         if slot is None or slot.owner is not self:
             self._fail("FreeTensor on '{name}' of a tensor that does not belong to it")
         if slot.state is FREE:
             self._fail("FreeTensor on '{name}': the tensor was already freed (double free)")
-        core = state.core
         cons = self.pipes[1] if self.pipes else 0
-        slot.release = core.set_time(cons)
+        t = core.tp[cons]
+        ts = core.ts
+        slot.release = (t if t > ts else ts) + core.ev_lat
         slot.link = core.last[cons]
         slot.state = FREE
-        core.ts += core.issue
+        core.ts = ts + core.issue
 
     def VacantInQue(self) -> bool:
         return len(self.fifo) < self.depth

@@ -170,22 +170,23 @@ class Core:
         rec = self.rec
         n = len(rec)
         if n:
-            cols = list(zip(*rec))
-            pipe = np.array(cols[0], dtype=np.int8)
-            start = np.array(cols[1], dtype=np.float64)
-            end = np.array(cols[2], dtype=np.float64)
-            op_ids = _intern(cols[3], ops)
+            table = np.array(rec, dtype=_RECORD)  # one C-level pass over the tuples
+            pipe = table["pipe"].copy()
+            start = table["start"].copy()
+            end = table["end"].copy()
+            op_ids = _intern(table["op"].tolist(), ops)
             file_table: dict = {}
-            file_ids = _intern(cols[4], file_table)
+            file_ids = _intern(table["file"].tolist(), file_table)
             files = {i: f for f, i in file_table.items()}
-            key = file_ids.astype(np.int64) * (1 << 32) + np.array(cols[5], dtype=np.int64)
+            key = file_ids.astype(np.int64) * (1 << 32) + table["line"].astype(np.int64)
             uniq, inverse = np.unique(key, return_inverse=True)
             gids = np.array([lines.setdefault((files[int(k >> 32)], int(k & 0xFFFFFFFF)),
                                               len(lines)) for k in uniq], dtype=np.int32)
             line_ids = gids[inverse.reshape(-1)]
-            nbytes = np.array(cols[6], dtype=np.int64)
-            kind = np.array(cols[7], dtype=np.int8)
-            link = np.array(cols[8], dtype=np.int32)
+            nbytes = table["nbytes"].copy()
+            kind = table["kind"].copy()
+            link = table["link"].copy()
+            del table
         else:
             pipe = np.zeros(0, np.int8)
             start = end = np.zeros(0)
@@ -200,6 +201,10 @@ class Core:
             scalar_issue -= float((end[on_s] - start[on_s]).sum())
         return BlockTimeline(self.block, self.core_id, self.wave, self.t0, t_end, pipe, start,
                              end, op_ids, line_ids, nbytes, kind, link, max(scalar_issue, 0.0))
+
+
+_RECORD = np.dtype([("pipe", "i1"), ("start", "f8"), ("end", "f8"), ("op", "O"), ("file", "O"),
+                    ("line", "i8"), ("nbytes", "i8"), ("kind", "i1"), ("link", "i4")])
 
 
 def _intern(values, table: dict) -> np.ndarray:
