@@ -3,6 +3,7 @@
 Keys: operators (dir), chip, case, theme, keymap (binding id -> keys), thresholds (ship/optimise
 ratios vs baseline, regression fraction), worker_timeout (seconds). A mistake is reported as a
 `ConfigError` naming the file, line and column, so the user can jump straight to it.
+`resolve_operators_dir` and `watched_extras` say where the workbench and `asc-tui watch` look.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import tomli
+
+from . import BUNDLED_OPERATORS
 
 KEYS = ("operators", "chip", "case", "theme", "keymap", "thresholds", "worker_timeout")
 THRESHOLD_KEYS = ("ship", "optimise", "regression")
@@ -184,3 +187,24 @@ class _Locator:
                     col = line.find(rest[-1], m.end())
                     return i, (col + 1) if col >= 0 else 1
         return fallback
+
+
+def resolve_operators_dir(path: str | None, config: Config) -> Path:
+    """PATH, else the config's `operators`, else ./operators, else the bundled operators."""
+    from_config = config.operators
+    if from_config and config.source and not Path(from_config).is_absolute():
+        from_config = str(Path(config.source).parent / from_config)  # relative to the config
+    for cand in (path, from_config, "operators"):
+        if cand and Path(cand).is_dir():
+            return Path(cand).resolve()
+        if cand and Path(cand).is_file():
+            return Path(cand).resolve().parent
+    return BUNDLED_OPERATORS.resolve()
+
+
+def watched_extras(config_source: str | None, chip: str | None) -> list[str]:
+    """Files besides the operators whose saves rerun everything: the config, a chip TOML."""
+    out = [config_source] if config_source else []
+    if chip and chip.endswith(".toml") and Path(chip).is_file():
+        out.append(str(Path(chip).resolve()))
+    return out

@@ -65,6 +65,7 @@ def test_start_runs_every_operator_and_marks_them(ops):
             status = str(app.query_one("#status").render())
             assert "add_custom [default]" in status and "PASS" in status and "µs" in status
             assert "add_twice: precision PASS" in log_text(app)
+            assert getattr(app, "dropped_messages", 0) == 0  # nothing lost while running
     asyncio.run(go())
 
 
@@ -198,6 +199,7 @@ def test_a_crashing_operator_is_reported_and_the_next_save_works(ops):
             save_atomically(target, SRC)
             await until(pilot, lambda: app.ops[target].status == "pass", what="recovery")
             assert not app.ops[target].stale
+            assert getattr(app, "dropped_messages", 0) == 0
     asyncio.run(go())
 
 
@@ -297,6 +299,10 @@ def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
             await until(pilot, lambda: app.ops[app.selected].good.params == best,
                         what="run with the tuned parameters")
             assert f"block_dim={best['block_dim']}" in str(app.query_one("#status").render())
+            await pilot.press("A")  # into the file: the watcher reruns with the new defaults
+            src = (ops / "add_custom.py").read_text()
+            assert f'"block_dim": Param({best["block_dim"]},' in src
+            await until(pilot, lambda: "saved add_custom.py" in log_text(app), what="rerun")
     asyncio.run(go())
 
 
@@ -331,6 +337,8 @@ def test_export_key_writes_trace_and_report(ops, tmp_path):
             await until(pilot, lambda: "exported" in log_text(app), what="export")
         files = sorted(p.name for p in (tmp_path / "exports").iterdir())
         assert any(f.endswith(".report.json") for f in files)
+        if optional("profile") is not None:
+            assert any(f.endswith(".report.txt") for f in files)
         if optional("trace") is not None:
             assert any(f.endswith(".trace.json") for f in files)
     asyncio.run(go())
@@ -390,6 +398,8 @@ def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
             await pilot.press("d")
             await until(pilot, lambda: "debug found" in log_text(app), what="findings")
             assert f"memcheck: {(ops / 'add_tail_oob.py').resolve()}:" in log_text(app)
+            assert app.query_one("#sidebar").status((ops / "add_tail_oob.py").resolve()) \
+                == "sanitizer"
     asyncio.run(go())
 
 
@@ -421,4 +431,79 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
             view = app.query_one("#timeline-view")
             await until(pilot, lambda: view.model is not None, what="indexed timeline")
             assert "mte2" in view.text() and f"{n:,} instructions" in view.text()
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("profile") is None, reason="devkit.profile not in this build")
+def test_profile_key_writes_the_pipeline_report_and_hot_lines_to_the_log(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("p")
+            text = log_text(app)
+            assert "add_custom: profile report" in text
+            assert "MTE2" in text and "add_custom.py:" in text  # breakdown and hot lines
+    asyncio.run(go())
+
+
+def test_timeline_bindings_are_remappable_by_id_too(ops):
+    async def go():
+        app = make_app(ops, config=Config(keymap={"timeline.zoom_in": "z"}))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("3", "z")
+            assert app.query_one("#timeline-view").zoom == 2
+            assert "no binding with id" not in log_text(app)
+    asyncio.run(go())
+
+
+@pytest.mark.skipif(optional("debug") is None, reason="devkit.debug not in this build")
+def test_debug_key_runs_the_deadlock_check_for_multi_rank_operators(ops):
+    bug = Path(__file__).parents[1] / "operators" / "bugs" / "allreduce_skip.py"
+    if not bug.exists():
+        pytest.skip("operators/bugs/allreduce_skip.py not in this build")
+    shutil.copy(bug, ops / "allreduce_skip.py")
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app, 3)
+            path = (ops / "allreduce_skip.py").resolve()
+            app.select_operator(path)
+            await pilot.press("d")
+            await until(pilot, lambda: "allreduce_skip: debug found" in log_text(app),
+                        what="deadlock report")
+            assert "deadlock check (4 ranks): Deadlock detected" in log_text(app)
+            assert app.query_one("#sidebar").status(path) == "sanitizer"
+    asyncio.run(go())
+
+
+def test_palette_offers_each_case_and_chip_by_name(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("ctrl+p")
+            await pilot.press(*"Case: fp32")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.ops[app.selected].good.case == "fp32",
+                        what="run on the fp32 case")
+    asyncio.run(go())
+
+
+def test_new_and_deleted_operator_files_appear_and_are_marked(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            tree = app.query_one("#sidebar")
+            (ops / "add_twice.py").unlink()
+            gone = (ops / "add_twice.py").resolve()
+            await until(pilot, lambda: tree.status(gone) == "removed", what="removed mark")
+            save_atomically(ops / "add_new.py", SRC)
+            new = (ops / "add_new.py").resolve()
+            await until(pilot, lambda: tree.status(new) == "pass", what="new operator run")
     asyncio.run(go())

@@ -61,3 +61,14 @@ def test_toml_syntax_error_keeps_the_parser_position(tmp_path):
 def test_no_config_means_defaults(tmp_path):
     c = load_config(start=tmp_path)
     assert c.source is None and c.worker_timeout == 30.0
+
+
+def test_operators_path_in_the_config_is_relative_to_the_config_file(tmp_path, monkeypatch):
+    from asc_tui.config import resolve_operators_dir
+
+    (tmp_path / "kernels").mkdir()
+    write(tmp_path, "asc-tui.toml", 'operators = "kernels"\n')
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    c = load_config(start=tmp_path)
+    assert resolve_operators_dir(None, c) == (tmp_path / "kernels").resolve()

@@ -144,3 +144,61 @@ def test_config_file_and_helper_subpackage_changes_affect_every_operator(tmp_pat
         assert cs.everything and cs.config
     finally:
         w.stop()
+
+
+def test_a_saved_operator_jumps_ahead_of_a_queued_run_all(tmp_path):
+    ops = [tmp_path / f"op{i}.py" for i in range(4)]
+    for p in ops:
+        p.write_text(ADD_CUSTOM.read_text())
+    order: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=10)
+    gate = queue.Queue()
+    rr = Rerunner(worker, lambda p: (gate.get(timeout=10), RunRequest(str(p), case="tail",
+                                                                       timing_only=True))[1],
+                  on_start=lambda p, r: order.put(p))
+    try:
+        rr.submit(ops)  # run all: op0 is taken (blocked at the gate), op1..op3 queue
+        deadline = time.monotonic() + 10
+        while rr.current is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        rr.submit([ops[3]], front=True)  # a save of op3
+        for _ in range(4):
+            gate.put(1)
+        assert [order.get(timeout=10) for _ in range(4)] == [p.resolve() for p in
+                                                            (ops[0], ops[3], ops[1], ops[2])]
+    finally:
+        rr.stop()
+        worker.close()
+
+
+def test_watch_command_json_prints_one_run_object_per_result(tmp_path):
+    import json
+
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "add.py").write_text(ADD_CUSTOM.read_text())
+    out = subprocess.run([sys.executable, "-c", "import sys; from asc_tui.cli import main; "
+                          "sys.exit(main())", "watch", str(ops / "add.py"), "--case", "tail",
+                          "--json", "--count", "1"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout.splitlines()[0])
+    assert d["operator"] == "add" and d["status"] == "ok" and d["passed"]
+    assert d["time_us"] > 0 and d["host_seconds"] > 0
+
+
+def test_a_request_that_cannot_be_made_is_reported_not_fatal(tmp_path):
+    results: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=10, start=False)
+
+    def bad_request(p):
+        raise ValueError("case 'x' not in config")
+
+    rr = Rerunner(worker, bad_request, on_result=lambda p, r: results.put(r))
+    try:
+        rr.submit([tmp_path / "a.py"])
+        r = results.get(timeout=10)
+        assert r.status == "raised" and "case 'x'" in r.error.message
+        assert rr.idle()
+    finally:
+        rr.stop()
+        worker.close()

@@ -83,3 +83,45 @@ def test_faulthandler_dump_parsing_skips_library_frames():
             '  File "/home/u/ops/foo.py", line 42 in Compute\n'
             '  File "/home/u/ops/foo.py", line 12 in Process\n')
     assert innermost_user_frame(dump) == ("/home/u/ops/foo.py", 42)
+
+
+def test_closing_the_worker_ends_a_run_in_flight_as_cancelled(tmp_path):
+    import threading
+    import time
+
+    p = op_with(tmp_path, "spin", "    while True:\n        pass\n")
+    w = RunWorker(timeout_s=30)
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("r", w.run(RunRequest(str(p)))))
+    t.start()
+    while not w.busy:
+        time.sleep(0.01)
+    time.sleep(0.2)  # the request is in the child now
+    w.close()
+    t.join(10)
+    assert out["r"].status == "cancelled" and w.pid is None
+
+
+def test_a_warm_spare_replaces_a_cancelled_child_at_once(tmp_path):
+    import threading
+    import time
+
+    p = op_with(tmp_path, "spin2", "    while True:\n        pass\n")
+    w = RunWorker(timeout_s=30, spare=True)
+    try:
+        assert w.run(RunRequest(str(ADD_CUSTOM), case="tail")).passed  # a spare starts now
+        spare_pid = w._spare[0].pid
+        out = {}
+        t = threading.Thread(target=lambda: out.setdefault("r", w.run(RunRequest(str(p)))))
+        t.start()
+        while not w.busy:
+            time.sleep(0.01)
+        time.sleep(0.2)
+        w.cancel()
+        t.join(10)
+        assert out["r"].status == "cancelled"
+        assert w.pid == spare_pid  # the warm spare took over; a new spare is warming
+        assert w._spare is not None and w._spare[0].pid != spare_pid
+        assert w.run(RunRequest(str(ADD_CUSTOM), case="tail")).passed
+    finally:
+        w.close()

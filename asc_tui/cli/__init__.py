@@ -33,7 +33,7 @@ def _version() -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[0] in (
-            "--theme",):
+            "--theme", "--chip", "--no-watch"):
         return _workbench(argv)
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from ..devkit.history import record_run
 from ..devkit.runner import RunRequest, run
 from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
@@ -95,6 +96,7 @@ def _profile(args, chip) -> int:
                      params=parse_params(args.param), timing_only=args.timing_only,
                      seed=args.seed, timeout_s=args.timeout)
     report = run(req)
+    record_run(report, kind="profile")
     if report.emulation is None:
         if args.json:
             print_json(report.to_dict())

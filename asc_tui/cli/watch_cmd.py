@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import ConfigError, load_config, resolve_operators_dir, watched_extras
 from ..devkit.runner import RunRequest
 from ..devkit.watch import FileWatcher, Rerunner
 from ..devkit.worker import RunWorker, WorkResult
@@ -49,8 +49,6 @@ def format_line(path: Path, res: WorkResult, previous_us: float | None) -> str:
 
 
 def main(args) -> int:
-    from ..tui.app import resolve_operators_dir
-
     try:
         config = load_config(start=Path(args.path) if args.path else None)
     except ConfigError as exc:
@@ -65,7 +63,7 @@ def main(args) -> int:
     chip = args.chip or config.chip
     case = args.case or config.case
     results: queue.Queue = queue.Queue()
-    worker = RunWorker(timeout_s=timeout)
+    worker = RunWorker(timeout_s=timeout, spare=True)
     rerunner = Rerunner(worker, lambda p: RunRequest(str(p), case=case, chip=chip,
                                                      timeout_s=timeout),
                         on_result=lambda p, r: results.put((p, r)))
@@ -78,7 +76,7 @@ def main(args) -> int:
             print(f"{time.strftime('%H:%M:%S')} {p.stem} removed", flush=True)
         rerunner.submit(wanted + new)
 
-    watcher = FileWatcher(ops_dir, changed, extra=[c for c in (config.source,) if c]).start()
+    watcher = FileWatcher(ops_dir, changed, extra=watched_extras(config.source, chip)).start()
     watcher.wait_ready()
     print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr,
           flush=True)

@@ -21,7 +21,7 @@ from .runner import RunRequest
 from .worker import RunWorker, WorkResult
 
 #: Quiet time after the last event before a batch of changes is delivered (milliseconds).
-DEFAULT_STEP_MS = 30
+DEFAULT_STEP_MS = 15
 #: Longest time changes are grouped for while events keep coming (milliseconds).
 DEFAULT_DEBOUNCE_MS = 800
 
@@ -91,6 +91,7 @@ class FileWatcher:
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
+        self.error: str | None = None  # why watching stopped, if it did
 
     def start(self) -> FileWatcher:
         self._thread = threading.Thread(target=self._loop, name="asc-tui-watch", daemon=True)
@@ -122,14 +123,18 @@ class FileWatcher:
         gen = watchfiles.watch(*self._targets(), watch_filter=None, stop_event=self._stop,
                                step=self.step_ms, debounce=self.debounce_ms, rust_timeout=200,
                                yield_on_timeout=True, recursive=True)
-        for changes in gen:
+        try:
+            for changes in gen:
+                self._ready.set()
+                batch = [(c, p) for c, p in changes if relevant(c, p)]
+                if not batch:
+                    continue
+                cs = classify(batch, self.operators_dir, self.extra)
+                if cs is not None:
+                    self.on_change(cs)
+        except Exception as exc:  # the dir vanished, inotify limits...: say so, don't hang
+            self.error = f"file watching stopped: {type(exc).__name__}: {exc}"
             self._ready.set()
-            batch = [(c, p) for c, p in changes if relevant(c, p)]
-            if not batch:
-                continue
-            cs = classify(batch, self.operators_dir, self.extra)
-            if cs is not None:
-                self.on_change(cs)
 
 
 class Rerunner:
@@ -158,14 +163,21 @@ class Rerunner:
     def current(self) -> Path | None:
         return self._current
 
-    def submit(self, paths: Iterable[Path], restart_running: bool = True) -> None:
-        """Queue operators; a queued operator whose run is in flight has that run cancelled."""
+    def submit(self, paths: Iterable[Path], restart_running: bool = True,
+               front: bool = False) -> None:
+        """Queue operators; a queued operator whose run is in flight has that run cancelled.
+
+        `front`: run these before what was already queued (a save jumps a "run all").
+        """
         with self._cond:
-            for p in paths:
-                p = Path(p).resolve()
-                self._pending[p] = None
-                if restart_running and p == self._current:
-                    self.worker.cancel()
+            new = [Path(p).resolve() for p in paths]
+            if front:
+                rest = [p for p in self._pending if p not in new]
+                self._pending = dict.fromkeys([*new, *rest])
+            else:
+                self._pending.update(dict.fromkeys(new))
+            if restart_running and self._current in new:
+                self.worker.cancel()
             self._cond.notify()
 
     def cancel(self) -> None:

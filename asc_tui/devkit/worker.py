@@ -13,8 +13,10 @@ modules imported by the previous run, so an edited helper is re-read too.
 from __future__ import annotations
 
 import faulthandler
+import itertools
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -143,8 +145,13 @@ def _child_main(conn, dump_path: str) -> None:
 class RunWorker:
     """One warm child process running one request at a time; thread-safe, cancellable."""
 
-    def __init__(self, timeout_s: float | None = 30.0, start: bool = True):
+    def __init__(self, timeout_s: float | None = 30.0, start: bool = True, spare: bool = False):
+        """`spare`: keep a second warm child once the first run is done, so a cancelled or
+        killed run is replaced at once instead of by a cold start (hot reload uses this)."""
         self.timeout_s = timeout_s
+        self.keep_spare = spare
+        self._spare = None  # (proc, conn, dump) warming up or ready
+        self._seq = itertools.count()
         self._lock = threading.Lock()
         self._state = threading.Lock()
         self._proc = None
@@ -152,50 +159,78 @@ class RunWorker:
         self._ready = False
         self._cancel = threading.Event()
         self._busy = False
-        self._dump = os.path.join(tempfile.mkdtemp(prefix="asc-tui-worker-"), "stack.txt")
+        self._dir = tempfile.mkdtemp(prefix="asc-tui-worker-")
+        self._dump = os.path.join(self._dir, "stack.txt")
         self.restarts = 0
+        self._closed = False
         if start:
             self.start()
 
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
-        """Start the child if none is alive (returns at once; it warms up in the background)."""
+        """Start the child if none is alive (returns at once; it warms up in the background).
+        A warm spare, when there is one, takes over instead, and a new spare starts."""
         with self._state:
-            if self._proc is not None and self._proc.poll() is None:
+            if self._closed or (self._proc is not None and self._proc.poll() is None):
                 return
-            to_child_r, to_child_w = os.pipe()
-            from_child_r, from_child_w = os.pipe()
-            env = dict(os.environ)
-            env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
-            code = ("from asc_tui.devkit.worker import _child_entry; "
-                    f"_child_entry({to_child_r}, {from_child_w}, {self._dump!r})")
-            proc = subprocess.Popen([sys.executable, "-c", code], env=env,
-                                    pass_fds=(to_child_r, from_child_w),
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True)
-            os.close(to_child_r)
-            os.close(from_child_w)
-            conn = _Duplex(Connection(from_child_r, writable=False),
-                           Connection(to_child_w, readable=False))
-            self._proc, self._conn, self._ready = proc, conn, False
+            spare, self._spare = self._spare, None
+            if spare is not None and spare[0].poll() is None:
+                self._proc, self._conn, self._dump = spare
+                self._spare = self._spawn()  # the next kill is likely too (edit loop)
+            else:
+                self._proc, self._conn, self._dump = self._spawn()
+            self._ready = False
+
+    def _ensure_spare(self) -> None:
+        with self._state:
+            if self.keep_spare and not self._closed and (
+                    self._spare is None or self._spare[0].poll() is not None):
+                self._spare = self._spawn()
+
+    def _spawn(self):
+        """A new child interpreter with its own pipes and stack-dump file."""
+        dump = os.path.join(self._dir, f"stack-{next(self._seq)}.txt")
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
+        code = ("from asc_tui.devkit.worker import _child_entry; "
+                f"_child_entry({to_child_r}, {from_child_w}, {dump!r})")
+        proc = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                pass_fds=(to_child_r, from_child_w),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        conn = _Duplex(Connection(from_child_r, writable=False),
+                       Connection(to_child_w, readable=False))
+        return proc, conn, dump
 
     def close(self) -> None:
+        """Stop the child (a run in flight ends "cancelled") and remove the temp files."""
+        self._closed = True
+        self._cancel.set()
         with self._state:
-            proc, conn = self._proc, self._conn
-            self._proc = self._conn = None
-        if conn is not None:
-            try:
-                conn.send(None)
-            except (OSError, ValueError):
-                pass
-            conn.close()
-        if proc is not None:
-            try:
-                proc.wait(0.5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(1.0)
+            children = [(self._proc, self._conn)]
+            if self._spare is not None:
+                children.append(self._spare[:2])
+            self._proc = self._conn = self._spare = None
+        for _proc, conn in children:
+            if conn is not None:
+                try:
+                    conn.send(None)
+                except (OSError, ValueError):
+                    pass
+                conn.close()
+        for proc, _ in children:
+            if proc is not None:
+                try:
+                    proc.wait(0.5)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(1.0)
+        shutil.rmtree(self._dir, ignore_errors=True)
 
     def _kill(self, restart: bool = True) -> None:
         with self._state:
@@ -247,7 +282,13 @@ class RunWorker:
         self.start()
         while not self._ready:
             conn, proc = self._conn, self._proc
-            if conn.poll(_POLL_S):
+            if conn is None or proc is None:  # closed
+                return False
+            try:
+                ready = conn.poll(_POLL_S)
+            except (OSError, ValueError):
+                return False
+            if ready:
                 try:
                     kind, _ = conn.recv()
                 except (EOFError, OSError):
@@ -296,9 +337,8 @@ class RunWorker:
             if self._cancel.is_set():
                 return done("cancelled")
             return done("crashed", error=ErrorInfo("crash", "the worker process did not start"))
-        if isinstance(request, Call):
-            pass
-        elif request.timeout_s is None or (timeout and request.timeout_s > timeout):
+        if not isinstance(request, Call) and (
+                request.timeout_s is None or (timeout and request.timeout_s > timeout)):
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
         Path(self._dump).write_text("")
@@ -310,10 +350,20 @@ class RunWorker:
             return done("crashed", error=ErrorInfo("crash", f"worker unreachable: {exc}"))
         deadline = time.monotonic() + timeout if timeout else None
         while True:
-            if conn.poll(_POLL_S):
+            if self._cancel.is_set():  # checked first: a flood of progress cannot starve it
+                if not self._closed:
+                    self._kill()
+                return done("cancelled")
+            try:
+                ready = conn.poll(_POLL_S)
+            except (OSError, ValueError):  # closed under us: the worker is shutting down
+                return done("cancelled")
+            if ready:
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):
+                    if self._cancel.is_set():  # closed or cancelled: the kill was ours
+                        return done("cancelled")
                     code = _exit_code(proc)
                     self._kill()
                     return done("crashed", error=_crash_info(name, code))
@@ -322,12 +372,12 @@ class RunWorker:
                         on_progress(*payload[0], **payload[1])
                     continue
                 if kind == "ok":
+                    self._ensure_spare()
                     return done("ok", report=payload)
                 return done("raised", error=payload)
-            if self._cancel.is_set():
-                self._kill()
-                return done("cancelled")
             if proc.poll() is not None:
+                if self._closed:
+                    return done("cancelled")
                 code = proc.returncode
                 self._kill()
                 return done("crashed", error=_crash_info(name, code))

@@ -20,13 +20,13 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from .. import BUNDLED_OPERATORS
-from ..config import Config, ConfigError, load_config
+from ..config import Config, ConfigError, load_config, resolve_operators_dir, watched_extras
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
 from .engines import line_heat, profile_view
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
+from .lifecycle import while_mounted
 from .messages import EngineReady, FilesChanged, RunFinished, RunStarted
 from .navigation import Navigation
 from .state import OperatorState, classify, find_operators
@@ -40,21 +40,10 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView
 from .widgets.tune_pane import TunePane
 
-TABS = ("log", "profile", "timeline", "source", "bench", "tune")
 #: Timelines with more records than this are indexed in a thread, not on the UI loop.
 BIG_TIMELINE = 200_000
 #: At least this many columns and rows: the log leaves the tabs for its own pane.
 WIDE = (140, 40)
-
-
-def resolve_operators_dir(path: str | None, config: Config) -> Path:
-    """PATH, else the config's `operators`, else ./operators, else the bundled operators."""
-    for cand in (path, config.operators, "operators"):
-        if cand and Path(cand).is_dir():
-            return Path(cand).resolve()
-        if cand and Path(cand).is_file():
-            return Path(cand).resolve().parent
-    return BUNDLED_OPERATORS.resolve()
 
 
 def short_path(p: Path) -> str:
@@ -128,7 +117,7 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
                     with TabPane("Tune", id="tune"):
                         yield TunePane(id="tune-pane")
                 yield LogPane(clock=self.clock, id="bottom-log")
-        yield Footer()
+        yield Footer(compact=True)
 
     def _install_themes(self) -> list[str]:
         """Register themes/*.toml and pick the start theme before the first style pass (a theme
@@ -177,12 +166,12 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
         from ..devkit.worker import RunWorker
 
         if self.worker is None:
-            self.worker = RunWorker(timeout_s=self.config.worker_timeout)
+            self.worker = RunWorker(timeout_s=self.config.worker_timeout, spare=True)
         self.rerunner = Rerunner(self.worker, self.make_request,
                                  on_start=lambda p, r: self.post_message(RunStarted(p, r)),
                                  on_result=lambda p, r: self.post_message(RunFinished(p, r)))
         if self.watch_enabled:
-            extra = [c for c in (self.config.source,) if c]
+            extra = watched_extras(self.config.source, self.chip)
             self.watcher = FileWatcher(self.ops_dir,
                                        lambda cs: self.post_message(FilesChanged(cs)),
                                        extra=extra).start()
@@ -190,18 +179,20 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
 
         self.post_message(EngineReady())
 
+    @while_mounted
     def on_engine_ready(self, _msg: EngineReady) -> None:
         paths = list(self.ops)
         if self.run_on_start and paths:
             first = self.selected if self.selected in self.ops else paths[0]
             self.rerunner.submit([first, *[p for p in paths if p != first]])
 
-    def submit(self, paths) -> bool:
-        """Queue runs; False (and a note) while the engine is still starting."""
+    def submit(self, paths, front: bool = True) -> bool:
+        """Queue runs (ahead of older ones unless `front` is False); False while the engine is
+        still starting."""
         if self.rerunner is None:
             self.notify("still starting the emulator…", timeout=2)
             return False
-        self.rerunner.submit(list(paths))
+        self.rerunner.submit(list(paths), front=front)
         return True
 
     def on_unmount(self) -> None:
@@ -318,17 +309,19 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
         return RunRequest(str(path), case=st.case, chip=self.chip, params=dict(st.params),
                           timing_only=False, timeout_s=self.config.worker_timeout)
 
+    @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
-        if self.closing:
-            return
         st = self.ops.setdefault(msg.path, OperatorState(msg.path))
         st.status = "running"
         self.pane(OperatorTree).set_status(msg.path, "running", st.stale)
+        req = msg.request
+        extra = " ".join(f"{k}={v}" for k, v in req.params.items())
+        self.log_line(f"{msg.path.stem}: running [{req.case or 'default'}] on "
+                      f"{req.chip or 'ascend910b'}{' ' + extra if extra else ''}…", "dim")
         self.update_status()
 
+    @while_mounted
     def on_run_finished(self, msg: RunFinished) -> None:
-        if self.closing:
-            return
         st = self.ops.setdefault(msg.path, OperatorState(msg.path))
         res = msg.result
         rep = res.report
@@ -389,6 +382,7 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
             view.show(self.models[key], stale)
         self.pane(SourceView).show(rep.path or str(st.path), line_heat(rep), stale)
 
+    @while_mounted
     def _timeline_ready(self, key: int, stale: bool) -> None:
         model = self.models.get(key)
         if model is not None and not self.closing:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from .engines import optional
+from .lifecycle import while_mounted
 from .widgets.bench_table import BenchRow, BenchTable
 
 
@@ -50,6 +51,7 @@ class BenchSync:
 
         self.run_worker(work, thread=True, group="history", exit_on_error=False)
 
+    @while_mounted
     def on_history_loaded(self, msg: HistoryLoaded) -> None:
         if self.closing or not self.screen_stack:
             return

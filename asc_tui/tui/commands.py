@@ -7,6 +7,7 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from .keymap import ACTIONS
+from .state import declared_cases
 
 
 class WorkbenchCommands(Provider):
@@ -23,6 +24,20 @@ class WorkbenchCommands(Provider):
         for path in getattr(app, "operator_paths", lambda: [])():
             out.append((f"Open {path.stem}", f"select operator {path}",
                         partial(app.select_operator, path)))
+        selected = getattr(app, "selected", None)
+        if selected is not None:
+            for case in declared_cases(selected):
+                out.append((f"Case: {case}", f"run {selected.stem} on case {case}",
+                            partial(app.set_case, case)))
+        try:
+            from ..npu.chip import available_chips
+
+            chips = available_chips()
+        except Exception:  # the emulator stack mid-edit: no chip entries, the rest works
+            chips = []
+        for chip in chips:
+            out.append((f"Chip: {chip}", "rerun every operator on this chip model",
+                        partial(app.set_chip, chip)))
         for name in getattr(app, "theme_names", lambda: [])():
             out.append((f"Theme: {name}", "switch theme", partial(setattr, app, "theme", name)))
         return out

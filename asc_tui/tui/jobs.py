@@ -18,11 +18,14 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict
     except ImportError:
         debug = None
     if debug is not None:
+        multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
         rep = debug(DebugRequest(request.op, request.case, request.chip, dict(request.params),
-                                 tools=tools, precision_check=True,
+                                 tools=tools, precision_check=True, deadlock_check=multi_rank,
                                  timeout_s=request.timeout_s or 30.0, seed=request.seed))
+        dl = rep.deadlock
         return {"report": rep.run, "findings": [_where(f) + f.format() for f in rep.findings],
-                "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean}
+                "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean,
+                "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format())}
     san = san_mod.Sanitizer(tools)
     report = run(request, sanitizer=san)
     extra, rest = san_mod.findings_from_errors(report.errors, tools, san)
@@ -31,12 +34,23 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict
             "errors": list(rest), "tools": tools, "clean": not found and not rest}
 
 
+def _declares_ranks(path: str) -> bool:
+    """`RANKS = n` at module level: the operator is a multi-rank (collective) kernel."""
+    import re
+
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return re.search(r"^RANKS\s*=", fh.read(), re.M) is not None
+    except OSError:
+        return False
+
+
 def _where(f) -> str:
     """`file:line: ` in front of a finding, so the log names the user's line as errors do."""
     return f"{f.tool}: {f.file}:{f.line}: " if f.file else f"{f.tool}: "
 
 
-def bench_run(request, store_root: str | None = None):
+def bench_run(request):
     """`devkit.bench.bench` in the child; the RunReports are dropped (only figures return)."""
     import dataclasses
 

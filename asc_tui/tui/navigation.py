@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import ConfigError, load_config
+from .lifecycle import while_mounted
 from .messages import FilesChanged
 from .state import OperatorState, declared_cases
 from .widgets.operator_tree import OperatorTree
@@ -58,10 +59,23 @@ class Navigation:
             self.notify("no CASES literal found in the operator", severity="warning")
             return
         cur = st.case if st.case in cases else cases[0]
-        st.case = cases[(cases.index(cur) + 1) % len(cases)]
-        self.log_line(f"{self.selected.stem}: case {st.case}", "dim")
+        self.set_case(cases[(cases.index(cur) + 1) % len(cases)])
+
+    def set_case(self, case: str) -> None:
+        """Run the selected operator on `case` from now on (the palette's "Case: x")."""
+        if self.selected is None:
+            return
+        self.ops[self.selected].case = case
+        self.log_line(f"{self.selected.stem}: case {case}", "dim")
         self.update_status()
         self.submit([self.selected])
+
+    def set_chip(self, chip: str) -> None:
+        """Rerun everything on `chip` (the palette's "Chip: x")."""
+        self.chip = chip
+        self.log_line(f"chip {chip}: rerun all", "dim")
+        self.update_status()
+        self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
     def action_next_chip(self) -> None:
         from ..npu.chip import available_chips
@@ -70,11 +84,9 @@ class Navigation:
         cur = self.chip if self.chip in chips else (chips[0] if chips else None)
         if not chips:
             return
-        self.chip = chips[(chips.index(cur) + 1) % len(chips)]
-        self.log_line(f"chip {self.chip}: rerun all", "dim")
-        self.update_status()
-        self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
+        self.set_chip(chips[(chips.index(cur) + 1) % len(chips)])
 
+    @while_mounted
     def on_files_changed(self, msg: FilesChanged) -> None:
         cs = msg.changes
         tree = self.pane(OperatorTree)

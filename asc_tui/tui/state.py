@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 @dataclass
 class OperatorState:
     path: Path
-    status: str = "new"  # new | running | pass | fail | error | regression | removed
+    status: str = "new"  # new | running | pass | fail | error | regression | sanitizer | removed
     last: WorkResult | None = None  # newest result, good or bad
     good: RunReport | None = None  # newest report with an emulation (shown while stale)
     case: str | None = None  # None: the operator's default case

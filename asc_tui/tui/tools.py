@@ -14,6 +14,7 @@ from pathlib import Path
 from textual.widgets import TabbedContent
 
 from .engines import optional, profile_view
+from .lifecycle import while_mounted
 from .messages import ToolFinished, TuneProgress
 from .widgets.bench_table import BenchRow, BenchTable
 from .widgets.tune_pane import TunePane
@@ -34,9 +35,6 @@ class ToolActions:
         for w in (self.tool_worker, self.tune_worker):
             if w is not None:
                 w.close()
-
-    def engines_optional(self, name: str):
-        return optional(name)
 
     def _tools(self):
         from ..devkit.worker import RunWorker
@@ -68,10 +66,17 @@ class ToolActions:
         st = self._selected_state()
         if st is None:
             return
-        self._switch("profile")
         if st.good is None:
             self.log_line(f"{st.path.stem}: no result to profile yet", "warn")
             return
+        text = profile_report_text(st.good, max(100, self.size.width - 28))
+        if text is not None:  # the same report `asc-tui profile --pipeline` prints
+            self._switch("log")
+            self.log_line(f"{st.path.stem}: profile report", "ok")
+            for line in text.splitlines():
+                self.log_line("  " + line)
+            return
+        self._switch("profile")
         view = profile_view(st.good)
         self.log_line(f"{st.path.stem}: profile ({view.source}) kernel {view.kernel_us:.3f} µs, "
                       f"bottleneck {view.bottleneck}", "ok")
@@ -211,6 +216,7 @@ class ToolActions:
     def action_quick_tune(self) -> None:
         self.action_tune(quick=True)
 
+    @while_mounted
     def on_tune_progress(self, msg: TuneProgress) -> None:
         if self.closing:
             return
@@ -231,9 +237,41 @@ class ToolActions:
             self.notify("no tuned parameters yet: press t or T first", severity="warning")
             return
         st.params = dict(st.best_params)
-        self.log_line(f"{st.path.stem}: applied {st.params}", "ok")
+        self.log_line(f"{st.path.stem}: applied {st.params} to this session's runs "
+                      "(A writes them into the operator file)", "ok")
         self.update_status()
         self.submit([st.path])
+
+    def action_write_best(self) -> None:
+        """Write the tuned parameters as the PARAMS defaults (devkit.tuner.apply); the watcher
+        sees the save and reruns, so the file, not the session, carries the choice."""
+        st = self._selected_state()
+        if st is None:
+            return
+        if not st.best_params:
+            self.notify("no tuned parameters yet: press t or T first", severity="warning")
+            return
+        apply_mod = self._need("tuner.apply", "write best parameters")
+        if apply_mod is None:
+            return
+        try:
+            plan = apply_mod.plan_apply(st.path, st.best_params)
+        except Exception as exc:  # OperatorError naming the PARAMS line, or a parse error
+            self.log_line(f"{st.path.stem}: cannot write the parameters: {exc}", "error")
+            return
+        if not plan.changed:
+            self.log_line(f"{st.path.stem}: the file already has the best parameters", "dim")
+            return
+        self._switch("log")
+        for line in plan.diff().splitlines():
+            self.log_line("  " + line, "dim")
+        tmp = st.path.with_name(f".{st.path.name}.asc-tui.tmp")
+        tmp.write_text(plan.after, encoding="utf-8")
+        tmp.replace(st.path)  # atomic, like an editor's save: the watcher reruns it
+        st.params = {}
+        self.log_line(f"{st.path.stem}: wrote {st.best_params} into {st.path.name}", "ok")
+        if not self.watch_enabled:
+            self.submit([st.path])
 
     def action_cancel(self) -> None:
         cancelled = []
@@ -276,6 +314,11 @@ class ToolActions:
             with open(f"{base}.report.json", "w", encoding="utf-8") as fh:
                 json.dump(data, fh, indent=1, default=str)
             written.append(f"{base}.report.json")
+            text = profile_report_text(rep, 100)
+            if text is not None:
+                with open(f"{base}.report.txt", "w", encoding="utf-8") as fh:
+                    fh.write(text + "\n")
+                written.append(f"{base}.report.txt")
             return written
 
         def finish(worker_result):
@@ -291,6 +334,7 @@ class ToolActions:
         self.run_worker(run, thread=True, group="export", exit_on_error=False)
 
     # -- results ----------------------------------------------------------------------------
+    @while_mounted
     def on_tool_finished(self, msg: ToolFinished) -> None:
         if self.closing:
             return
@@ -318,12 +362,25 @@ class ToolActions:
                 self.log_line(f"{name}: {line}", "error")
             for e in d["errors"]:
                 self.log_line(f"{name}: {e.format()}", "error")
+            dl = d.get("deadlock")
+            if dl is not None:
+                ok, ranks, text = dl
+                for line in text.splitlines():
+                    self.log_line(f"{name}: deadlock check ({ranks} ranks): {line}",
+                                  "ok" if ok else "error")
             if d["clean"]:
                 self.log_line(f"{name}: sanitizer clean ({', '.join(d['tools'])}), "
                               f"precision {'PASS' if rep and rep.passed else 'not PASS'}", "ok")
             else:
+                deadlock = dl is not None and not dl[0]
                 self.log_line(f"{name}: debug found {len(d['findings'])} issue(s), "
-                              f"{len(d['errors'])} other error(s)", "error")
+                              f"{len(d['errors'])} other error(s)"
+                              + (", a deadlock" if deadlock else ""), "error")
+                st = self.ops.get(msg.path)
+                if st is not None and (d["findings"] or deadlock):
+                    st.status = "sanitizer"
+                    self.pane("#sidebar").set_status(msg.path, "sanitizer", st.stale)
+                    self.update_status()
         elif msg.tool in ("bench", "save_baseline"):
             self._bench_done(msg)
         elif msg.tool == "tune":
@@ -353,3 +410,26 @@ def _call(target: str, args: tuple, label: str = ""):
     from ..devkit.worker import Call
 
     return Call(target, args, label=label)
+
+
+def profile_report_text(report, width: int) -> str | None:
+    """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
+    import io
+
+    prof = optional("profile")
+    try:
+        from rich.console import Console
+
+        from ..cli.profile_view import render
+    except ImportError:
+        return None
+    if prof is None:
+        return None
+    buf = io.StringIO()
+    con = Console(file=buf, width=width, no_color=True, color_system=None,
+                  force_terminal=False)
+    try:
+        render(prof.profile(report), con, pipeline_report=True, lines=8)
+    except Exception:  # a renderer mid-edit by its owner must not take the workbench down
+        return None
+    return buf.getvalue().rstrip()

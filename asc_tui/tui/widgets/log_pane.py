@@ -17,22 +17,40 @@ LEVEL_STYLE = {"info": "", "ok": "green", "warn": "yellow", "error": "bold red",
                "kernel": "cyan"}
 
 
+#: Lines kept for re-wrapping when the pane's width changes (RichLog keeps rendered strips).
+REWRAP_LINES = 2000
+
+
 class LogPane(RichLog):
-    """Appends only (never redraws old lines); `clock` (→ "HH:MM:SS") makes stamps testable."""
+    """Appends lines (old ones are never redrawn while the width stays); a width change re-wraps
+    the last `REWRAP_LINES`. `clock` (→ "HH:MM:SS") makes the stamps testable."""
 
     def __init__(self, clock: Callable[[], str] | None = None, **kwargs):
         super().__init__(max_lines=5000, wrap=True, markup=False, highlight=False, min_width=20,
                          **kwargs)
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
         self.lines_text: list[str] = []  # plain text of every line (tests, export)
+        self._texts: list[Text] = []
         self._known_width = 0
+        self._wrapped_at = 0
 
     def add(self, text: str, level: str = "info") -> None:
         stamp = self.clock()
         line = Text(f"{stamp} ", style="dim")
         line.append(text, style=LEVEL_STYLE.get(level, ""))
         self.lines_text.append(f"{stamp} {text}")
-        self.write(line, width=self._render_width())
+        self._texts.append(line)
+        del self._texts[:-REWRAP_LINES]
+        self._wrapped_at = self._render_width()
+        self.write(line, width=self._wrapped_at)
+
+    def on_resize(self) -> None:
+        width = self.scrollable_content_region.width
+        if width > 0 and self._wrapped_at and width != self._wrapped_at:
+            self._known_width = self._wrapped_at = width
+            self.clear()
+            for line in self._texts:
+                self.write(line, width=width)
 
     def _render_width(self) -> int:
         """Wrap at the pane's width; while hidden (a background tab) use the last one known."""

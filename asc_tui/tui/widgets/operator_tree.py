@@ -15,6 +15,7 @@ MARKS = {
     "fail": ("✗", "bold $error"),
     "error": ("!", "bold $error"),
     "regression": ("▼", "bold $warning"),
+    "sanitizer": ("⚑", "bold $error"),  # the debug tools found something
     "removed": ("-", "dim"),
 }
 
@@ -65,7 +66,7 @@ class OperatorTree(Tree[Path]):
         text.append(mark + " ", style=self._resolve(style))
         text.append(path.stem)
         if stale:
-            text.append(" (stale)", style="dim")
+            text.append(" ·stale", style="dim")
         return text
 
     def _resolve(self, style: str) -> str:

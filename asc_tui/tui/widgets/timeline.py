@@ -46,14 +46,17 @@ def shade_row(busy, wait=None) -> str:
 
 
 class TimelineView(Widget, can_focus=True):
+    #: Not in the footer (the legend line names them; `?` lists them): app keys stay visible.
     BINDINGS = [
-        Binding("plus,equals_sign", "zoom(2)", "Zoom in", id="timeline.zoom_in"),
-        Binding("minus", "zoom(0.5)", "Zoom out", id="timeline.zoom_out"),
-        Binding("left,h", "pan(-0.25)", "Pan left", id="timeline.pan_left"),
-        Binding("right,l", "pan(0.25)", "Pan right", id="timeline.pan_right"),
-        Binding("home,0", "reset_view", "Reset view", id="timeline.reset"),
-        Binding("greater_than_sign,full_stop", "block(1)", "Next block", id="timeline.next_block"),
-        Binding("less_than_sign,comma", "block(-1)", "Prev block", id="timeline.prev_block"),
+        Binding("plus,equals_sign", "zoom(2)", "Zoom in", show=False, id="timeline.zoom_in"),
+        Binding("minus", "zoom(0.5)", "Zoom out", show=False, id="timeline.zoom_out"),
+        Binding("left,h", "pan(-0.25)", "Pan left", show=False, id="timeline.pan_left"),
+        Binding("right,l", "pan(0.25)", "Pan right", show=False, id="timeline.pan_right"),
+        Binding("home,0", "reset_view", "Reset view", show=False, id="timeline.reset"),
+        Binding("greater_than_sign,full_stop", "block(1)", "Next block", show=False,
+                id="timeline.next_block"),
+        Binding("less_than_sign,comma", "block(-1)", "Prev block", show=False,
+                id="timeline.prev_block"),
     ]
     DEFAULT_CSS = """
     TimelineView { height: 1fr; min-height: 6; }
@@ -152,7 +155,8 @@ class TimelineView(Widget, can_focus=True):
         frame = m.frame(t0, t1, lane_w, blk)
         self.frame = frame
         mhz = m.em.clock_mhz
-        which = "all blocks (avg)" if blk is None else f"block {blk}/{m.n_blocks}"
+        which = ("all blocks (avg)" if blk is None else
+                 f"block {blk}/{m.n_blocks} (core {m.em.blocks[blk].core})")
         head = (f"{which} · {t0 / mhz:,.2f}–{t1 / mhz:,.2f} µs · zoom {self.zoom:g}x"
                 f"{' · STALE' if self.stale else ''}")
         lines = [Strip([Segment(head[:width], Style(bold=True))])]
