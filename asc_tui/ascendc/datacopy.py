@@ -79,7 +79,7 @@ def _gm_oob(g: GlobalTensor, first: int, last: int, what: str, fr):
     cap = g.buffer.count * g.buffer.dtype.itemsize // g.dtype.itemsize
     msg = (f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
            f"{g.start + last}) but the tensor covers "
-           f"[{g.start}, {g.start + min(g.size, cap - g.start)})")
+           f"[{g.base}, {g.base + min(g.base_size, cap - g.base)})")
     _san_oob(g, first, last - first, "writes" in what, fr, msg)
     raise KernelError(msg, *_where(fr), hint="check the offset and length of the last (tail) tile")
 

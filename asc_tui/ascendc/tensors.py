@@ -48,10 +48,12 @@ class GM_ADDR:  # noqa: N801 - Ascend C's spelling
 class GlobalTensor:
     """`GlobalTensor<T>`: a window of GM. Bounds are checked on every access."""
 
-    __slots__ = ("dtype", "buffer", "start", "size", "arr", "name", "limit")
+    __slots__ = ("dtype", "buffer", "start", "size", "arr", "name", "limit", "base", "base_size")
 
     def __init__(self, dtype=None):
         self.limit = 0  # elements accessible from `start`: min(size, what the buffer holds)
+        self.base = 0  # start and size given to SetGlobalBuffer (views keep them for messages)
+        self.base_size = 0
         self.dtype = as_dtype(dtype) if dtype is not None else None
         self.buffer: GmBuffer | None = None
         self.start = 0  # element offset into the buffer (in `dtype` elements)
@@ -75,6 +77,7 @@ class GlobalTensor:
         total = buf.count * buf.dtype.itemsize // isz
         self.size = int(size) if size is not None else max(total - self.start, 0)
         self.limit = max(min(self.size, total - self.start), 0)
+        self.base, self.base_size = self.start, self.size
         if buf.data is not None:
             self.arr = buf.data.view(self.dtype) if buf.data.dtype != self.dtype else buf.data
         self.name = buf.name
@@ -86,6 +89,8 @@ class GlobalTensor:
         g.start = self.start + offset
         g.size = self.size - offset
         g.limit = self.limit - offset
+        g.base = self.base
+        g.base_size = self.base_size
         g.arr = self.arr
         g.name = self.name
         return g
@@ -99,10 +104,9 @@ class GlobalTensor:
     def _check(self, i: int, n: int, what: str) -> None:
         if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):
             file, line = user_location(4)
-            cap = _capacity(self) - self.start
             msg = (f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
                    f"{self.start + i + n}) of {self.name}, but the tensor covers "
-                   f"[{self.start}, {self.start + min(self.size, cap)})")
+                   f"[{self.base}, {self.base + min(self.base_size, _capacity(self) - self.base)})")
             _san_oob(self, i, n, what == "SetValue", msg)
             raise KernelError(msg, file, line, hint="check the offset of the last (tail) tile")
 

@@ -4,34 +4,24 @@ from __future__ import annotations
 
 import signal
 
-from ..devkit.runner import RunRequest, run
+from ..devkit.runner import RunRequest
 
 
 def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict:
-    """One run under the sanitizer tools plus the precision check (`devkit.debug` when it is
-    there, the bare `devkit.sanitizer` otherwise), as plain values for the log."""
+    """One run under the sanitizer tools plus the precision check (and the deadlock check for
+    multi-rank operators), as plain values for the log."""
     from ..devkit import sanitizer as san_mod
+    from ..devkit.debug import DebugRequest, debug
 
     tools = tuple(tools or san_mod.TOOLS)
-    try:
-        from ..devkit.debug import DebugRequest, debug
-    except ImportError:
-        debug = None
-    if debug is not None:
-        multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
-        rep = debug(DebugRequest(request.op, request.case, request.chip, dict(request.params),
-                                 tools=tools, precision_check=True, deadlock_check=multi_rank,
-                                 timeout_s=request.timeout_s or 30.0, seed=request.seed))
-        dl = rep.deadlock
-        return {"report": rep.run, "findings": [_where(f) + f.format() for f in rep.findings],
-                "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean,
-                "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format())}
-    san = san_mod.Sanitizer(tools)
-    report = run(request, sanitizer=san)
-    extra, rest = san_mod.findings_from_errors(report.errors, tools, san)
-    found = list(san.findings()) + list(extra)
-    return {"report": report, "findings": [_where(f) + f.format() for f in found],
-            "errors": list(rest), "tools": tools, "clean": not found and not rest}
+    multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
+    rep = debug(DebugRequest(request.op, request.case, request.chip, dict(request.params),
+                             tools=tools, precision_check=True, deadlock_check=multi_rank,
+                             timeout_s=request.timeout_s or 30.0, seed=request.seed))
+    dl = rep.deadlock
+    return {"report": rep.run, "findings": [_where(f) + f.format() for f in rep.findings],
+            "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean,
+            "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format())}
 
 
 def _declares_ranks(path: str) -> bool:
