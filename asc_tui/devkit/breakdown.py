@@ -4,7 +4,7 @@ All blocks' records are flattened into one set of columns (`Columns`) so that ev
 handful of vectorised numpy passes, however many blocks ran. Times are cycles unless a name
 ends in `_us`.
 
-Definitions (documented in docs/readme/profile.md):
+Definitions (documented in README.md, "Where the time goes"):
 
 * busy(pipe): summed duration of the pipe's work records (kind 0); the scalar pipe also gets the
   block's `scalar_cycles` (instruction issue, not recorded per instruction).

@@ -1,7 +1,7 @@
 """The auto-tuner: search space with static pruning, strategies, cached parallel evaluation.
 
 Entry point: `tune(TuneRequest(op, ...), listeners, cancel) -> TuneReport`. See
-docs/readme/tuning.md for the user-facing description.
+README.md ("Tuning") for the user-facing description.
 """
 
 from .cache import Outcome, TuneCache
