@@ -68,19 +68,7 @@ def c0_of(dtype) -> int:
 
 
 def _cube_cfg(chip) -> dict:
-    cfg = chip.__dict__.get("_cube_cfg")
-    if cfg is None:
-        sec = chip.section("cube")
-        cfg = {
-            "l0a_bpc": float(sec.get("l1_to_l0a_bytes_per_cycle", 256)),
-            "l0b_bpc": float(sec.get("l1_to_l0b_bytes_per_cycle", 128)),
-            "fix_bpc": float(sec.get("fixpipe_bytes_per_cycle", 128)),
-            "mte1_lat": float(sec.get("mte1_latency_cycles", 20)),
-            "mmad_startup": float(sec.get("mmad_startup_cycles", 8)),
-            "fix_lat": float(sec.get("fixpipe_latency_cycles", 60)),
-        }
-        object.__setattr__(chip, "_cube_cfg", cfg)
-    return cfg
+    return chip.cube_timing
 
 
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
@@ -211,7 +199,7 @@ class LoadData2DParams:
 def LoadData(dst, src, params: LoadData2DParams) -> None:
     """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams) on PIPE_MTE1."""
     core = state.core
-    if core.run.__dict__.get("l2_record"):
+    if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
     if not isinstance(params, LoadData2DParams):
@@ -307,7 +295,7 @@ def _unzn(arr, k1: int, n1: int, c0: int, dtype):
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
     """Mmad(c_L0C, a_L0A, b_L0B, MmadParams) or Mmad(c, a, b, bias, MmadParams) on PIPE_M."""
     core = state.core
-    if core.run.__dict__.get("l2_record"):
+    if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
     bias = None
@@ -353,21 +341,20 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         if k != k1 * c0 or n != n1 * 16:
             b = b[:k, :n]
         key = (dst.mem, dst.offset, m, n)
-        pend = core.__dict__.get("_mmad")
+        pend = core.mmad_pending
         if pend is not None and (pend.key != key or params.cmatrixInitVal):
             if pend.key == key:
-                core._mmad = None  # about to be overwritten: never computed
+                core.mmad_pending = None  # about to be overwritten: never computed
             else:
                 pend.flush(core)
-        pend = core.__dict__.get("_mmad")
+        pend = core.mmad_pending
         if pend is None:
-            pend = core._mmad = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
+            pend = core.mmad_pending = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
                                          bias if params.cmatrixInitVal else None)
         pend.a.append(a)
         pend.b.append(b)
     cfg = _cube_cfg(core.chip)
     core.work(M, cfg["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
-    core.__dict__["cube_macs"] = core.__dict__.get("cube_macs", 0) + m * n * k
     san = core.run.san
     if san is not None:
         san.access(core, fm, 0, need_a, False, fr, span=True)
@@ -392,7 +379,7 @@ class _Pending:
         self.b: list = []
 
     def flush(self, core) -> None:
-        core._mmad = None
+        core.mmad_pending = None
         a = self.a[0] if len(self.a) == 1 else np.concatenate(self.a, axis=1)
         b = self.b[0] if len(self.b) == 1 else np.concatenate(self.b, axis=0)
         r = single_thread_matmul(a, b)
@@ -415,7 +402,7 @@ class _Pending:
 
 def flush_cube(core) -> None:
     """Make L0C hold every issued Mmad's result (before anything reads it)."""
-    pend = core.__dict__.get("_mmad")
+    pend = core.mmad_pending
     if pend is not None:
         pend.flush(core)
 

@@ -59,7 +59,7 @@ FixpipeParams = FixpipeParamsV220
 def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     """Fixpipe(dst_GM_or_L1, src_L0C, FixpipeParamsV220) on PIPE_FIX (NZ→ND, quantise, ReLU)."""
     core = state.core
-    if core.run.__dict__.get("l2_record"):
+    if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
     if not isinstance(params, FixpipeParamsV220):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import tomli
@@ -69,6 +70,19 @@ class ChipModel:
     def vec_cycles_per_repeat(self, op: str) -> float:
         cpr = self.vec_cpr
         return cpr.get(op, cpr["default"])
+
+    @cached_property
+    def cube_timing(self) -> dict:
+        """Cube-path constants from [cube], with the documented defaults (cycles, B/cycle)."""
+        sec = self.section("cube")
+        return {
+            "l0a_bpc": float(sec.get("l1_to_l0a_bytes_per_cycle", 256)),
+            "l0b_bpc": float(sec.get("l1_to_l0b_bytes_per_cycle", 128)),
+            "fix_bpc": float(sec.get("fixpipe_bytes_per_cycle", 128)),
+            "mte1_lat": float(sec.get("mte1_latency_cycles", 20)),
+            "mmad_startup": float(sec.get("mmad_startup_cycles", 8)),
+            "fix_lat": float(sec.get("fixpipe_latency_cycles", 60)),
+        }
 
     def section(self, name: str) -> dict:
         """A raw TOML section (for later layers, e.g. the cube path)."""

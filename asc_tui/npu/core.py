@@ -49,7 +49,7 @@ class Core:
         self.gm_write = 0
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
-        self.pipes_objs: list = []
+        self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/cube.py)
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:

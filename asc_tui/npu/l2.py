@@ -127,18 +127,17 @@ class L2Model:
 
 
 def l2_enabled(run) -> bool:
-    return bool(getattr(run, "l2_enabled", True)) and bool(
+    return run.l2_enabled and bool(
         run.chip.raw.get("dma", {}).get("l2_model", True)) and run.chip.memory.get("l2", 0) > 0
 
 
 def l2_of(run) -> L2Model:
     """The launch's L2 model, created on first use from the chip file (and pre-pass counts)."""
-    l2 = run.__dict__.get("l2")
+    l2 = run.l2
     if l2 is None:
         chip = run.chip
         l2 = run.l2 = L2Model(chip.memory.get("l2", 0), chip.l2_bpc, l2_enabled(run),
-                              counts=run.__dict__.get("l2_counts"),
-                              record=bool(run.__dict__.get("l2_record")))
+                              counts=run.l2_counts, record=run.l2_record)
     return l2
 
 
@@ -173,5 +172,5 @@ def prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim: int, chip,
         # reports genuine errors; L2 falls back to first-read-misses for this launch
         return None
     run = seen[0] if seen else None
-    l2 = run.__dict__.get("l2") if run is not None else None
+    l2 = run.l2 if run is not None else None
     return dict(l2.maps) if l2 is not None else None

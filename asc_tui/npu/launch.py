@@ -54,6 +54,12 @@ class Run:
         self.log: list[tuple] = []
         self._warnings: dict = {}
         self.peak: dict[str, int] = {}
+        # the L2 model of cube launches (npu/l2.py): the model, the pre-pass read counts, whether
+        # this launch is the counting pre-pass itself, and a switch to turn L2 off
+        self.l2 = None
+        self.l2_counts = None
+        self.l2_record = False
+        self.l2_enabled = True
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -88,7 +94,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         configure(run)
     core_type = getattr(kernel, "core_type", "aiv")
     n_cores = chip.aic if core_type in ("aic", "mix") else chip.aiv
-    if core_type != "aiv" and not run.__dict__.get("l2_record"):
+    if core_type != "aiv" and not run.l2_record:
         from .l2 import l2_enabled, prepass_counts
 
         if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
@@ -153,7 +159,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
         gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
         outputs=None, capacity=capacity,
-        l2_hit=getattr(run.__dict__.get("l2"), "hit_bytes", 0),
+        l2_hit=run.l2.hit_bytes if run.l2 is not None else 0,
         pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else ())
 
 
