@@ -229,12 +229,17 @@ class ToolActions:
         if t is not None:
             pane.offer(t, dict(getattr(r, "params", {}) or {}))
 
-    def action_apply_best(self) -> None:
+    def _tuned_state(self):
+        """The selected operator's state if it has tuned parameters (else say how to get them)."""
         st = self._selected_state()
-        if st is None:
-            return
-        if not st.best_params:
+        if st is not None and not st.best_params:
             self.notify("no tuned parameters yet: press t or T first", severity="warning")
+            return None
+        return st
+
+    def action_apply_best(self) -> None:
+        st = self._tuned_state()
+        if st is None:
             return
         st.params = dict(st.best_params)
         self.log_line(f"{st.path.stem}: applied {st.params} to this session's runs "
@@ -245,11 +250,8 @@ class ToolActions:
     def action_write_best(self) -> None:
         """Write the tuned parameters as the PARAMS defaults (devkit.tuner.apply); the watcher
         sees the save and reruns, so the file, not the session, carries the choice."""
-        st = self._selected_state()
+        st = self._tuned_state()
         if st is None:
-            return
-        if not st.best_params:
-            self.notify("no tuned parameters yet: press t or T first", severity="warning")
             return
         apply_mod = self._need("tuner.apply", "write best parameters")
         if apply_mod is None:
