@@ -169,16 +169,18 @@ def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:
     nb = n * src.dtype.itemsize
     if core.numeric:
         dst.arr[:n] = src.arr[:n]
-    hook = core.run.local_copy_hook
-    if hook is not None and hook(core, dst, src, n, fr):
-        return
-    reps = -(-nb // core.chip.repeat_bytes)
-    core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
-              "DataCopy", nb, fr)
+    core.work(V, _local_copy_cycles(core, nb), "DataCopy", nb, fr)
     san = core.san
     if san is not None:
         san.access(core, src, 0, n, False, fr)
         san.access(core, dst, 0, n, True, fr)
+
+
+def _local_copy_cycles(core, nbytes: int) -> float:
+    """A local→local copy runs on the vector unit: startup + repeats × its cycles per repeat."""
+    chip = core.chip
+    reps = -(-nbytes // chip.repeat_bytes)
+    return chip.vec_startup + reps * chip.vec_cycles_per_repeat("DataCopy")
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
@@ -186,9 +188,6 @@ def _copy_other(core, dst, src, params, fr) -> None:
         from .cube import copy_nd2nz
 
         return copy_nd2nz(core, dst, src, params, fr)
-    hook = core.run.copy_params_hook
-    if hook is not None and hook(core, dst, src, params, fr):
-        return
     raise KernelError(f"DataCopy does not understand {type(params).__name__} here "
                       "(expected a count, DataCopyParams or Nd2NzParams)", *_where(fr))
 
@@ -244,9 +243,7 @@ def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1, src_ext: int
         core.work(MTE3, core.dma_lat + nb / core.wr_bpc, op, nb, fr)
         core.gm_write += nb
     else:
-        reps = -(-nb // core.chip.repeat_bytes)
-        core.work(V, core.chip.vec_startup + reps * core.chip.vec_cycles_per_repeat("DataCopy"),
-                  op, nb, fr)
+        core.work(V, _local_copy_cycles(core, nb), op, nb, fr)
     san = core.san
     if san is not None:
         isz_s, isz_d = src.dtype.itemsize, dst.dtype.itemsize

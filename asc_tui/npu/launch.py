@@ -42,15 +42,13 @@ class KernelTimeout(OperatorError):
 
 
 class Run:
-    """Per-launch context shared by all blocks (log, warnings, hooks for later layers)."""
+    """Per-launch context shared by all blocks (log, warnings, sanitizer, L2 state)."""
 
     def __init__(self, chip: ChipModel, numeric: bool, block_dim: int, sanitizer=None):
         self.chip = chip
         self.numeric = numeric
         self.block_dim = block_dim
         self.san = sanitizer
-        self.local_copy_hook = None
-        self.copy_params_hook = None
         self.log: list[tuple] = []
         self._warnings: dict = {}
         self.peak: dict[str, int] = {}
