@@ -159,7 +159,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
     nbytes = nd * n * d * isz
     gm_read_cost(core, src, nbytes, fr, "DataCopy(Nd2Nz)", nd, n, d * isz, sd * isz,
                  int(p.srcNdMatrixStride) * isz)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.access(core, src, 0, s_need, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
@@ -245,7 +245,7 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
     nbytes = rep * FRACTAL_BYTES
     bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
     core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData", nbytes, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.access(core, src, start * fr_el, s_need - start * fr_el, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
@@ -355,7 +355,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         pend.b.append(b)
     cfg = _cube_cfg(core.chip)
     core.work(M, cfg["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.access(core, fm, 0, need_a, False, fr, span=True)
         san.access(core, filter_, 0, need_b, False, fr, span=True)

@@ -121,7 +121,7 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
         cycles = wr if wr > cycles else cycles
         core.gm_write += out_bytes
     core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)

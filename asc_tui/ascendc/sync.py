@@ -26,7 +26,7 @@ class _FlagOp:
         src, dst = event.value
         key = (event, int(event_id))
         label = f"{self.__name__}({event.name}, {int(event_id)})"
-        san = core.run.san
+        san = core.san
         if self._is_set:
             if san is not None:
                 san.set_flag(core, key, fr)
@@ -52,6 +52,6 @@ def PipeBarrier(pipe: Pipe = Pipe.PIPE_ALL) -> None:
     core = state.core
     fr = sys._getframe(1)
     core.barrier(None if Pipe(pipe) is Pipe.PIPE_ALL else int(pipe), fr)
-    san = core.run.san
+    san = core.san
     if san is not None:
         san.barrier(core, None if Pipe(pipe) is Pipe.PIPE_ALL else int(pipe), fr)
