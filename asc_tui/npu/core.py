@@ -193,6 +193,10 @@ class Core:
             op_ids = line_ids = link = np.zeros(0, np.int32)
             nbytes = np.zeros(0, np.int64)
             kind = np.zeros(0, np.int8)
+        # Drop the record tuples and local memories now: kernel objects (TPipe → core) form
+        # cycles that only the garbage collector frees, and it is paused during a launch.
+        self.rec = []
+        self.mem = {}
         t_end = max(max(self.tp), self.ts)
         # The scalar clock only moves by issue costs, recorded scalar work and recorded waits.
         scalar_issue = self.ts - self.t0
