@@ -23,6 +23,7 @@ Definitions (documented in README.md, "Where the time goes"):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -53,43 +54,69 @@ CATEGORIES = (
 class Columns:
     """Every record of every block, concatenated; `block` indexes `result.blocks`."""
 
+    blocks: tuple  # result.blocks
     block: np.ndarray
     pipe: np.ndarray
     start: np.ndarray
     end: np.ndarray
     kind: np.ndarray
     line: np.ndarray
-    op: np.ndarray
     nbytes: np.ndarray
-    link: np.ndarray  # global index of the linked record, -1 if none
     offsets: np.ndarray  # first global index of each block
-
-    @property
-    def dur(self) -> np.ndarray:
-        return self.end - self.start
+    dur: np.ndarray  # end - start
+    work: np.ndarray  # kind == KIND_WORK
+    wait: np.ndarray  # kind == KIND_WAIT
+    # per block and pipe ([blocks, N_PIPES]): work cycles, wait cycles, work records, bytes
+    busy: np.ndarray
+    blocked: np.ndarray
+    count: np.ndarray
+    nbytes_moved: np.ndarray
 
     def __len__(self) -> int:
         return len(self.pipe)
 
+    # op and link only matter to the trace export: built on first use
+    @cached_property
+    def op(self) -> np.ndarray:
+        return _cat(self.blocks, "op", np.int64)
+
+    @cached_property
+    def link(self) -> np.ndarray:
+        """Global index of the linked record, -1 if none."""
+        link = _cat(self.blocks, "link", np.int64)
+        if not self.blocks:
+            return link
+        return np.where(link >= 0, link + self.offsets[self.block], -1)
+
+
+def _cat(blocks, name: str, dtype) -> np.ndarray:
+    if not blocks:
+        return np.zeros(0, dtype)
+    return np.concatenate([getattr(b, name) for b in blocks]).astype(dtype, copy=False)
+
 
 def columns(result: EmulationResult) -> Columns:
     blocks = result.blocks
-    sizes = np.array([len(b) for b in blocks], dtype=np.int64)
-    offsets = np.zeros(len(blocks), dtype=np.int64)
-    if len(blocks) > 1:
+    nb = len(blocks)
+    sizes = [len(b) for b in blocks]
+    offsets = np.zeros(nb, dtype=np.int64)
+    if nb > 1:
         offsets[1:] = np.cumsum(sizes)[:-1]
-
-    def cat(name, dtype):
-        if not blocks:
-            return np.zeros(0, dtype)
-        return np.concatenate([getattr(b, name) for b in blocks]).astype(dtype, copy=False)
-
-    link = cat("link", np.int64)
-    owner = np.repeat(np.arange(len(blocks), dtype=np.int64), sizes)
-    link = np.where(link >= 0, link + offsets[owner] if len(blocks) else link, -1)
-    return Columns(owner, cat("pipe", np.int64), cat("start", np.float64), cat("end", np.float64),
-                   cat("kind", np.int8), cat("line", np.int64), cat("op", np.int64),
-                   cat("nbytes", np.int64), link, offsets)
+    owner = np.repeat(np.arange(nb, dtype=np.int64), sizes)
+    start, end = _cat(blocks, "start", np.float64), _cat(blocks, "end", np.float64)
+    kind, pipe = _cat(blocks, "kind", np.int64), _cat(blocks, "pipe", np.int64)
+    nbytes = _cat(blocks, "nbytes", np.int64)
+    dur = end - start
+    # One bincount per figure over (kind, block, pipe) keys instead of a masked pass per kind.
+    size = nb * N_PIPES
+    key = (kind * nb + owner) * N_PIPES + pipe
+    sums = np.bincount(key, weights=dur, minlength=3 * size)
+    shape = (nb, N_PIPES)
+    return Columns(blocks, owner, pipe, start, end, kind, _cat(blocks, "line", np.int64), nbytes,
+                   offsets, dur, kind == KIND_WORK, kind == KIND_WAIT,
+                   sums[:size].reshape(shape), sums[size: 2 * size].reshape(shape),
+                   np.bincount(key, minlength=3 * size)[:size].reshape(shape),
+                   np.bincount(key, weights=nbytes, minlength=3 * size)[:size].reshape(shape))
 
 
 def bin_sums(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
@@ -112,6 +139,26 @@ def union_length(start: np.ndarray, end: np.ndarray, presorted: bool = False) ->
     prev[0] = -np.inf
     prev[1:] = reach[:-1]
     return float(np.clip(e - np.maximum(s, prev), 0.0, None).sum())
+
+
+def union_lengths(start: np.ndarray, end: np.ndarray, masks: list[np.ndarray]) -> list[float]:
+    """`union_length` of each masked subset of intervals sorted by start, in one numpy pass.
+
+    Why: the breakdown needs five unions and small runs pay per numpy call, not per record.
+    Each subset is a row; intervals outside it become empty (start +inf, end -inf), which
+    neither extend the running reach nor add length.
+    """
+    if len(start) == 0:
+        return [0.0] * len(masks)
+    member = np.stack(masks)
+    s = np.where(member, start, np.inf)
+    e = np.where(member, end, -np.inf)
+    reach = np.maximum.accumulate(e, axis=1)
+    prev = np.empty_like(reach)
+    prev[:, 0] = -np.inf
+    prev[:, 1:] = reach[:, :-1]
+    gain = e - np.maximum(s, prev)
+    return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
 
 
 def _separated(cols: Columns, span: float) -> tuple[np.ndarray, np.ndarray]:
@@ -140,27 +187,19 @@ class PipeTotals:
 
 
 def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
-    dur = cols.dur
-    work = cols.kind == KIND_WORK
-    wait = cols.kind == KIND_WAIT
-    busy = bin_sums(cols.pipe[work], dur[work], N_PIPES)
+    busy = cols.busy.sum(axis=0)
     busy[S] += sum(b.scalar_cycles for b in result.blocks)
-    blocked = bin_sums(cols.pipe[wait], dur[wait], N_PIPES)
-    count = np.bincount(cols.pipe[work], minlength=N_PIPES)[:N_PIPES]
+    blocked = cols.blocked.sum(axis=0)
+    count = cols.count.sum(axis=0)
     span = max((b.t_end for b in result.blocks), default=0.0) + 1.0
     s, e = _separated(cols, span)
     order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
     s, e, kind, pipe = s[order], e[order], cols.kind[order], cols.pipe[order]
     w_s = kind == KIND_WORK
-
-    def u(mask):
-        return union_length(s[mask], e[mask], presorted=True)
-
-    worked = u(w_s)
-    either = u(w_s | (kind == KIND_WAIT))
     is_c = w_s & _IS_COMPUTE[pipe]
     is_m = w_s & _IS_MOVE[pipe]
-    c, m, both = u(is_c), u(is_m), u(is_c | is_m)
+    worked, either, c, m, both = union_lengths(
+        s, e, [w_s, w_s | (kind == KIND_WAIT), is_c, is_m, is_c | is_m])
     return PipeTotals(busy, blocked, count.astype(np.int64), max(either - worked, 0.0), c, m,
                       max(c + m - both, 0.0))
 
@@ -193,36 +232,24 @@ class CoreProfile:
 
 
 def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, ...]:
-    nb = len(result.blocks)
-    if nb == 0:
-        return ()
-    dur = cols.dur
-    key = cols.block * N_PIPES + cols.pipe
-    size = nb * N_PIPES
-    work = cols.kind == KIND_WORK
-    wait = cols.kind == KIND_WAIT
-    busy = bin_sums(key[work], dur[work], size).reshape(nb, N_PIPES)
-    blocked = bin_sums(key[wait], dur[wait], size).reshape(nb, N_PIPES)
-    count = np.bincount(key[work], minlength=size).reshape(nb, N_PIPES)
-    nbytes = bin_sums(key[work], cols.nbytes[work], size).reshape(nb, N_PIPES)
+    """One CoreProfile per block, from the per-block sums in `cols` (plain Python: a block has
+    only N_PIPES figures each, and small runs pay per numpy call)."""
+    busy, blocked = cols.busy.tolist(), cols.blocked.tolist()
+    count, moved = cols.count.tolist(), cols.nbytes_moved.tolist()
     mhz = result.clock_mhz
-    busy[:, S] += [b.scalar_cycles for b in result.blocks]
-    cyc = np.array([b.t_end - b.t_start for b in result.blocks], dtype=np.float64)
-    d = np.where(cyc > 0, cyc, 1.0)[:, None]
-    used = ((busy > 0) | (count > 0) | (blocked > 0)).tolist()
-    busy_us, ratio, wait = (busy / mhz).tolist(), (busy / d).tolist(), (blocked / d).tolist()
-    count_l = count.tolist()
-    rd, wr = nbytes[:, MTE2].tolist(), (nbytes[:, MTE3] + nbytes[:, FIX]).tolist()
     out = []
     for i, b in enumerate(result.blocks):
-        ps = [p for p in range(N_PIPES) if used[i][p]]
+        bu, bl, co, by = busy[i], blocked[i], count[i], moved[i]
+        bu[S] += b.scalar_cycles
+        cyc = b.t_end - b.t_start
+        d = cyc if cyc > 0 else 1.0
+        ps = [p for p in range(N_PIPES) if bu[p] > 0 or co[p] > 0 or bl[p] > 0]
+        names = [PIPE_NAMES[p] for p in ps]
         out.append(CoreProfile(
-            block=b.block, core=b.core, wave=b.wave, time_us=float(cyc[i]) / mhz,
-            cycles=float(cyc[i]), busy_us={PIPE_NAMES[p]: busy_us[i][p] for p in ps},
-            ratio={PIPE_NAMES[p]: ratio[i][p] for p in ps},
-            wait_ratio={PIPE_NAMES[p]: wait[i][p] for p in ps},
-            instructions={PIPE_NAMES[p]: count_l[i][p] for p in ps},
-            read_bytes=rd[i], write_bytes=wr[i]))
+            b.block, b.core, b.wave, cyc / mhz, cyc,
+            dict(zip(names, [bu[p] / mhz for p in ps])), dict(zip(names, [bu[p] / d for p in ps])),
+            dict(zip(names, [bl[p] / d for p in ps])), dict(zip(names, [co[p] for p in ps])),
+            by[MTE2], by[MTE3] + by[FIX]))
     return tuple(out)
 
 
@@ -266,6 +293,7 @@ def uses_cube(totals_busy: np.ndarray) -> bool:
     return bool(any(totals_busy[p] > 0 for p in CUBE_PIPES))
 
 
-__all__ = ["bin_sums", "CATEGORIES", "Columns", "columns", "union_length", "PipeTotals", "pipe_totals",
-           "CoreProfile", "core_profiles", "BreakdownItem", "breakdown_items", "breakdown_times",
+__all__ = ["bin_sums", "CATEGORIES", "Columns", "columns", "union_length", "union_lengths",
+           "PipeTotals", "pipe_totals", "CoreProfile", "core_profiles", "BreakdownItem",
+           "breakdown_items", "breakdown_times",
            "KIND_SET", "KIND_WAIT", "KIND_WORK"]

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
-from ..npu.results import KIND_SET, KIND_WAIT, KIND_WORK, EmulationResult
-from .breakdown import Columns, bin_sums
+from ..npu.results import KIND_SET, EmulationResult
+from .breakdown import Columns
 
 S = 0
 
@@ -47,40 +47,41 @@ class HotLine:
 
 
 def issue_weights(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> np.ndarray:
-    """Scalar issue cycles attributed to each record (sums to each block's scalar_cycles)."""
+    """Scalar issue cycles attributed to each record (sums to each block's scalar_cycles).
+
+    The per-block shares are worked out in plain Python (a handful of blocks) and spread over
+    the records with three vector operations: small runs pay per numpy call, not per record.
+    """
     n = len(cols)
-    w = np.zeros(n)
     if n == 0:
-        return w
+        return np.zeros(0)
     nb = len(result.blocks)
-    scalar = np.array([b.scalar_cycles for b in result.blocks])
-    issued = (cols.kind == KIND_WORK) & (cols.pipe != S)
-    sync = (cols.kind == KIND_WAIT) | (cols.kind == KIND_SET)
-    n_issued = np.bincount(cols.block[issued], minlength=nb)
-    n_sync = np.bincount(cols.block[sync], minlength=nb)
-    if issue_cycles is None:  # unknown chip: spread evenly over everything issued
-        pool = issued | sync
-        n_pool = np.bincount(cols.block[pool], minlength=nb)
-        pool |= (n_pool == 0)[cols.block]  # a block of scalar records only
-        per = scalar / np.maximum(np.bincount(cols.block[pool], minlength=nb), 1)
-        w[pool] = per[cols.block[pool]]
-        return w
-    direct = np.minimum(n_issued * issue_cycles, scalar)
-    per_work = np.where(n_issued > 0, direct / np.maximum(n_issued, 1), 0.0)
-    w[issued] = per_work[cols.block[issued]]
-    rest = scalar - direct
-    to_sync = n_sync > 0
-    per_sync = np.where(to_sync, rest / np.maximum(n_sync, 1), 0.0)
-    w[sync] += per_sync[cols.block[sync]]
-    fallback = ~to_sync & (n_issued > 0)
-    per_fb = np.where(fallback, rest / np.maximum(n_issued, 1), 0.0)
-    w[issued] += per_fb[cols.block[issued]]
-    last = ~to_sync & (n_issued == 0)  # only scalar records: they carry the issue cycles
-    if last.any():
-        n_all = np.bincount(cols.block, minlength=nb)
-        per_all = np.where(last, scalar / np.maximum(n_all, 1), 0.0)
-        w += per_all[cols.block]
-    return w
+    issued = cols.work & (cols.pipe != S)
+    sync = cols.wait | (cols.kind == KIND_SET)
+    n_issued = np.bincount(cols.block[issued], minlength=nb).tolist()
+    n_sync = np.bincount(cols.block[sync], minlength=nb).tolist()
+    n_all = np.bincount(cols.block, minlength=nb).tolist()
+    per_issued, per_sync, per_any = [0.0] * nb, [0.0] * nb, [0.0] * nb
+    for i, b in enumerate(result.blocks):
+        scalar, ni, ns = b.scalar_cycles, n_issued[i], n_sync[i]
+        if issue_cycles is None:  # unknown chip: spread evenly over everything issued
+            if ni + ns:
+                per_issued[i] = per_sync[i] = scalar / (ni + ns)
+            else:  # a block of scalar records only
+                per_any[i] = scalar / max(n_all[i], 1)
+            continue
+        direct = min(ni * issue_cycles, scalar)
+        rest = scalar - direct
+        per_work = direct / ni if ni else 0.0
+        if ns:  # queue/flag operations leave wait and SetFlag records: the rest goes there
+            per_issued[i], per_sync[i] = per_work, rest / ns
+        elif ni:
+            per_issued[i] = per_work + rest / ni
+        else:  # only scalar records: they carry the issue cycles
+            per_any[i] = scalar / max(n_all[i], 1)
+    block = cols.block
+    return (np.array(per_issued)[block] * issued + np.array(per_sync)[block] * sync
+            + np.array(per_any)[block])
 
 
 def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> tuple[
@@ -89,15 +90,14 @@ def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None
     nl = len(result.lines)
     if nl == 0 or len(cols) == 0:
         return ()
-    dur = cols.dur
-    work = cols.kind == KIND_WORK
-    key = cols.line * N_PIPES + cols.pipe
-    by = bin_sums(key[work], dur[work], nl * N_PIPES).reshape(nl, N_PIPES)
-    by[:, S] += bin_sums(cols.line, issue_weights(result, cols, issue_cycles), nl)
-    wait = cols.kind == KIND_WAIT
-    waits = bin_sums(cols.line[wait], dur[wait], nl)
-    calls = np.bincount(cols.line, minlength=nl)
-    nbytes = bin_sums(cols.line[work], cols.nbytes[work], nl)
+    # Unselected records weigh 0 (adding 0.0 leaves a float sum unchanged): no masked copies.
+    dur, work, line = cols.dur, cols.work, cols.line
+    by = np.bincount(line * N_PIPES + cols.pipe, weights=dur * work,
+                     minlength=nl * N_PIPES).reshape(nl, N_PIPES)
+    by[:, S] += np.bincount(line, weights=issue_weights(result, cols, issue_cycles), minlength=nl)
+    waits = np.bincount(line, weights=dur * cols.wait, minlength=nl)
+    calls = np.bincount(line, minlength=nl)
+    nbytes = np.bincount(line, weights=cols.nbytes * work, minlength=nl)
     cycles = by.sum(axis=1)
     total = float(cycles.sum())
     order = np.lexsort((np.arange(nl), -cycles)).tolist()

@@ -8,8 +8,7 @@ op output directory (real hardware), with the figures that tool does not measure
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from statistics import fmean
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..npu.results import EmulationResult
@@ -149,7 +148,8 @@ def profile(run, chip=None) -> Profile:
             raise ValueError(f"{run.operator}: the run failed, there is nothing to profile")
         meta = {"operator": run.operator, "case": run.case, "params": dict(run.params)}
         flops, shapes = float(run.flops or 0.0), dict(run.shapes)
-    chip = _chip(em.chip, chip)
+    if chip is None:
+        chip = em.chip_model if em.chip_model is not None else _chip(em.chip, None)
     cols = columns(em)
     totals = pipe_totals(em, cols)
     cores = core_profiles(em, cols)
@@ -164,7 +164,7 @@ def profile(run, chip=None) -> Profile:
     fixed_us = em.launch_overhead_us
     roof = None
     if chip is not None:
-        fixed_us += fixed_cycles(em, chip, cube) / em.clock_mhz
+        fixed_us += fixed_cycles(em, chip, cube, cores) / em.clock_mhz
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
         roof = roofline(flops, float(hbm_read + em.gm_write), em.time_us, chip, cube,
                         element_bytes(shapes), fixed_us)
@@ -209,7 +209,7 @@ def _balance(em: EmulationResult, cores: tuple[CoreProfile, ...], chip_cores) ->
         return CoreBalance(em.cores_used, chip_cores, 1, 0, 0, 0.0, 0.0)
     slow = max(per_core, key=per_core.get)
     return CoreBalance(em.cores_used, chip_cores, waves, last, slow, per_core[slow],
-                       float(np.mean(list(per_core.values()))))
+                       fmean(per_core.values()))
 
 
 def _dma_facts(em, cores, chip, chip_cores) -> tuple[float | None, float | None]:

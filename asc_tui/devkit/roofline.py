@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
-from ..npu.results import KIND_WORK
 
 LATENCY_FRACTION = 0.25
 LATENCY_FIXED_SHARE = 0.5
@@ -77,26 +76,26 @@ def peaks(chip, use_cube: bool, elem_bytes: int) -> tuple[float, float]:
     return flops, chip.hbm_gbps * 1e9
 
 
-def fixed_cycles(result, chip, use_cube: bool) -> float:
-    """Start-up cycles of the busiest pipe on the slowest block (DMA latency, vector start-up)."""
-    if not result.blocks:
+def fixed_cycles(result, chip, use_cube: bool, cores) -> float:
+    """Start-up cycles of the busiest pipe on the slowest block (DMA latency, vector start-up).
+
+    `cores`: the run's per-block profiles (`breakdown.core_profiles`), which already hold each
+    block's per-pipe busy time and instruction count.
+    """
+    if not cores:
         return 0.0
     cube = chip.section("cube")
     startup = np.zeros(N_PIPES)
     startup[V] = chip.vec_startup
     startup[M] = float(cube.get("startup_cycles", 0.0))
     n_cores = chip.aic if use_cube else chip.aiv
-    slow = max(range(len(result.blocks)),
-               key=lambda i: result.blocks[i].t_end - result.blocks[i].t_start)
-    b = result.blocks[slow]
+    b = max(cores, key=lambda c: c.cycles)  # the first of the slowest
     n_active = min(n_cores, result.block_dim - b.wave * n_cores) if n_cores else 1
     dma = chip.dma_latency + chip.dma_latency_per_active_core * max(n_active - 1, 0)
     startup[[MTE1, MTE2, MTE3, FIX]] = dma
-    work = b.kind == KIND_WORK
-    dur = np.bincount(b.pipe[work], weights=(b.end - b.start)[work], minlength=N_PIPES)
-    count = np.bincount(b.pipe[work], minlength=N_PIPES)
-    busiest = int(np.argmax(dur[1:N_PIPES]) + 1)  # scalar has no start-up model
-    return float(count[busiest] * startup[busiest])
+    busy = [b.busy_us.get(PIPE_NAMES[p], 0.0) for p in range(1, N_PIPES)]
+    busiest = busy.index(max(busy)) + 1  # scalar has no start-up model
+    return float(b.instructions.get(PIPE_NAMES[busiest], 0) * startup[busiest])
 
 
 def roofline(flops: float, nbytes: float, time_us: float, chip, use_cube: bool,

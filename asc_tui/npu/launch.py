@@ -159,7 +159,8 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
         outputs=None, capacity=capacity,
         l2_hit=run.l2.hit_bytes if run.l2 is not None else 0,
-        pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else ())
+        pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else (),
+        chip_model=chip)
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -101,6 +102,9 @@ class EmulationResult:
     capacity: dict = field(default_factory=dict)  # memory -> (peak bytes used, capacity)
     l2_hit: int = 0  # bytes of gm_read served by L2 (re-reads; see npu/l2.py)
     pipe_cores: tuple = ()  # mixed kernels: per pipe, how many core timelines have it
+    # the ChipModel the launch ran on (`chip` is only its name, which a user's chip file may
+    # not resolve back to); lets the profile use the exact model without reloading it
+    chip_model: Any = field(default=None, compare=False, repr=False)
 
     @property
     def hbm_read(self) -> int:
