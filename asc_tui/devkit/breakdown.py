@@ -34,8 +34,17 @@ S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 COMPUTE_PIPES = (V, M)
 MOVE_PIPES = (MTE1, MTE2, MTE3, FIX)
 CUBE_PIPES = (M, MTE1, FIX)
-_IS_COMPUTE = np.isin(np.arange(N_PIPES), COMPUTE_PIPES)
-_IS_MOVE = np.isin(np.arange(N_PIPES), MOVE_PIPES)
+
+# A record's classes as bits, by kind * N_PIPES + pipe, and the bits of each union that
+# pipe_totals needs: all work, work or wait, compute work, movement work, either of those.
+_WORK_BIT, _WAIT_BIT, _COMPUTE_BIT, _MOVE_BIT = 1, 2, 4, 8
+_CLASS = np.zeros(3 * N_PIPES, dtype=np.int64)
+_CLASS[KIND_WORK * N_PIPES: (KIND_WORK + 1) * N_PIPES] = _WORK_BIT
+_CLASS[[KIND_WORK * N_PIPES + p for p in COMPUTE_PIPES]] |= _COMPUTE_BIT
+_CLASS[[KIND_WORK * N_PIPES + p for p in MOVE_PIPES]] |= _MOVE_BIT
+_CLASS[KIND_WAIT * N_PIPES: (KIND_WAIT + 1) * N_PIPES] = _WAIT_BIT
+_UNIONS = np.array([_WORK_BIT, _WORK_BIT | _WAIT_BIT, _COMPUTE_BIT, _MOVE_BIT,
+                    _COMPUTE_BIT | _MOVE_BIT])[:, None]
 
 #: (key, display name, pipe index or None for Sync Wait), in the order users expect.
 CATEGORIES = (
@@ -141,7 +150,7 @@ def union_length(start: np.ndarray, end: np.ndarray, presorted: bool = False) ->
     return float(np.clip(e - np.maximum(s, prev), 0.0, None).sum())
 
 
-def union_lengths(start: np.ndarray, end: np.ndarray, masks: list[np.ndarray]) -> list[float]:
+def union_lengths(start: np.ndarray, end: np.ndarray, masks) -> list[float]:
     """`union_length` of each masked subset of intervals sorted by start, in one numpy pass.
 
     Why: the breakdown needs five unions and small runs pay per numpy call, not per record.
@@ -150,7 +159,7 @@ def union_lengths(start: np.ndarray, end: np.ndarray, masks: list[np.ndarray]) -
     """
     if len(start) == 0:
         return [0.0] * len(masks)
-    member = np.stack(masks)
+    member = masks if isinstance(masks, np.ndarray) else np.stack(masks)
     s = np.where(member, start, np.inf)
     e = np.where(member, end, -np.inf)
     reach = np.maximum.accumulate(e, axis=1)
@@ -194,12 +203,8 @@ def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
     span = max((b.t_end for b in result.blocks), default=0.0) + 1.0
     s, e = _separated(cols, span)
     order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
-    s, e, kind, pipe = s[order], e[order], cols.kind[order], cols.pipe[order]
-    w_s = kind == KIND_WORK
-    is_c = w_s & _IS_COMPUTE[pipe]
-    is_m = w_s & _IS_MOVE[pipe]
-    worked, either, c, m, both = union_lengths(
-        s, e, [w_s, w_s | (kind == KIND_WAIT), is_c, is_m, is_c | is_m])
+    cls = _CLASS[cols.kind * N_PIPES + cols.pipe][order]
+    worked, either, c, m, both = union_lengths(s[order], e[order], (cls & _UNIONS) != 0)
     return PipeTotals(busy, blocked, count.astype(np.int64), max(either - worked, 0.0), c, m,
                       max(c + m - both, 0.0))
 
