@@ -71,7 +71,7 @@ class Store:
             conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None,
                                    check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 60000")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             self._local.conn = conn
         return conn
@@ -118,6 +118,23 @@ class _Tx:
         else:
             self.conn.execute("ROLLBACK")
         return False
+
+
+def _set_wal(conn: sqlite3.Connection, patience_s: float = 60.0) -> None:
+    """Switch to WAL, retrying while another process holds the lock.
+
+    Why: changing the journal mode needs a lock SQLite does not wait for through the busy
+    timeout, so two processes opening a new store at the same moment got "database is locked".
+    """
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _inode(path: Path) -> int | None:
