@@ -249,6 +249,19 @@ class LoadData2DParams:
     addrMode: int = 0
 
 
+@lru_cache(maxsize=4096)
+def _load_plan(rep: int, start: int, sstride: int, gap: int, transpose: bool,
+               isz: int) -> tuple:
+    """(s_need, d_need) in elements for one LoadData2DParams combination, or which parameter
+    is wrong whatever the tensors ("repeat", "transpose"; checked in the order reported)."""
+    if not 0 < rep <= 255:
+        return "repeat"
+    if transpose and isz != 2:
+        return "transpose"
+    fr_el = FRACTAL_BYTES // isz
+    return (start + (rep - 1) * sstride + 1) * fr_el, ((rep - 1) * (1 + gap) + 1) * fr_el
+
+
 def LoadData(dst, src, params: LoadData2DParams) -> None:
     """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams) on PIPE_MTE1."""
     core = state.core
@@ -257,26 +270,28 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
     fr = sys._getframe(1)
     if not isinstance(params, LoadData2DParams):
         _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
-    _need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
-    _need_mem(src, ("l1",), "LoadData", "src", fr)
-    if src.dtype.itemsize != dst.dtype.itemsize:
+    if type(dst) is not LocalTensor or (dst.mem != "l0a" and dst.mem != "l0b"):
+        _need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
+    if type(src) is not LocalTensor or src.mem != "l1":
+        _need_mem(src, ("l1",), "LoadData", "src", fr)
+    isz = src.dtype.itemsize
+    if isz != dst.dtype.itemsize:
         _fail(f"LoadData: src is {dtype_name(src.dtype)} but dst is {dtype_name(dst.dtype)}", fr)
     rep, start = int(params.repeatTimes), int(params.startIndex)
     sstride, gap = int(params.srcStride), int(params.dstGap)
-    isz = src.dtype.itemsize
-    fr_el = FRACTAL_BYTES // isz
-    c0 = c0_of(src.dtype)
-    if not 0 < rep <= 255:
+    transpose = bool(params.ifTranspose)
+    plan = _load_plan(rep, start, sstride, gap, transpose, isz)
+    if plan == "repeat":
         _fail(f"LoadData2DParams.repeatTimes={rep}: must be 1..255", fr)
-    if params.ifTranspose and isz != 2:
+    if plan == "transpose":
         _fail(f"LoadData with ifTranspose transposes 16x16 fractals of 2-byte types; "
               f"{dtype_name(src.dtype)} needs LoadDataWithTranspose", fr,
               hint="for int8 keep B as N x K in GM so that no transpose is needed")
+    s_need, d_need = plan
     if dst.offset % FRACTAL_BYTES:
         _fail(f"LoadData: destination offset {dst.offset} B in {dst.mem.upper()} is not 512 B "
               "aligned (one fractal)", fr)
-    s_need = (start + (rep - 1) * sstride + 1) * fr_el
-    d_need = ((rep - 1) * (1 + gap) + 1) * fr_el
+    fr_el = FRACTAL_BYTES // isz
     if s_need > src.count:
         _fail(f"LoadData reads fractals up to #{start + (rep - 1) * sstride} "
               f"({s_need * isz} B) but the L1 tensor holds {src.count * isz} B", fr)
@@ -284,17 +299,8 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
         _fail(f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
               f"{dst.mem.upper()} tensor holds {dst.count * isz} B", fr)
     if core.numeric:
-        if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks
-            sv = src.arr[start * fr_el: (start + rep) * fr_el].reshape(rep, 16, c0)
-        else:
-            sv = strided(src.arr, start * fr_el, (rep, 16, c0),
-                         (sstride * FRACTAL_BYTES, c0 * isz, isz))
-        if gap == 0:
-            dv = dst.arr[: rep * fr_el].reshape(rep, 16, c0)
-        else:
-            dv = strided(dst.arr, 0, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
-        dv[...] = sv.transpose(0, 2, 1) if params.ifTranspose else sv
-    cfg = _cube_cfg(core.chip)
+        _load_numbers(dst.arr, src.arr, rep, start * fr_el, sstride, gap, transpose, isz)
+    cfg = core.chip.cube_timing
     nbytes = rep * FRACTAL_BYTES
     bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
     core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData", nbytes, fr)
@@ -302,6 +308,22 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
     if san is not None:
         san.access(core, src, start * fr_el, s_need - start * fr_el, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+def _load_numbers(dst: np.ndarray, src: np.ndarray, rep: int, first: int, sstride: int,
+                  gap: int, transpose: bool, isz: int) -> None:
+    """Move `rep` fractals for LoadData (bounds already checked); `first` in elements."""
+    c0 = 32 // isz
+    fr_el = FRACTAL_BYTES // isz
+    if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks
+        sv = src[first: first + rep * fr_el].reshape(rep, 16, c0)
+    else:
+        sv = strided(src, first, (rep, 16, c0), (sstride * FRACTAL_BYTES, c0 * isz, isz))
+    if gap == 0:
+        dv = dst[: rep * fr_el].reshape(rep, 16, c0)
+    else:
+        dv = strided(dst, 0, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
+    dv[...] = sv.transpose(0, 2, 1) if transpose else sv
 
 
 # ---- Mmad ----------------------------------------------------------------------------------------
