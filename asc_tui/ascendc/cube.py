@@ -409,9 +409,12 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     if sub == "aiv":
         _fail("Mmad on a vector core (AIV): the cube runs on the AIC", fr,
               hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`")
-    _need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
-    _need_mem(fm, ("l0a",), "Mmad", "A", fr)
-    _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
+    if type(dst) is not LocalTensor or dst.mem != "l0c":
+        _need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
+    if type(fm) is not LocalTensor or fm.mem != "l0a":
+        _need_mem(fm, ("l0a",), "Mmad", "A", fr)
+    if type(filter_) is not LocalTensor or filter_.mem != "l0b":
+        _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
     out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
     if out_t is None:
         _fail(f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
@@ -422,16 +425,12 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     m, n, k = int(params.m), int(params.n), int(params.k)
     if m <= 0 or n <= 0 or k <= 0:
         _fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
-    c0 = c0_of(fm.dtype)
+    c0 = 32 // fm.dtype.itemsize
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
     need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
-    for t, need, role in ((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"),
-                          (dst, need_c, "C (L0C)")):
-        if need > t.count:
-            isz = t.dtype.itemsize
-            _fail(f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
-                  f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
-                  f"tensor holds {t.count * isz} B", fr)
+    if need_a > fm.count or need_b > filter_.count or need_c > dst.count:
+        _mmad_too_small(((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"),
+                         (dst, need_c, "C (L0C)")), m, n, k, m1, n1, k1, fr)
     if core.numeric:
         # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
         a = fm.arr[:need_a].copy()
@@ -448,13 +447,22 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
             pend = core.mmad_pending = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
                                          bias if params.cmatrixInitVal else None)
         pend.tiles.append((a, b, k, k1, c0))
-    cfg = _cube_cfg(core.chip)
-    core.work(M, cfg["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
+    core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:
         san.access(core, fm, 0, need_a, False, fr, span=True)
         san.access(core, filter_, 0, need_b, False, fr, span=True)
         san.access(core, dst, 0, need_c, True, fr, span=True)
+
+
+def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
+    """Report the first operand tensor too small for an Mmad of m×n×k."""
+    for t, need, role in operands:
+        if need > t.count:
+            isz = t.dtype.itemsize
+            _fail(f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
+                  f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
+                  f"tensor holds {t.count * isz} B", fr)
 
 
 class _Pending:
