@@ -382,14 +382,12 @@ def _widen_into(out, tile, wide) -> None:
     np.take(_widen_table(tile.dtype, np.dtype(wide)), tile.view(bits), out=out, mode="clip")
 
 
-def _unzz(arr, m1: int, k1: int, c0: int):
-    """L0A ZZ fractals as an (m1, 16, k1, c0) view: row-major (m, k) once reshaped."""
-    return arr.reshape(m1, k1, 16, c0).transpose(0, 2, 1, 3)
-
-
-def _unzn(arr, k1: int, n1: int, c0: int):
-    """L0B ZN fractals as a (k1, c0, n1, 16) view: row-major (k, n) once reshaped."""
-    return arr.reshape(k1, n1, 16, c0).transpose(0, 3, 1, 2)
+def _split(arr: np.ndarray, shape: tuple) -> np.ndarray:
+    """`arr` reshaped as a view (raises instead of silently copying: results are written
+    through it)."""
+    v = arr.view()
+    v.shape = shape
+    return v
 
 
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
@@ -432,9 +430,6 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         _mmad_too_small(((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"),
                          (dst, need_c, "C (L0C)")), m, n, k, m1, n1, k1, fr)
     if core.numeric:
-        # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
-        a = fm.arr[:need_a].copy()
-        b = filter_.arr[:need_b].copy()
         key = (dst.mem, dst.offset, m, n)
         pend = core.mmad_pending
         if pend is not None and (pend.key != key or params.cmatrixInitVal):
@@ -446,7 +441,12 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         if pend is None:
             pend = core.mmad_pending = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
                                          bias if params.cmatrixInitVal else None)
-        pend.tiles.append((a, b, k, k1, c0))
+        # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
+        run = pend.runs[-1] if pend.runs else None
+        if run is None or run.k != k or run.k1 != k1 or run.a.dtype != fm.dtype:
+            run = _KSteps(k, k1, c0, need_a, need_b, fm.dtype)
+            pend.runs.append(run)
+        run.add(fm.arr, filter_.arr)
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:
@@ -465,6 +465,30 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
                   f"tensor holds {t.count * isz} B", fr)
 
 
+class _KSteps:
+    """Consecutive Mmads of one K step (k, k1, c0) into a pending L0C tile: their raw L0A and
+    L0B fractals, stacked (grown by doubling) so that the flush widens them in one pass."""
+
+    __slots__ = ("k", "k1", "c0", "a", "b", "count")
+
+    def __init__(self, k: int, k1: int, c0: int, need_a: int, need_b: int, dtype):
+        self.k, self.k1, self.c0 = k, k1, c0
+        self.a = np.empty((8, need_a), dtype)
+        self.b = np.empty((8, need_b), dtype)
+        self.count = 0
+
+    def add(self, l0a: np.ndarray, l0b: np.ndarray) -> None:
+        i = self.count
+        if i == len(self.a):
+            self.a = np.concatenate((self.a, np.empty_like(self.a)))
+            self.b = np.concatenate((self.b, np.empty_like(self.b)))
+        row = self.a[i]
+        row[...] = l0a[: row.size]
+        row = self.b[i]
+        row[...] = l0b[: row.size]
+        self.count = i + 1
+
+
 class _Pending:
     """Mmads accumulating into one L0C tile, computed as one wide matmul when C is next read.
 
@@ -475,37 +499,40 @@ class _Pending:
     the K-concatenated operands (one pass per element, no intermediate copies).
     """
 
-    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "tiles")
+    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs")
 
     def __init__(self, key, dst, m, n, m1, n1, out_t, init, bias):
         self.key, self.dst, self.m, self.n, self.m1, self.n1 = key, dst, m, n, m1, n1
         self.out_t, self.init, self.bias = out_t, init, bias
-        self.tiles: list = []  # (L0A snapshot, L0B snapshot, k, k1, c0) per Mmad
+        self.runs: list[_KSteps] = []
 
     def operands(self) -> tuple[np.ndarray, np.ndarray]:
         """A (m × Σk) and B (Σk × n), widened (fp32, or float64 for int8: exact int32 sums)."""
         m, n, m1, n1 = self.m, self.n, self.m1, self.n1
         wide = np.float64 if self.out_t == int32 else np.float32
-        ksum = sum(t[2] for t in self.tiles)
+        ksum = sum(r.k * r.count for r in self.runs)
         a = np.empty((m, ksum), wide)
         b = np.empty((ksum, n), wide)
         k0 = 0
-        for sa, sb, k, k1, c0 in self.tiles:
-            kp = k1 * c0
-            za, zb = _unzz(sa, m1, k1, c0), _unzn(sb, k1, n1, c0)
+        for r in self.runs:
+            t, k, k1, c0 = r.count, r.k, r.k1, r.c0
+            kp, kt = k1 * c0, r.count * r.k
+            # ZZ fractals of L0A → rows m, then (step, k); ZN of L0B → (step, k), then n
+            za = r.a[:t].reshape(t, m1, k1, 16, c0).transpose(1, 3, 0, 2, 4)
+            zb = r.b[:t].reshape(t, k1, n1, 16, c0).transpose(0, 1, 4, 2, 3)
             if m == m1 * 16 and k == kp:
-                _widen_into(a[:, k0:k0 + k].reshape(m1, 16, k1, c0), za, wide)
+                _widen_into(_split(a[:, k0:k0 + kt], (m1, 16, t, k1, c0)), za, wide)
             else:
-                full = np.empty((m1, 16, k1, c0), wide)
+                full = np.empty((m1, 16, t, k1, c0), wide)
                 _widen_into(full, za, wide)
-                a[:, k0:k0 + k] = full.reshape(m1 * 16, kp)[:m, :k]
+                a[:, k0:k0 + kt] = full.reshape(m1 * 16, t, kp)[:m, :, :k].reshape(m, kt)
             if n == n1 * 16 and k == kp:
-                _widen_into(b[k0:k0 + k].reshape(k1, c0, n1, 16), zb, wide)
+                _widen_into(_split(b[k0:k0 + kt], (t, k1, c0, n1, 16)), zb, wide)
             else:
-                full = np.empty((k1, c0, n1, 16), wide)
+                full = np.empty((t, k1, c0, n1, 16), wide)
                 _widen_into(full, zb, wide)
-                b[k0:k0 + k] = full.reshape(kp, n1 * 16)[:k, :n]
-            k0 += k
+                b[k0:k0 + kt] = full.reshape(t, kp, n1 * 16)[:, :k, :n].reshape(kt, n)
+            k0 += kt
         return a, b
 
     def flush(self, core) -> None:
