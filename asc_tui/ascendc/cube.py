@@ -269,7 +269,29 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
     core = state.core
     if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
-    fr = sys._getframe(1)
+    _load(core, dst, 0, src, 0, params, sys._getframe(1))
+
+
+def load_at(dst, dst_off: int, src, src_off: int, params: LoadData2DParams) -> None:
+    """`LoadData(dst[dst_off], src[src_off], params)` for library code (the high-level Matmul
+    issues one per row group of every slice) without building the two offset tensors.
+
+    Same checks, data and timeline. With a sanitizer attached, or offsets outside the tensors,
+    the offset tensors are built after all, so that every check and message sees exactly the
+    operands the plain call would.
+    """
+    core = state.core
+    if (core.san is not None or type(dst) is not LocalTensor or type(src) is not LocalTensor
+            or not 0 <= dst_off <= dst.count or not 0 <= src_off <= src.count):
+        dst, src, dst_off, src_off = dst[dst_off], src[src_off], 0, 0
+    if core.run.l2_record:
+        return
+    _load(core, dst, dst_off, src, src_off, params, sys._getframe(1))
+
+
+def _load(core, dst, doff: int, src, soff: int, params, fr) -> None:
+    """LoadData into dst from element `doff` (the destination operand), from src's element
+    `soff` (the source operand)."""
     if not isinstance(params, LoadData2DParams):
         _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
     if type(dst) is not LocalTensor or (dst.mem != "l0a" and dst.mem != "l0b"):
@@ -290,31 +312,35 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
               f"{dtype_name(src.dtype)} needs LoadDataWithTranspose", fr,
               hint="for int8 keep B as N x K in GM so that no transpose is needed")
     s_need, d_need = plan
-    if dst.offset % FRACTAL_BYTES:
-        _fail(f"LoadData: destination offset {dst.offset} B in {dst.mem.upper()} is not 512 B "
+    offset = dst.offset + doff * isz
+    if offset % FRACTAL_BYTES:
+        _fail(f"LoadData: destination offset {offset} B in {dst.mem.upper()} is not 512 B "
               "aligned (one fractal)", fr)
     fr_el = FRACTAL_BYTES // isz
-    if s_need > src.count:
+    if s_need > src.count - soff:
         _fail(f"LoadData reads fractals up to #{start + (rep - 1) * sstride} "
-              f"({s_need * isz} B) but the L1 tensor holds {src.count * isz} B", fr)
-    if d_need > dst.count:
+              f"({s_need * isz} B) but the L1 tensor holds {(src.count - soff) * isz} B", fr)
+    if d_need > dst.count - doff:
         _fail(f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
-              f"{dst.mem.upper()} tensor holds {dst.count * isz} B", fr)
+              f"{dst.mem.upper()} tensor holds {(dst.count - doff) * isz} B", fr)
     if core.numeric:
-        _load_numbers(dst.arr, src.arr, rep, start * fr_el, sstride, gap, transpose, isz)
+        _load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap,
+                      transpose, isz)
     cfg = core.chip.cube_timing
     nbytes = rep * FRACTAL_BYTES
     bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
     core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData", nbytes, fr)
     san = core.san
-    if san is not None:
-        san.access(core, src, start * fr_el, s_need - start * fr_el, False, fr, span=True)
-        san.access(core, dst, 0, d_need, True, fr, span=True)
+    if san is not None:  # (offsets are 0 here: load_at hands the sanitizer real operands)
+        san.access(core, src, soff + start * fr_el, s_need - start * fr_el, False, fr,
+                   span=True)
+        san.access(core, dst, doff, d_need, True, fr, span=True)
 
 
-def _load_numbers(dst: np.ndarray, src: np.ndarray, rep: int, first: int, sstride: int,
-                  gap: int, transpose: bool, isz: int) -> None:
-    """Move `rep` fractals for LoadData (bounds already checked); `first` in elements."""
+def _load_numbers(dst: np.ndarray, base: int, src: np.ndarray, first: int, rep: int,
+                  sstride: int, gap: int, transpose: bool, isz: int) -> None:
+    """Move `rep` fractals for LoadData (bounds already checked) to dst from element `base`,
+    from src's element `first`."""
     c0 = 32 // isz
     fr_el = FRACTAL_BYTES // isz
     if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks
@@ -322,9 +348,9 @@ def _load_numbers(dst: np.ndarray, src: np.ndarray, rep: int, first: int, sstrid
     else:
         sv = strided(src, first, (rep, 16, c0), (sstride * FRACTAL_BYTES, c0 * isz, isz))
     if gap == 0:
-        dv = dst[: rep * fr_el].reshape(rep, 16, c0)
+        dv = dst[base: base + rep * fr_el].reshape(rep, 16, c0)
     else:
-        dv = strided(dst, 0, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
+        dv = strided(dst, base, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
     dv[...] = sv.transpose(0, 2, 1) if transpose else sv
 
 
