@@ -136,6 +136,10 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
                     f" (block {b})" if block_dim > 1 else ""), file, line) from None
             finally:
                 state.core = None
+            if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
+                for sub in group or (core,):
+                    core_free[core_id] = max(core_free[core_id], *sub.tp, sub.ts)
+                continue
             for sub in group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
