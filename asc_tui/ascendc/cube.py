@@ -18,24 +18,25 @@ Timing (cycles): LoadData = mte1 latency + bytes / (L1→L0A or L1→L0B bytes p
 Mmad = startup + ⌈m/16⌉·⌈n/16⌉·⌈k/C0⌉ fractal steps (16×16×16 fp16, 16×32×16 int8 per cycle);
 GM→L1 copies cost latency + first-read bytes / HBM share + re-read bytes / L2 bandwidth (see
 `npu/l2.py`). Numerically, the Mmads accumulating into one L0C tile are computed together when
-the tile is next read (`_Pending`), which makes full emulation about one numpy matmul's work.
+the tile is next read (`mmad_numbers.Pending`), which makes full emulation about one numpy
+matmul's work.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 
 from .. import PACKAGE_DIR
 from ..npu import state
-from ..npu.blas import single_thread_matmul
 from ..npu.errors import KernelError, user_frame
 from ..npu.l2 import l2_of
 from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
 from .enums import Pipe
+from .mmad_numbers import KSteps, Pending
 from .tensors import GlobalTensor, LocalTensor
 
 M, MTE1, MTE2, FIX = int(Pipe.PIPE_M), int(Pipe.PIPE_MTE1), int(Pipe.PIPE_MTE2), int(Pipe.PIPE_FIX)
@@ -383,39 +384,6 @@ _MMAD_TYPES = {
 }
 
 
-@cache
-def _widen_table(src, wide):
-    """Every value of the 1- or 2-byte type `src` as `wide`, indexed by its bit pattern.
-
-    Why: numpy's fp16→fp32 `astype` costs ~1.65 ns per element; a table lookup costs ~0.75 (and
-    fuses with the fractal transpose), and a 1024³ matmul widens 12 M elements (A is re-read per
-    N tile, B per M tile). Built with `astype` itself, so every entry — NaN payloads included — is
-    bit-identical to converting directly.
-    """
-    bits = np.arange(1 << (8 * src.itemsize), dtype=_BITS[src.itemsize])
-    return bits.view(src).astype(wide)
-
-
-_BITS = {1: np.uint8, 2: np.uint16}
-
-
-def _widen_into(out, tile, wide) -> None:
-    """out[...] = tile.astype(wide) for a (transposed) view `tile`, by table where that pays."""
-    bits = _BITS.get(tile.dtype.itemsize)
-    if bits is None or tile.dtype == np.dtype(wide):
-        out[...] = tile
-        return
-    np.take(_widen_table(tile.dtype, np.dtype(wide)), tile.view(bits), out=out, mode="clip")
-
-
-def _split(arr: np.ndarray, shape: tuple) -> np.ndarray:
-    """`arr` reshaped as a view (raises instead of silently copying: results are written
-    through it)."""
-    v = arr.view()
-    v.shape = shape
-    return v
-
-
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
     """Mmad(c_L0C, a_L0A, b_L0B, MmadParams) or Mmad(c, a, b, bias, MmadParams) on PIPE_M."""
     core = state.core
@@ -465,14 +433,15 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
                 pend.flush(core)
         pend = core.mmad_pending
         if pend is None:
-            pend = core.mmad_pending = _Pending(key, dst, m, n, m1, n1, out_t, params.cmatrixInitVal,
-                                         bias if params.cmatrixInitVal else None)
+            init = params.cmatrixInitVal
+            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init,
+                                               bias if init else None)
         # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
-        run = pend.runs[-1] if pend.runs else None
-        if run is None or run.k != k or run.k1 != k1 or run.a.dtype != fm.dtype:
-            run = _KSteps(k, k1, c0, need_a, need_b, fm.dtype)
-            pend.runs.append(run)
-        run.add(fm.arr, filter_.arr)
+        steps = pend.runs[-1] if pend.runs else None
+        if steps is None or steps.k != k or steps.k1 != k1 or steps.a.dtype != fm.dtype:
+            steps = KSteps(k, k1, c0, need_a, need_b, fm.dtype)
+            pend.runs.append(steps)
+        steps.add(fm.arr, filter_.arr)
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:
@@ -489,96 +458,6 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
             _fail(f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
                   f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
                   f"tensor holds {t.count * isz} B", fr)
-
-
-class _KSteps:
-    """Consecutive Mmads of one K step (k, k1, c0) into a pending L0C tile: their raw L0A and
-    L0B fractals, stacked (grown by doubling) so that the flush widens them in one pass."""
-
-    __slots__ = ("k", "k1", "c0", "a", "b", "count")
-
-    def __init__(self, k: int, k1: int, c0: int, need_a: int, need_b: int, dtype):
-        self.k, self.k1, self.c0 = k, k1, c0
-        self.a = np.empty((8, need_a), dtype)
-        self.b = np.empty((8, need_b), dtype)
-        self.count = 0
-
-    def add(self, l0a: np.ndarray, l0b: np.ndarray) -> None:
-        i = self.count
-        if i == len(self.a):
-            self.a = np.concatenate((self.a, np.empty_like(self.a)))
-            self.b = np.concatenate((self.b, np.empty_like(self.b)))
-        row = self.a[i]
-        row[...] = l0a[: row.size]
-        row = self.b[i]
-        row[...] = l0b[: row.size]
-        self.count = i + 1
-
-
-class _Pending:
-    """Mmads accumulating into one L0C tile, computed as one wide matmul when C is next read.
-
-    Why: a K loop of small Mmads (e.g. 128x64 @ 64x256) is dominated by per-call BLAS overhead;
-    concatenating the K slices makes full emulation of a matmul cost about one numpy matmul.
-    The result is bit-for-bit the fp32 sum a single matmul gives (order of K within BLAS).
-    Each Mmad keeps raw snapshots of its L0A/L0B fractals; the flush widens them straight into
-    the K-concatenated operands (one pass per element, no intermediate copies).
-    """
-
-    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs")
-
-    def __init__(self, key, dst, m, n, m1, n1, out_t, init, bias):
-        self.key, self.dst, self.m, self.n, self.m1, self.n1 = key, dst, m, n, m1, n1
-        self.out_t, self.init, self.bias = out_t, init, bias
-        self.runs: list[_KSteps] = []
-
-    def operands(self) -> tuple[np.ndarray, np.ndarray]:
-        """A (m × Σk) and B (Σk × n), widened (fp32, or float64 for int8: exact int32 sums)."""
-        m, n, m1, n1 = self.m, self.n, self.m1, self.n1
-        wide = np.float64 if self.out_t == int32 else np.float32
-        ksum = sum(r.k * r.count for r in self.runs)
-        a = np.empty((m, ksum), wide)
-        b = np.empty((ksum, n), wide)
-        k0 = 0
-        for r in self.runs:
-            t, k, k1, c0 = r.count, r.k, r.k1, r.c0
-            kp, kt = k1 * c0, r.count * r.k
-            # ZZ fractals of L0A → rows m, then (step, k); ZN of L0B → (step, k), then n
-            za = r.a[:t].reshape(t, m1, k1, 16, c0).transpose(1, 3, 0, 2, 4)
-            zb = r.b[:t].reshape(t, k1, n1, 16, c0).transpose(0, 1, 4, 2, 3)
-            if m == m1 * 16 and k == kp:
-                _widen_into(_split(a[:, k0:k0 + kt], (m1, 16, t, k1, c0)), za, wide)
-            else:
-                full = np.empty((m1, 16, t, k1, c0), wide)
-                _widen_into(full, za, wide)
-                a[:, k0:k0 + kt] = full.reshape(m1 * 16, t, kp)[:m, :, :k].reshape(m, kt)
-            if n == n1 * 16 and k == kp:
-                _widen_into(_split(b[k0:k0 + kt], (t, k1, c0, n1, 16)), zb, wide)
-            else:
-                full = np.empty((t, k1, c0, n1, 16), wide)
-                _widen_into(full, zb, wide)
-                b[k0:k0 + kt] = full.reshape(t, kp, n1 * 16)[:, :k, :n].reshape(kt, n)
-            k0 += kt
-        return a, b
-
-    def flush(self, core) -> None:
-        core.mmad_pending = None
-        r = single_thread_matmul(*self.operands())
-        if self.out_t == int32:
-            r = r.astype(np.int32)
-        if self.bias is not None:
-            r = r + self.bias.arr[: self.n].astype(r.dtype)
-        m, n, m1, n1 = self.m, self.n, self.m1, self.n1
-        c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
-        if m != m1 * 16 or n != n1 * 16:
-            full = np.zeros((m1 * 16, n1 * 16), dtype=r.dtype)
-            full[:m, :n] = r
-            r = full
-        r4 = r.reshape(m1, 16, n1, 16)
-        if self.init:
-            c4[...] = r4
-        else:
-            c4 += r4
 
 
 def flush_cube(core) -> None:

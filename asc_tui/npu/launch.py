@@ -58,6 +58,9 @@ class Run:
         self.l2_counts = None
         self.l2_record = False
         self.l2_enabled = True
+        # Mmad operands widened in this launch, reused when their raw fractals recur
+        # (ascendc/mmad_numbers.py)
+        self.mmad_widened = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
