@@ -110,3 +110,33 @@ def test_mixed_matmul_leaky_relu_matches_numpy():
     assert report.passed, report.errors or report.precision.to_dict()
     em = report.emulation
     assert {"cube", "vec"} <= {n for n, s in em.pipe_stats().items() if s.instructions}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16", np.int8])
+def test_table_widening_is_bit_identical_to_astype_for_every_bit_pattern(dtype):
+    from asc_tui.ascendc.dtypes import as_dtype
+    from asc_tui.ascendc.mmad_numbers import _widen_into
+
+    src = np.dtype(as_dtype(dtype) if isinstance(dtype, str) else dtype)
+    wide = np.float64 if src == np.int8 else np.float32
+    bits = np.arange(1 << (8 * src.itemsize), dtype=f"u{src.itemsize}").view(src)
+    out = np.empty(bits.shape, wide)
+    _widen_into(out, bits, wide)
+    assert out.tobytes() == bits.astype(wide).tobytes()
+
+
+def test_a_widened_operand_is_reused_only_for_bit_identical_fractals():
+    from asc_tui.ascendc.mmad_numbers import Widened
+
+    cache, calls = Widened(), []
+
+    def widen(raw):
+        return lambda: calls.append(1) or raw.astype(np.float32)
+
+    raw = np.zeros((2, 256), np.float16)
+    first = cache.get(("A",), [raw], widen(raw))
+    assert cache.get(("A",), [raw.copy()], widen(raw)) is first and len(calls) == 1
+    negzero = raw.copy()
+    negzero[1, 200] = -0.0  # equal as a number, different bits: must be widened again
+    assert cache.get(("A",), [negzero], widen(negzero)) is not first and len(calls) == 2
+    assert cache.get(("B",), [raw], widen(raw)) is not first and len(calls) == 3

@@ -20,7 +20,7 @@ from enum import Enum
 import numpy as np
 
 from ..npu.errors import KernelError, TilingError, user_frame
-from .cube import LoadData, LoadData2DParams, Mmad, MmadParams, Nd2NzParams, c0_of
+from .cube import LoadData2DParams, Mmad, MmadParams, Nd2NzParams, c0_of, load_at, load_rows
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
@@ -410,9 +410,9 @@ class Matmul:
         bm1 = self.bm // 16
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
         per = 512 // self.dt.itemsize
-        for r in range(m1):  # ZZ in L0A: row group r takes fractals (k1s.., r) of the NZ tile
-            LoadData(a2[r * k1 * per], a1,
-                     LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False))
+        # ZZ in L0A: row group r < m1 takes fractals (k1s.., r) of the NZ tile into a2[r·k1·per]
+        load_rows(a2, k1 * per, a1, m1, k1s * bm1, 1,
+                  k1, bm1, False)  # LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False)
 
     def _load_b(self, b2, b1, nt: int, ks: int, kt: int) -> None:
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
@@ -420,15 +420,15 @@ class Matmul:
         if self.b_type.isTrans:
             bn1 = self.bn // 16
             n1 = -(-nt // 16)
-            for r in range(k1):
-                LoadData(b2[r * n1 * per], b1, LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0,
-                                                                False))
+            # K row r < k1 takes the n1 fractals of NZ row group k1s + r into b2[r·n1·per]
+            load_rows(b2, n1 * per, b1, k1, k1s * bn1, bn1,
+                      n1, 1, False)  # LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0, False)
             return
         n1 = -(-nt // 16)
         total = k1 * n1
         for f in range(0, total, 255):
-            LoadData(b2[f * per], b1[(k1s * n1 + f) * per],
-                     LoadData2DParams(0, min(255, total - f), 1, 0, 0, True))
+            load_at(b2, f * per, b1, (k1s * n1 + f) * per,
+                    LoadData2DParams(0, min(255, total - f), 1, 0, 0, True))
 
 
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802

@@ -45,16 +45,18 @@ class L2Model:
             if footprint > self.capacity > 0:
                 self.scale = self.capacity / footprint
         self.maps: dict[str, np.ndarray] = {}
-        self.frac: dict[tuple, float] = {}  # region -> miss fraction (pre-pass counts)
+        self.hits: dict[tuple, int] = {}  # region -> L2-hit bytes per read (pre-pass counts)
+        self.reads: dict[tuple, int] = {}  # region -> times read (the pre-pass itself)
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
         self.miss_bytes = 0
 
-    def _map(self, buf, dtype=bool) -> np.ndarray:
+    def _map(self, buf) -> np.ndarray:
+        """Which chunks of `buf` are resident (the first-read fallback model)."""
         m = self.maps.get(buf.name)
         if m is None:
             nbytes = buf.count * buf.dtype.itemsize
-            m = self.maps[buf.name] = np.zeros(-(-nbytes // CHUNK), dtype=dtype)
+            m = self.maps[buf.name] = np.zeros(-(-nbytes // CHUNK), dtype=bool)
         return m
 
     @staticmethod
@@ -89,24 +91,21 @@ class L2Model:
         if not self.enabled or nbytes <= 0:
             self.miss_bytes += nbytes
             return 0
-        if self.record:
-            m = self._map(buf, np.int32)
-            key = (base, nd, rows, row_bytes, stride, matrix_stride, m.size)
-            if self._unique(*key):
-                m[self._chunks(*key)] += 1
-            else:
-                np.add.at(m, self._chunks(*key), 1)
+        if self.record:  # tallied per region; `recorded` spreads them over the chunks
+            key = (buf.name, buf.count * buf.dtype.itemsize, base, nd, rows, row_bytes, stride,
+                   matrix_stride)
+            self.reads[key] = self.reads.get(key, 0) + 1
             return 0
         counts = self.counts.get(buf.name) if self.counts else None
         if counts is not None:
             key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
-            miss_frac = self.frac.get(key)
-            if miss_frac is None:  # counts are fixed in the real pass: one figure per region
+            hit = self.hits.get(key)
+            if hit is None:  # counts are fixed in the real pass: one figure per region
                 idx = self._chunks(base, nd, rows, row_bytes, stride, matrix_stride,
                                    counts.size)
                 reads = counts[idx] if idx.size else np.ones(1)
-                miss_frac = self.frac[key] = float(np.mean(1.0 / np.maximum(reads, 1)))
-            hit = int(nbytes * (1.0 - miss_frac) * self.scale)
+                miss_frac = float(np.mean(1.0 / np.maximum(reads, 1)))
+                hit = self.hits[key] = int(nbytes * (1.0 - miss_frac) * self.scale)
         else:
             bm = self._map(buf)
             idx = self._chunks(base, nd, rows, row_bytes, stride, matrix_stride, bm.size)
@@ -124,6 +123,25 @@ class L2Model:
         self.hit_bytes += hit
         self.miss_bytes += nbytes - hit
         return hit
+
+
+    def recorded(self) -> dict[str, np.ndarray]:
+        """The pre-pass result: reads per 512 B chunk of each buffer read (int32).
+
+        Why tallied per region first: a kernel re-reads the same few regions many times, and
+        one vectorised add per distinct region is much cheaper than one per read.
+        """
+        maps: dict[str, np.ndarray] = {}
+        for (name, buf_bytes, *region), times in self.reads.items():
+            m = maps.get(name)
+            if m is None:
+                m = maps[name] = np.zeros(-(-buf_bytes // CHUNK), dtype=np.int32)
+            key = (*region, m.size)
+            if self._unique(*key):
+                m[self._chunks(*key)] += times
+            else:
+                np.add.at(m, self._chunks(*key), times)
+        return maps
 
 
 def l2_enabled(run) -> bool:
@@ -173,4 +191,4 @@ def prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim: int, chip,
         return None
     run = seen[0] if seen else None
     l2 = run.l2 if run is not None else None
-    return dict(l2.maps) if l2 is not None else None
+    return l2.recorded() if l2 is not None else None

@@ -59,6 +59,9 @@ class Run:
         self.l2_counts = None
         self.l2_record = False
         self.l2_enabled = True
+        # Mmad operands widened in this launch, reused when their raw fractals recur
+        # (ascendc/mmad_numbers.py)
+        self.mmad_widened = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -137,6 +140,10 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
                     f" (block {b})" if block_dim > 1 else ""), file, line) from None
             finally:
                 state.core = None
+            if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
+                for sub in group or (core,):
+                    core_free[core_id] = max(core_free[core_id], *sub.tp, sub.ts)
+                continue
             for sub in group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
