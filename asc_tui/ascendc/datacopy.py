@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..npu import state
 from ..npu.errors import KernelError
+from .cube import Nd2NzParams, copy_nd2nz
 from .enums import Pipe
 from .tensors import GlobalTensor, LocalTensor
 
@@ -184,9 +185,7 @@ def _local_copy_cycles(core, nbytes: int) -> float:
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
-    if type(params).__name__ == "Nd2NzParams":
-        from .cube import copy_nd2nz
-
+    if isinstance(params, Nd2NzParams):
         return copy_nd2nz(core, dst, src, params, fr)
     raise KernelError(f"DataCopy does not understand {type(params).__name__} here "
                       "(expected a count, DataCopyParams or Nd2NzParams)", *_where(fr))
