@@ -2,7 +2,10 @@
 
 (a) vector_add_bias at 80M half elements, TILE 2048, BLOCK_DIM 8: the emulate stage (numeric +
     timing) against numpy computing `x + bias` on the same arrays — ratio of medians.
-(b) timing-only emulation of the same config: emulated instructions per host second.
+(b) timing-only emulation of the same config: emulated instructions per host second. Printed
+    next to it: the host's speed on a fixed pure-Python loop, measured in the same rounds,
+    because this shared machine's CPU speed moves by up to 2x over minutes (the figure moves
+    with it; compare runs by both numbers).
 (c) peak memory allocated during (a), from tracemalloc (numpy reports its buffers to it).
 """
 
@@ -18,6 +21,13 @@ from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 
 PARAMS = dict(block_dim=8, tile_length=2048, buffer_num=1)
+
+
+def _python_loop() -> None:
+    """A fixed pure-Python workload (5M additions): the host's interpreter speed right now."""
+    s = 0
+    for i in range(5_000_000):
+        s += i
 
 
 def _median_time(fn, repeat: int) -> float:
@@ -54,17 +64,22 @@ def main() -> dict:
     _, _, _, lnch_t, _, gm_t = prepare(op, "full", PARAMS, numeric=False, seed=0)
     result = launch(op.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False)
     n_instr = result.instructions
-    wall, cpu = [], []
+    wall, cpu, ref = [], [], []
     for _ in range(5):
         w, c = time.perf_counter(), time.process_time()
         launch(op.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False)
         wall.append(time.perf_counter() - w)
         cpu.append(time.process_time() - c)
+        c = time.process_time()
+        _python_loop()
+        ref.append(time.process_time() - c)
     t_timing, t_cpu = statistics.median(wall), statistics.median(cpu)
+    t_ref = statistics.median(ref)
     rate = n_instr / t_timing
     print(f"(b) timing-only: {n_instr} instructions in {t_timing:.3f} s wall = {rate:,.0f} "
           f"instr/s; {t_cpu:.3f} s CPU = {n_instr / t_cpu:,.0f} instr/s (target >= 300k/s; "
           "CPU time is less sensitive to other load on the machine)")
+    print(f"    host speed in the same rounds: a 5M-addition Python loop takes {t_ref:.3f} s CPU")
 
     tracemalloc.start()
     emulate_full()
@@ -75,6 +90,7 @@ def main() -> dict:
           f"(on top of the {inputs / 2**20:.0f} MiB of input/output arrays)")
     return {"full_emulation_s": med_emu, "numpy_s": med_np, "ratio": ratio,
             "timing_only_instr_per_s": rate, "timing_only_instr_per_cpu_s": n_instr / t_cpu,
+            "python_loop_5m_cpu_s": t_ref,
             "peak_alloc_mib": peak / 2**20}
 
 
