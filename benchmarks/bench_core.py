@@ -4,8 +4,8 @@
     timing) against numpy computing `x + bias` on the same arrays — ratio of medians.
 (b) timing-only emulation of the same config: emulated instructions per host second. Printed
     next to it: the host's speed on a fixed pure-Python loop, measured in the same rounds,
-    because this shared machine's CPU speed moves by up to 2x over minutes (the figure moves
-    with it; compare runs by both numbers).
+    because this shared machine's CPU speed moves by up to 2x over minutes (a rough indicator:
+    the emulator, heavier on memory, does not always move with the loop).
 (c) peak memory allocated during (a), from tracemalloc (numpy reports its buffers to it).
 """
 
