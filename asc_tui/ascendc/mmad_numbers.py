@@ -110,11 +110,17 @@ class Widened:
         out = widen()
         out.flags.writeable = False  # shared by later flushes
         self.entries[slot] = (bits, out)
-        self.bytes += out.nbytes + sum(b.nbytes for b in bits)
+        self.bytes += out.nbytes + sum(map(_held_bytes, bits))
         while self.bytes > self.budget and len(self.entries) > 1:
             _, (old_bits, old) = self.entries.popitem(last=False)
-            self.bytes -= old.nbytes + sum(b.nbytes for b in old_bits)
+            self.bytes -= old.nbytes + sum(map(_held_bytes, old_bits))
         return out
+
+
+def _held_bytes(view: np.ndarray) -> int:
+    """Memory an entry keeps alive through `view`: its whole buffer (the stacked K-step snapshots
+    grow by doubling, so a view may hold up to twice its own size)."""
+    return view.base.nbytes if view.base is not None else view.nbytes
 
 
 class Pending:
