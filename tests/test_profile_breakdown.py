@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from profsrc import synthetic
 
-from asc_tui.devkit.breakdown import union_length
+from asc_tui.devkit.breakdown import union_length, union_lengths
 from asc_tui.devkit.profile import profile
 from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
@@ -16,6 +18,20 @@ from asc_tui.npu.chip import load_chip
 def test_union_length_merges_overlapping_and_touching_intervals():
     assert union_length(np.array([5.0, 0, 10, 30]), np.array([12.0, 6, 20, 31])) == 21.0
     assert union_length(np.zeros(0), np.zeros(0)) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 31)),
+                max_size=60))
+def test_union_lengths_equals_one_union_length_per_subset(spans):
+    start = np.array([float(a) for a, _, _ in spans])
+    end = start + np.array([float(d) for _, d, _ in spans])
+    bits = np.array([b for _, _, b in spans], dtype=np.int64)
+    masks = [(bits >> k) & 1 == 1 for k in range(5)]
+    order = np.argsort(start, kind="stable")
+    got = union_lengths(start[order], end[order], [m[order] for m in masks])
+    want = [union_length(start[m], end[m]) for m in masks]
+    assert got == pytest.approx(want, abs=1e-9)
 
 
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():
