@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import textwrap
 
 from asc_tui.devkit.runner import RunRequest, run
@@ -34,6 +35,18 @@ def test_exception_in_kernel_names_the_line(write_operator):
     assert err.kind == "exception"
     assert "ZeroDivisionError" in err.message
     assert err.file == str(path) and err.line == line_of(src)
+
+
+def test_the_garbage_collector_is_back_on_after_a_failed_or_finished_launch(write_operator):
+    # launches pause the cyclic GC while blocks run (npu/launch.py); it must never stay off
+    assert gc.isenabled()
+    _run(write_operator, """
+        a = 1
+        b = a / 0
+    """)
+    assert gc.isenabled()
+    assert run(RunRequest("add_custom", timing_only=True)).ok
+    assert gc.isenabled()
 
 
 def test_initbuffer_over_capacity_names_line_and_numbers(write_operator):
