@@ -128,21 +128,12 @@ def columns(result: EmulationResult) -> Columns:
                    np.bincount(key, weights=nbytes, minlength=3 * size)[:size].reshape(shape))
 
 
-def bin_sums(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
-    """Float sums of `weights` per index in [0, size) (np.bincount, always float64)."""
-    return np.bincount(index, weights=weights.astype(np.float64, copy=False),
-                       minlength=size)[:size].astype(np.float64, copy=False)
-
-
-def union_length(start: np.ndarray, end: np.ndarray, presorted: bool = False) -> float:
+def union_length(start: np.ndarray, end: np.ndarray) -> float:
     """Length of the union of intervals [start, end) (any order, may overlap)."""
     if len(start) == 0:
         return 0.0
-    if presorted:
-        s, e = start, end
-    else:
-        order = np.argsort(start, kind="stable")
-        s, e = start[order], end[order]
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
     reach = np.maximum.accumulate(e)
     prev = np.empty_like(reach)
     prev[0] = -np.inf
@@ -298,7 +289,7 @@ def uses_cube(totals_busy: np.ndarray) -> bool:
     return bool(any(totals_busy[p] > 0 for p in CUBE_PIPES))
 
 
-__all__ = ["bin_sums", "CATEGORIES", "Columns", "columns", "union_length", "union_lengths",
+__all__ = ["CATEGORIES", "Columns", "columns", "union_length", "union_lengths",
            "PipeTotals", "pipe_totals", "CoreProfile", "core_profiles", "BreakdownItem",
            "breakdown_items", "breakdown_times",
            "KIND_SET", "KIND_WAIT", "KIND_WORK"]

@@ -58,9 +58,9 @@ def issue_weights(result: EmulationResult, cols: Columns, issue_cycles: float | 
     nb = len(result.blocks)
     issued = cols.work & (cols.pipe != S)
     sync = cols.wait | (cols.kind == KIND_SET)
-    n_issued = np.bincount(cols.block[issued], minlength=nb).tolist()
+    n_issued = cols.count[:, S + 1:].sum(axis=1).tolist()  # work records off the scalar pipe
     n_sync = np.bincount(cols.block[sync], minlength=nb).tolist()
-    n_all = np.bincount(cols.block, minlength=nb).tolist()
+    n_all = [len(b) for b in result.blocks]
     per_issued, per_sync, per_any = [0.0] * nb, [0.0] * nb, [0.0] * nb
     for i, b in enumerate(result.blocks):
         scalar, ni, ns = b.scalar_cycles, n_issued[i], n_sync[i]

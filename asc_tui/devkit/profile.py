@@ -125,9 +125,10 @@ class Profile:
         }
 
 
-def _chip(name: str | None, chip):
-    if chip is not None or not name:
-        return chip
+def _chip(name: str | None):
+    """The chip model by name, for results that do not carry theirs (None if unknown)."""
+    if not name:
+        return None
     from ..npu.chip import load_chip
     from ..npu.errors import OperatorError
 
@@ -149,7 +150,7 @@ def profile(run, chip=None) -> Profile:
         meta = {"operator": run.operator, "case": run.case, "params": dict(run.params)}
         flops, shapes = float(run.flops or 0.0), dict(run.shapes)
     if chip is None:
-        chip = em.chip_model if em.chip_model is not None else _chip(em.chip, None)
+        chip = em.chip_model if em.chip_model is not None else _chip(em.chip)
     cols = columns(em)
     totals = pipe_totals(em, cols)
     cores = core_profiles(em, cols)
