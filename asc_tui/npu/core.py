@@ -139,7 +139,7 @@ class Core:
         """PipeBarrier: PIPE_ALL waits for every pipe; one pipe is already in order."""
         self.ts += self.issue
         if pipe is None:
-            t = max(max(self.tp), self.ts)
+            t = self.end_time()
             for p in range(N_PIPES):
                 if self.tp[p] < t and p != S:
                     self.tp[p] = t
@@ -166,6 +166,11 @@ class Core:
         return m
 
     # ---- finish -------------------------------------------------------------------------------
+    def end_time(self) -> float:
+        """When every pipe and the scalar unit are done: what a PIPE_ALL barrier waits for, and,
+        at the end of a block, when its core is free again."""
+        return max(max(self.tp), self.ts)
+
     def finish(self, ops: dict, lines: dict) -> BlockTimeline:
         rec = self.rec
         n = len(rec)
@@ -197,7 +202,7 @@ class Core:
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
         self.mem = {}
-        t_end = max(max(self.tp), self.ts)
+        t_end = self.end_time()
         # The scalar clock only moves by issue costs, recorded scalar work and recorded waits.
         scalar_issue = self.ts - self.t0
         if n:

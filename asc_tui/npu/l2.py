@@ -124,7 +124,6 @@ class L2Model:
         self.miss_bytes += nbytes - hit
         return hit
 
-
     def recorded(self) -> dict[str, np.ndarray]:
         """The pre-pass result: reads per 512 B chunk of each buffer read (int32).
 

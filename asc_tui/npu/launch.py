@@ -142,7 +142,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
                 state.core = None
             if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
                 for sub in group or (core,):
-                    core_free[core_id] = max(core_free[core_id], *sub.tp, sub.ts)
+                    core_free[core_id] = max(core_free[core_id], sub.end_time())
                 continue
             for sub in group or (core,):
                 if sanitizer is not None:
