@@ -70,10 +70,6 @@ def c0_of(dtype) -> int:
     return 32 // np.dtype(dtype).itemsize
 
 
-def _cube_cfg(chip) -> dict:
-    return chip.cube_timing
-
-
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
     if not isinstance(t, LocalTensor) or t.mem not in mems:
         where = f"{t.pos.name} ({t.mem.upper()})" if isinstance(t, LocalTensor) else \
@@ -519,7 +515,6 @@ def cube_peak_flops(chip, dtype=half) -> float:
     sec = chip.section("cube")
     key = "int8_macs_per_cycle" if np.dtype(dtype) == int8 else "fp16_macs_per_cycle"
     return 2.0 * float(sec.get(key, 4096)) * chip.aic * chip.clock_mhz * 1e6
-
 
 
 def __getattr__(name: str):

@@ -13,7 +13,7 @@ from enum import Enum
 import numpy as np
 
 from ..npu import state
-from .cube import FIX, _cube_cfg, _fail, _gm_extent, _need_mem, flush_cube, strided
+from .cube import FIX, _fail, _gm_extent, _need_mem, flush_cube, strided
 from .dtypes import bfloat16, dtype_name, float32, half, int32
 from .tensors import GlobalTensor, LocalTensor
 
@@ -113,7 +113,7 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
         base = dst.start if to_gm else 0
         dv = strided(dst.arr, base, (m, n), (dstride * isz, isz))
         dv[...] = sv.astype(dst.dtype)
-    cfg = _cube_cfg(core.chip)
+    cfg = core.chip.cube_timing
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
     if to_gm:
