@@ -27,7 +27,23 @@ def _patched(op, **case):
 def _run_both(op, case, params):
     full = run(RunRequest(op.name, case="h", params=params), op=op)
     timing = run(RunRequest(op.name, case="h", params=params, timing_only=True), op=op)
+    for report in (full, timing):
+        em = report.emulation
+        _records_are_the_blocks(em)
+        assert all(b.start.base is em.records.start for b in em.blocks)  # views, not copies
     return full, timing
+
+
+def _records_are_the_blocks(em) -> None:
+    """The launch's all-block columns hold exactly each block's records, in block order."""
+    import numpy as np
+
+    from asc_tui.npu.results import Records
+
+    want = Records.of_blocks(em.blocks)
+    for name in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link",
+                 "offsets"):
+        assert np.array_equal(getattr(em.records, name), getattr(want, name)), name
 
 
 @FAST
@@ -62,6 +78,15 @@ def test_rms_norm_matches_reference(rows, cols16, bufs, blocks, dtype):
     assert not full.errors, full.errors
     assert full.precision.verdict == "PASS", full.precision.to_dict()
     assert full.emulation.timeline_key() == timing.emulation.timeline_key()
+
+
+def test_replacing_the_blocks_rebuilds_the_records():
+    from dataclasses import replace
+
+    em = run(RunRequest("add_custom", timing_only=True)).emulation
+    one = replace(em, blocks=em.blocks[:1])
+    assert len(one.records) == len(em.blocks[0]) < len(em.records)
+    _records_are_the_blocks(one)
 
 
 def test_double_buffering_overlaps_copy_and_compute():

@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
-from ..npu.results import KIND_SET, KIND_WAIT, KIND_WORK, EmulationResult
+from ..npu.results import KIND_SET, KIND_WAIT, KIND_WORK, EmulationResult, Records
 
 S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 COMPUTE_PIPES = (V, M)
@@ -61,9 +61,10 @@ CATEGORIES = (
 
 @dataclass(frozen=True)
 class Columns:
-    """Every record of every block, concatenated; `block` indexes `result.blocks`."""
+    """Every record of every block (the launch's `Records`) with the derived columns and
+    per-block sums the figures share; `block` indexes `result.blocks`."""
 
-    blocks: tuple  # result.blocks
+    records: Records
     block: np.ndarray
     pipe: np.ndarray
     start: np.ndarray
@@ -71,61 +72,70 @@ class Columns:
     kind: np.ndarray
     line: np.ndarray
     nbytes: np.ndarray
-    offsets: np.ndarray  # first global index of each block
+    slot: np.ndarray  # kind * N_PIPES + pipe: a record's kind and pipe as one small key
     dur: np.ndarray  # end - start
     work: np.ndarray  # kind == KIND_WORK
     wait: np.ndarray  # kind == KIND_WAIT
-    # per block and pipe ([blocks, N_PIPES]): work cycles, wait cycles, work records, bytes
-    busy: np.ndarray
-    blocked: np.ndarray
-    count: np.ndarray
-    nbytes_moved: np.ndarray
+    # per block, kind and pipe ([blocks, 3, N_PIPES]): summed durations, records, bytes
+    sums: np.ndarray
+    counts: np.ndarray
+    moved: np.ndarray
 
     def __len__(self) -> int:
         return len(self.pipe)
 
-    # op and link only matter to the trace export: built on first use
-    @cached_property
+    @property
+    def offsets(self) -> np.ndarray:
+        """First global index of each block."""
+        return self.records.offsets
+
+    @property
+    def busy(self) -> np.ndarray:
+        """[blocks, N_PIPES] cycles of work records."""
+        return self.sums[:, KIND_WORK]
+
+    @property
+    def blocked(self) -> np.ndarray:
+        """[blocks, N_PIPES] cycles of wait records."""
+        return self.sums[:, KIND_WAIT]
+
+    @property
+    def count(self) -> np.ndarray:
+        """[blocks, N_PIPES] work records."""
+        return self.counts[:, KIND_WORK]
+
+    @property
+    def nbytes_moved(self) -> np.ndarray:
+        """[blocks, N_PIPES] bytes moved by work records."""
+        return self.moved[:, KIND_WORK]
+
+    @property
     def op(self) -> np.ndarray:
-        return _cat(self.blocks, "op", np.int64)
+        return self.records.op
 
     @cached_property
     def link(self) -> np.ndarray:
-        """Global index of the linked record, -1 if none."""
-        link = _cat(self.blocks, "link", np.int64)
-        if not self.blocks:
+        """Global index of the linked record, -1 if none (only the trace export needs it)."""
+        link = self.records.link.astype(np.int64)
+        if not len(link):
             return link
         return np.where(link >= 0, link + self.offsets[self.block], -1)
 
 
-def _cat(blocks, name: str, dtype) -> np.ndarray:
-    if not blocks:
-        return np.zeros(0, dtype)
-    return np.concatenate([getattr(b, name) for b in blocks]).astype(dtype, copy=False)
-
-
 def columns(result: EmulationResult) -> Columns:
-    blocks = result.blocks
-    nb = len(blocks)
-    sizes = [len(b) for b in blocks]
-    offsets = np.zeros(nb, dtype=np.int64)
-    if nb > 1:
-        offsets[1:] = np.cumsum(sizes)[:-1]
-    owner = np.repeat(np.arange(nb, dtype=np.int64), sizes)
-    start, end = _cat(blocks, "start", np.float64), _cat(blocks, "end", np.float64)
-    kind, pipe = _cat(blocks, "kind", np.int64), _cat(blocks, "pipe", np.int64)
-    nbytes = _cat(blocks, "nbytes", np.int64)
-    dur = end - start
-    # One bincount per figure over (kind, block, pipe) keys instead of a masked pass per kind.
-    size = nb * N_PIPES
-    key = (kind * nb + owner) * N_PIPES + pipe
-    sums = np.bincount(key, weights=dur, minlength=3 * size)
-    shape = (nb, N_PIPES)
-    return Columns(blocks, owner, pipe, start, end, kind, _cat(blocks, "line", np.int64), nbytes,
-                   offsets, dur, kind == KIND_WORK, kind == KIND_WAIT,
-                   sums[:size].reshape(shape), sums[size: 2 * size].reshape(shape),
-                   np.bincount(key, minlength=3 * size)[:size].reshape(shape),
-                   np.bincount(key, weights=nbytes, minlength=3 * size)[:size].reshape(shape))
+    r = result.records
+    nb = len(result.blocks)
+    slot = r.kind.astype(np.int64) * N_PIPES + r.pipe
+    dur = r.end - r.start
+    # One bincount per figure over (block, kind, pipe) keys instead of a masked pass per kind.
+    key = r.block * (3 * N_PIPES) + slot
+    shape = (nb, 3, N_PIPES)
+    size = nb * 3 * N_PIPES
+    return Columns(r, r.block, r.pipe, r.start, r.end, r.kind, r.line, r.nbytes, slot, dur,
+                   r.kind == KIND_WORK, r.kind == KIND_WAIT,
+                   np.bincount(key, weights=dur, minlength=size).reshape(shape),
+                   np.bincount(key, minlength=size).reshape(shape),
+                   np.bincount(key, weights=r.nbytes, minlength=size).reshape(shape))
 
 
 def union_length(start: np.ndarray, end: np.ndarray) -> float:
@@ -161,12 +171,6 @@ def union_lengths(start: np.ndarray, end: np.ndarray, masks) -> list[float]:
     return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
 
 
-def _separated(cols: Columns, span: float) -> tuple[np.ndarray, np.ndarray]:
-    """Start/end shifted so different blocks never overlap (unions stay per block)."""
-    shift = cols.block.astype(np.float64) * span
-    return cols.start + shift, cols.end + shift
-
-
 @dataclass(frozen=True)
 class PipeTotals:
     """Per-pipe sums over all blocks (cycles), plus the per-core interval figures."""
@@ -187,14 +191,15 @@ class PipeTotals:
 
 
 def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
-    busy = cols.busy.sum(axis=0)
+    sums = cols.sums.sum(axis=0)  # [kind, pipe]
+    busy, blocked = sums[KIND_WORK].copy(), sums[KIND_WAIT]
     busy[S] += sum(b.scalar_cycles for b in result.blocks)
-    blocked = cols.blocked.sum(axis=0)
-    count = cols.count.sum(axis=0)
-    span = max((b.t_end for b in result.blocks), default=0.0) + 1.0
-    s, e = _separated(cols, span)
+    count = cols.counts[:, KIND_WORK].sum(axis=0)
+    # Blocks shifted apart in time so that their unions never merge.
+    shift = cols.block * (max((b.t_end for b in result.blocks), default=0.0) + 1.0)
+    s, e = cols.start + shift, cols.end + shift
     order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
-    cls = _CLASS[cols.kind * N_PIPES + cols.pipe][order]
+    cls = _CLASS[cols.slot][order]
     worked, either, c, m, both = union_lengths(s[order], e[order], (cls & _UNIONS) != 0)
     return PipeTotals(busy, blocked, count.astype(np.int64), max(either - worked, 0.0), c, m,
                       max(c + m - both, 0.0))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
-from ..npu.results import KIND_SET, EmulationResult
+from ..npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 from .breakdown import Columns
 
 S = 0
@@ -46,42 +46,39 @@ class HotLine:
                 "bytes": self.bytes}
 
 
+# A record's class for the issue attribution, by kind * N_PIPES + pipe: 0 = work issued to a
+# pipe other than scalar, 1 = a wait or SetFlag record, 2 = scalar work.
+_ISSUED, _SYNC, _SCALAR = 0, 1, 2
+_ISSUE_CLASS = np.full(3 * N_PIPES, _SYNC, dtype=np.int64)
+_ISSUE_CLASS[KIND_WORK * N_PIPES: (KIND_WORK + 1) * N_PIPES] = _ISSUED
+_ISSUE_CLASS[KIND_WORK * N_PIPES + S] = _SCALAR
+
+
 def issue_weights(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> np.ndarray:
     """Scalar issue cycles attributed to each record (sums to each block's scalar_cycles).
 
-    The per-block shares are worked out in plain Python (a handful of blocks) and spread over
-    the records with three vector operations: small runs pay per numpy call, not per record.
+    The per-block, per-class shares are worked out in plain Python (a handful of blocks) and
+    spread over the records with one table lookup: small runs pay per numpy call, not per
+    record.
     """
-    n = len(cols)
-    if n == 0:
+    if len(cols) == 0:
         return np.zeros(0)
-    nb = len(result.blocks)
-    issued = cols.work & (cols.pipe != S)
-    sync = cols.wait | (cols.kind == KIND_SET)
-    n_issued = cols.count[:, S + 1:].sum(axis=1).tolist()  # work records off the scalar pipe
-    n_sync = np.bincount(cols.block[sync], minlength=nb).tolist()
-    n_all = [len(b) for b in result.blocks]
-    per_issued, per_sync, per_any = [0.0] * nb, [0.0] * nb, [0.0] * nb
-    for i, b in enumerate(result.blocks):
-        scalar, ni, ns = b.scalar_cycles, n_issued[i], n_sync[i]
-        if issue_cycles is None:  # unknown chip: spread evenly over everything issued
-            if ni + ns:
-                per_issued[i] = per_sync[i] = scalar / (ni + ns)
-            else:  # a block of scalar records only
-                per_any[i] = scalar / max(n_all[i], 1)
-            continue
-        direct = min(ni * issue_cycles, scalar)
-        rest = scalar - direct
-        per_work = direct / ni if ni else 0.0
-        if ns:  # queue/flag operations leave wait and SetFlag records: the rest goes there
-            per_issued[i], per_sync[i] = per_work, rest / ns
-        elif ni:
-            per_issued[i] = per_work + rest / ni
-        else:  # only scalar records: they carry the issue cycles
-            per_any[i] = scalar / max(n_all[i], 1)
-    block = cols.block
-    return (np.array(per_issued)[block] * issued + np.array(per_sync)[block] * sync
-            + np.array(per_any)[block])
+    per_kind = cols.counts.sum(axis=2).tolist()  # [blocks, kind]: records
+    on_scalar = cols.counts[:, KIND_WORK, S].tolist()
+    share = []  # per block: cycles per issued, per sync and per scalar record
+    for b, (n_work, n_wait, n_set), n_scalar in zip(result.blocks, per_kind, on_scalar):
+        ni, ns = n_work - n_scalar, n_wait + n_set
+        scalar = b.scalar_cycles
+        if not ni + ns:  # a block of scalar records only: they carry the issue cycles
+            share += (0.0, 0.0, scalar / max(len(b), 1))
+        elif issue_cycles is None:  # unknown chip: spread evenly over everything issued
+            share += (scalar / (ni + ns), scalar / (ni + ns), 0.0)
+        else:
+            direct = min(ni * issue_cycles, scalar)
+            per_work, rest = (direct / ni if ni else 0.0), scalar - direct
+            # queue/flag operations leave wait and SetFlag records: the rest goes there
+            share += (per_work, rest / ns, 0.0) if ns else (per_work + rest / ni, 0.0, 0.0)
+    return np.array(share)[cols.block * 3 + _ISSUE_CLASS[cols.slot]]
 
 
 def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> tuple[
@@ -90,14 +87,15 @@ def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None
     nl = len(result.lines)
     if nl == 0 or len(cols) == 0:
         return ()
-    # Unselected records weigh 0 (adding 0.0 leaves a float sum unchanged): no masked copies.
-    dur, work, line = cols.dur, cols.work, cols.line
-    by = np.bincount(line * N_PIPES + cols.pipe, weights=dur * work,
-                     minlength=nl * N_PIPES).reshape(nl, N_PIPES)
-    by[:, S] += np.bincount(line, weights=issue_weights(result, cols, issue_cycles), minlength=nl)
-    waits = np.bincount(line, weights=dur * cols.wait, minlength=nl)
-    calls = np.bincount(line, minlength=nl)
-    nbytes = np.bincount(line, weights=cols.nbytes * work, minlength=nl)
+    # One bincount per figure over (line, kind, pipe) keys; the scalar issue cycles on top.
+    sums = np.bincount(cols.line * (3 * N_PIPES) + cols.slot, weights=cols.dur,
+                       minlength=nl * 3 * N_PIPES).reshape(nl, 3, N_PIPES)
+    by = sums[:, KIND_WORK].copy()
+    by[:, S] += np.bincount(cols.line, weights=issue_weights(result, cols, issue_cycles),
+                            minlength=nl)
+    waits = sums[:, KIND_WAIT].sum(axis=1)
+    calls = np.bincount(cols.line, minlength=nl)
+    nbytes = np.bincount(cols.line, weights=cols.nbytes, minlength=nl)  # 0 off work records
     cycles = by.sum(axis=1)
     total = float(cycles.sum())
     order = np.lexsort((np.arange(nl), -cycles)).tolist()

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..ascendc.enums import N_PIPES
 from .errors import SyncError, user_location
-from .results import KIND_SET, KIND_WAIT, KIND_WORK, BlockTimeline
+from .records import ClosedBlock, close_columns
+from .results import KIND_SET, KIND_WAIT, KIND_WORK
 
 S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 
@@ -171,55 +172,15 @@ class Core:
         at the end of a block, when its core is free again."""
         return max(max(self.tp), self.ts)
 
-    def finish(self, ops: dict, lines: dict) -> BlockTimeline:
-        rec = self.rec
-        n = len(rec)
-        if n:
-            table = np.array(rec, dtype=_RECORD)  # one C-level pass over the tuples
-            pipe = table["pipe"].copy()
-            start = table["start"].copy()
-            end = table["end"].copy()
-            op_ids = _intern(table["op"].tolist(), ops)
-            file_table: dict = {}
-            file_ids = _intern(table["file"].tolist(), file_table)
-            files = {i: f for f, i in file_table.items()}
-            key = file_ids.astype(np.int64) * (1 << 32) + table["line"].astype(np.int64)
-            uniq, inverse = np.unique(key, return_inverse=True)
-            gids = np.array([lines.setdefault((files[int(k >> 32)], int(k & 0xFFFFFFFF)),
-                                              len(lines)) for k in uniq], dtype=np.int32)
-            line_ids = gids[inverse.reshape(-1)]
-            nbytes = table["nbytes"].copy()
-            kind = table["kind"].copy()
-            link = table["link"].copy()
-            del table
-        else:
-            pipe = np.zeros(0, np.int8)
-            start = end = np.zeros(0)
-            op_ids = line_ids = link = np.zeros(0, np.int32)
-            nbytes = np.zeros(0, np.int64)
-            kind = np.zeros(0, np.int8)
+    def close(self, ops: dict, lines: dict) -> ClosedBlock:
+        """The finished block, its op names and source sites interned into `ops`/`lines`."""
+        columns = close_columns(self.rec, ops, lines)
         # Drop the record tuples and local memories now: kernel objects (TPipe → core) form
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
         self.mem = {}
-        t_end = self.end_time()
-        # The scalar clock only moves by issue costs, recorded scalar work and recorded waits.
-        scalar_issue = self.ts - self.t0
-        if n:
-            on_s = pipe == 0
-            scalar_issue -= float((end[on_s] - start[on_s]).sum())
-        return BlockTimeline(self.block, self.core_id, self.wave, self.t0, t_end, pipe, start,
-                             end, op_ids, line_ids, nbytes, kind, link, max(scalar_issue, 0.0))
-
-
-_RECORD = np.dtype([("pipe", "i1"), ("start", "f8"), ("end", "f8"), ("op", "O"), ("file", "O"),
-                    ("line", "i8"), ("nbytes", "i8"), ("kind", "i1"), ("link", "i4")])
-
-
-def _intern(values, table: dict) -> np.ndarray:
-    """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
-    mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
-    return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))
+        return ClosedBlock(self.block, self.core_id, self.wave, self.t0, self.end_time(),
+                           self.ts - self.t0, columns)
 
 
 def _pipe_name(p: int) -> str:

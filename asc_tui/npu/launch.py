@@ -21,6 +21,7 @@ from . import state
 from .chip import ChipModel
 from .core import Core
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .records import timelines
 from .results import EmulationResult, LogEntry
 
 
@@ -107,7 +108,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
     if mix:
         from .mix import run_group
     core_free = [0.0] * n_cores
-    blocks = []
+    closed = []
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
@@ -147,12 +148,14 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
             for sub in group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
-                timeline = sub.finish(ops, lines)
-                blocks.append(timeline)
-                if timeline.t_end > core_free[core_id]:
-                    core_free[core_id] = timeline.t_end
+                done = sub.close(ops, lines)
+                closed.append(done)
+                if done.t_end > core_free[core_id]:
+                    core_free[core_id] = done.t_end
                 gm_read += sub.gm_read
                 gm_write += sub.gm_write
+        records, blocks = timelines(closed)
+        del closed
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = tuple(sorted((LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
                         for t, blk, pipe, f, ln, text, lvl in run.log),
@@ -161,13 +164,13 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
     return EmulationResult(
         chip=chip.name, clock_mhz=chip.clock_mhz, mode="full" if numeric else "timing",
         block_dim=block_dim, cores_used=min(block_dim, n_cores), kernel_cycles=kernel_cycles,
-        launch_overhead_us=chip.launch_overhead_us, blocks=tuple(blocks),
+        launch_overhead_us=chip.launch_overhead_us, blocks=blocks,
         ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
         gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
         outputs=None, capacity=capacity,
         l2_hit=run.l2.hit_bytes if run.l2 is not None else 0,
         pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else (),
-        chip_model=chip)
+        chip_model=chip, records=records)
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:

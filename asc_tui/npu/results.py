@@ -37,6 +37,7 @@ class BlockTimeline:
 
     kind: 0 = work on the pipe, 1 = the pipe blocked on an event (a wait), 2 = SetFlag marker.
     link: for waits, the index of the record whose completion set the event (-1 if none).
+    nbytes: bytes the instruction moved (0 for waits and SetFlag markers).
     """
 
     block: int
@@ -56,6 +57,46 @@ class BlockTimeline:
 
     def __len__(self) -> int:
         return len(self.pipe)
+
+
+@dataclass(frozen=True)
+class Records:
+    """Every block's records concatenated (block order of `EmulationResult.blocks`).
+
+    `block` is the owning block's position; `link` stays an index within the block.
+    """
+
+    block: np.ndarray
+    pipe: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    op: np.ndarray
+    line: np.ndarray
+    nbytes: np.ndarray
+    kind: np.ndarray
+    link: np.ndarray
+    offsets: np.ndarray  # first index of each block
+
+    def __len__(self) -> int:
+        return len(self.pipe)
+
+    @classmethod
+    def of_blocks(cls, blocks) -> Records:
+        """The columns of timelines that were not built by a launch (hand-made, imported)."""
+        sizes = [len(b) for b in blocks]
+        offsets = np.zeros(len(blocks), dtype=np.int64)
+        if len(blocks) > 1:
+            offsets[1:] = np.cumsum(sizes)[:-1]
+
+        def cat(name: str, dtype) -> np.ndarray:
+            if not blocks:
+                return np.zeros(0, dtype)
+            return np.concatenate([getattr(b, name) for b in blocks]).astype(dtype, copy=False)
+
+        return cls(np.repeat(np.arange(len(blocks), dtype=np.int64), sizes),
+                   cat("pipe", np.int8), cat("start", np.float64), cat("end", np.float64),
+                   cat("op", np.int32), cat("line", np.int32), cat("nbytes", np.int64),
+                   cat("kind", np.int8), cat("link", np.int32), offsets)
 
 
 @dataclass(frozen=True)
@@ -105,6 +146,16 @@ class EmulationResult:
     # the ChipModel the launch ran on (`chip` is only its name, which a user's chip file may
     # not resolve back to); lets the profile use the exact model without reloading it
     chip_model: Any = field(default=None, compare=False, repr=False)
+    # all blocks' records as one set of columns (the launch builds it; else made from blocks)
+    records: Records | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Rebuilt unless the blocks are views of them (`dataclasses.replace(blocks=...)` keeps
+        # the old records).
+        r = self.records
+        if r is None or len(r.offsets) != len(self.blocks) or any(
+                b.pipe.base is not r.pipe for b in self.blocks):
+            object.__setattr__(self, "records", Records.of_blocks(self.blocks))
 
     @property
     def hbm_read(self) -> int:
@@ -122,20 +173,15 @@ class EmulationResult:
 
     @property
     def instructions(self) -> int:
-        return int(sum(int(np.count_nonzero(b.kind == KIND_WORK)) for b in self.blocks))
+        return int(np.count_nonzero(self.records.kind == KIND_WORK))
 
     def pipe_stats(self) -> dict[str, PipeStats]:
-        busy = np.zeros(N_PIPES)
-        wait = np.zeros(N_PIPES)
-        count = np.zeros(N_PIPES, dtype=np.int64)
-        for b in self.blocks:
-            dur = b.end - b.start
-            work = b.kind == KIND_WORK
-            busy += np.bincount(b.pipe[work], weights=dur[work], minlength=N_PIPES)[:N_PIPES]
-            count += np.bincount(b.pipe[work], minlength=N_PIPES)[:N_PIPES]
-            w = b.kind == KIND_WAIT
-            wait += np.bincount(b.pipe[w], weights=dur[w], minlength=N_PIPES)[:N_PIPES]
-            busy[0] += b.scalar_cycles
+        r = self.records
+        slot = r.kind.astype(np.int64) * N_PIPES + r.pipe  # work and wait slots, one pass
+        by = np.bincount(slot, weights=r.end - r.start, minlength=3 * N_PIPES)
+        busy, wait = by[:N_PIPES].copy(), by[KIND_WAIT * N_PIPES: (KIND_WAIT + 1) * N_PIPES]
+        count = np.bincount(slot, minlength=3 * N_PIPES)[:N_PIPES]
+        busy[0] += sum(b.scalar_cycles for b in self.blocks)
         denom = max(self.cores_used, 1) * max(self.kernel_cycles, 1e-9)
         out = {}
         for i, name in enumerate(PIPE_NAMES):
