@@ -155,19 +155,17 @@ def union_lengths(start: np.ndarray, end: np.ndarray, masks) -> list[float]:
     """`union_length` of each masked subset of intervals sorted by start, in one numpy pass.
 
     Why: the breakdown needs five unions and small runs pay per numpy call, not per record.
-    Each subset is a row; intervals outside it become empty (start +inf, end -inf), which
-    neither extend the running reach nor add length.
+    Each subset is a row; intervals outside it get end -inf: they never extend the running
+    reach, and their gain (end - max(start, reach so far)) is negative, so it counts as 0.
     """
     if len(start) == 0:
         return [0.0] * len(masks)
     member = masks if isinstance(masks, np.ndarray) else np.stack(masks)
-    s = np.where(member, start, np.inf)
     e = np.where(member, end, -np.inf)
-    reach = np.maximum.accumulate(e, axis=1)
-    prev = np.empty_like(reach)
+    prev = np.empty_like(e)  # the reach of the intervals before each one
     prev[:, 0] = -np.inf
-    prev[:, 1:] = reach[:, :-1]
-    gain = e - np.maximum(s, prev)
+    np.maximum.accumulate(e[:, :-1], axis=1, out=prev[:, 1:])
+    gain = e - np.maximum(start, prev, out=prev)
     return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
 
 
@@ -238,19 +236,21 @@ def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, 
     busy, blocked = cols.busy.tolist(), cols.blocked.tolist()
     count, moved = cols.count.tolist(), cols.nbytes_moved.tolist()
     mhz = result.clock_mhz
+    names: dict[tuple, tuple] = {}  # which pipes a block used: the same few sets repeat
     out = []
     for i, b in enumerate(result.blocks):
         bu, bl, co, by = busy[i], blocked[i], count[i], moved[i]
         bu[S] += b.scalar_cycles
         cyc = b.t_end - b.t_start
         d = cyc if cyc > 0 else 1.0
-        ps = [p for p in range(N_PIPES) if bu[p] > 0 or co[p] > 0 or bl[p] > 0]
-        names = [PIPE_NAMES[p] for p in ps]
+        used = tuple(p for p in range(N_PIPES) if bu[p] > 0 or co[p] > 0 or bl[p] > 0)
+        pipes = names.get(used)
+        if pipes is None:
+            pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in used)
         out.append(CoreProfile(
-            b.block, b.core, b.wave, cyc / mhz, cyc,
-            dict(zip(names, [bu[p] / mhz for p in ps])), dict(zip(names, [bu[p] / d for p in ps])),
-            dict(zip(names, [bl[p] / d for p in ps])), dict(zip(names, [co[p] for p in ps])),
-            by[MTE2], by[MTE3] + by[FIX]))
+            b.block, b.core, b.wave, cyc / mhz, cyc, {n: bu[p] / mhz for p, n in pipes},
+            {n: bu[p] / d for p, n in pipes}, {n: bl[p] / d for p, n in pipes},
+            {n: co[p] for p, n in pipes}, by[MTE2], by[MTE3] + by[FIX]))
     return tuple(out)
 
 

@@ -87,34 +87,31 @@ def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None
     nl = len(result.lines)
     if nl == 0 or len(cols) == 0:
         return ()
-    # One bincount per figure over (line, kind, pipe) keys; the scalar issue cycles on top.
+    # One bincount per figure over (line, kind, pipe) keys; the rest is a few numbers per line,
+    # done in plain Python (small runs pay per numpy call, not per line).
     sums = np.bincount(cols.line * (3 * N_PIPES) + cols.slot, weights=cols.dur,
-                       minlength=nl * 3 * N_PIPES).reshape(nl, 3, N_PIPES)
-    by = sums[:, KIND_WORK].copy()
-    by[:, S] += np.bincount(cols.line, weights=issue_weights(result, cols, issue_cycles),
-                            minlength=nl)
-    waits = sums[:, KIND_WAIT].sum(axis=1)
-    calls = np.bincount(cols.line, minlength=nl)
-    nbytes = np.bincount(cols.line, weights=cols.nbytes, minlength=nl)  # 0 off work records
-    cycles = by.sum(axis=1)
-    total = float(cycles.sum())
-    order = np.lexsort((np.arange(nl), -cycles)).tolist()
+                       minlength=nl * 3 * N_PIPES).reshape(nl, 3, N_PIPES).tolist()
+    issue = np.bincount(cols.line, weights=issue_weights(result, cols, issue_cycles),
+                        minlength=nl).tolist()
+    calls = np.bincount(cols.line, minlength=nl).tolist()
+    nbytes = np.bincount(cols.line, weights=cols.nbytes, minlength=nl).tolist()  # 0 off work
+    by = [kinds[KIND_WORK] for kinds in sums]
+    for row, extra in zip(by, issue):
+        row[S] += extra
+    cycles = [sum(row) for row in by]
+    total = sum(cycles)
     for file in {f for f, _ in result.lines}:
         linecache.checkcache(file)
-    top = np.argmax(by, axis=1).tolist()
-    by_l, cyc_l = by.tolist(), cycles.tolist()
-    calls_l, waits_l, bytes_l = calls.tolist(), waits.tolist(), nbytes.tolist()
     out = []
-    for i in order:
+    for i in sorted(range(nl), key=cycles.__getitem__, reverse=True):  # stable: ties by line id
         file, line = result.lines[i]
-        row = by_l[i]
-        c = cyc_l[i]
+        row, c = by[i], cycles[i]
         out.append(HotLine(
             file=file, line=int(line), code=linecache.getline(file, int(line)).strip(),
-            calls=calls_l[i], cycles=c, share=c / total if total > 0 else 0.0,
-            pipe=PIPE_NAMES[top[i]] if c > 0 else PIPE_NAMES[S],
+            calls=calls[i], cycles=c, share=c / total if total > 0 else 0.0,
+            pipe=PIPE_NAMES[max(range(N_PIPES), key=row.__getitem__) if c > 0 else S],
             by_pipe={PIPE_NAMES[p]: v for p, v in enumerate(row) if v > 0},
-            wait_cycles=waits_l[i], bytes=int(bytes_l[i])))
+            wait_cycles=sum(sums[i][KIND_WAIT]), bytes=int(nbytes[i])))
     return tuple(out)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..ascendc.enums import PIPE_NAMES
 from ..npu.results import EmulationResult
 from . import advice as rules
 from .breakdown import (
@@ -169,8 +169,9 @@ def profile(run, chip=None) -> Profile:
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
         roof = roofline(flops, float(hbm_read + em.gm_write), em.time_us, chip, cube,
                         element_bytes(shapes), fixed_us)
-    util = {PIPE_NAMES[p]: float(totals.busy[p] / denom) for p in range(N_PIPES)}
-    waits = {PIPE_NAMES[p]: float(totals.blocked[p] / denom) for p in range(N_PIPES)}
+    busy, blocked_cycles = totals.busy.tolist(), totals.blocked.tolist()
+    util = {name: busy[p] / denom for p, name in enumerate(PIPE_NAMES)}
+    waits = {name: blocked_cycles[p] / denom for p, name in enumerate(PIPE_NAMES)}
     overlap = totals.overlap
     facts = rules.Facts(
         utilisation=util, wait_ratios=waits, overlap=overlap, cores_used=em.cores_used,
@@ -180,8 +181,7 @@ def profile(run, chip=None) -> Profile:
         bound=roof.bound if roof else None, roof_fraction=roof.fraction if roof else None,
         capacity=dict(em.capacity), kernel_us=em.kernel_us,
         launch_overhead_us=em.launch_overhead_us)
-    blocked = {PIPE_NAMES[p]: float(totals.blocked[p] / (n * em.clock_mhz))
-               for p in range(N_PIPES)}
+    blocked = {name: blocked_cycles[p] / (n * em.clock_mhz) for p, name in enumerate(PIPE_NAMES)}
     pipeline = PipelineReport(util, waits, overlap, float(totals.overlap_cycles / denom),
                               balance, rules.advise(facts), blocked)
     issue = chip.scalar_issue if chip is not None else None
