@@ -74,8 +74,6 @@ class Columns:
     nbytes: np.ndarray
     slot: np.ndarray  # kind * N_PIPES + pipe: a record's kind and pipe as one small key
     dur: np.ndarray  # end - start
-    work: np.ndarray  # kind == KIND_WORK
-    wait: np.ndarray  # kind == KIND_WAIT
     # per block, kind and pipe ([blocks, 3, N_PIPES]): summed durations, records, bytes
     sums: np.ndarray
     counts: np.ndarray
@@ -132,7 +130,6 @@ def columns(result: EmulationResult) -> Columns:
     shape = (nb, 3, N_PIPES)
     size = nb * 3 * N_PIPES
     return Columns(r, r.block, r.pipe, r.start, r.end, r.kind, r.line, r.nbytes, slot, dur,
-                   r.kind == KIND_WORK, r.kind == KIND_WAIT,
                    np.bincount(key, weights=dur, minlength=size).reshape(shape),
                    np.bincount(key, minlength=size).reshape(shape),
                    np.bincount(key, weights=r.nbytes, minlength=size).reshape(shape))
@@ -243,10 +240,10 @@ def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, 
         bu[S] += b.scalar_cycles
         cyc = b.t_end - b.t_start
         d = cyc if cyc > 0 else 1.0
-        used = tuple(p for p in range(N_PIPES) if bu[p] > 0 or co[p] > 0 or bl[p] > 0)
+        used = tuple([x + y + z > 0 for x, y, z in zip(bu, co, bl)])  # all are ≥ 0
         pipes = names.get(used)
         if pipes is None:
-            pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in used)
+            pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in range(N_PIPES) if used[p])
         out.append(CoreProfile(
             b.block, b.core, b.wave, cyc / mhz, cyc, {n: bu[p] / mhz for p, n in pipes},
             {n: bu[p] / d for p, n in pipes}, {n: bl[p] / d for p, n in pipes},

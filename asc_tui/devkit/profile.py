@@ -201,32 +201,36 @@ def bottleneck_of(items) -> str:
 
 
 def _balance(em: EmulationResult, cores: tuple[CoreProfile, ...], chip_cores) -> CoreBalance:
+    if not cores:
+        return CoreBalance(em.cores_used, chip_cores, 1, 0, 0, 0.0, 0.0)
     per_core: dict[int, float] = {}
     for c in cores:
         per_core[c.core] = per_core.get(c.core, 0.0) + c.time_us
-    waves = max((c.wave for c in cores), default=0) + 1
-    last = sum(1 for c in cores if c.wave == waves - 1)
-    if not per_core:
-        return CoreBalance(em.cores_used, chip_cores, 1, 0, 0, 0.0, 0.0)
+    waves = [c.wave for c in cores]
+    last_wave = max(waves)
     slow = max(per_core, key=per_core.get)
-    return CoreBalance(em.cores_used, chip_cores, waves, last, slow, per_core[slow],
-                       fmean(per_core.values()))
+    return CoreBalance(em.cores_used, chip_cores, last_wave + 1, waves.count(last_wave), slow,
+                       per_core[slow], fmean(per_core.values()))
 
 
 def _dma_facts(em, cores, chip, chip_cores) -> tuple[float | None, float | None]:
     """Mean bytes per GM DMA instruction and the share of DMA busy time that is fixed latency."""
-    count = sum(c.instructions.get("mte2", 0) + c.instructions.get("mte3", 0) for c in cores)
+    count = fixed = 0
+    nbytes = busy = 0.0
+    for c in cores:
+        ins, bu = c.instructions, c.busy_us
+        n = ins.get("mte2", 0) + ins.get("mte3", 0)
+        count += n
+        nbytes += c.read_bytes + c.write_bytes
+        busy += bu.get("mte2", 0.0) + bu.get("mte3", 0.0)
+        if chip is not None:
+            n_active = min(chip_cores, em.block_dim - c.wave * chip_cores) if chip_cores else 1
+            fixed += n * (chip.dma_latency
+                          + chip.dma_latency_per_active_core * max(n_active - 1, 0))
     if not count:
         return None, None
-    nbytes = sum(c.read_bytes + c.write_bytes for c in cores)
-    busy = sum(c.busy_us.get("mte2", 0.0) + c.busy_us.get("mte3", 0.0) for c in cores)
     if chip is None or busy <= 0:
         return nbytes / count, None
-    fixed = 0.0
-    for c in cores:
-        n_active = min(chip_cores, em.block_dim - c.wave * chip_cores) if chip_cores else 1
-        lat = chip.dma_latency + chip.dma_latency_per_active_core * max(n_active - 1, 0)
-        fixed += (c.instructions.get("mte2", 0) + c.instructions.get("mte3", 0)) * lat
     return nbytes / count, min(fixed / em.clock_mhz / busy, 1.0)
 
 
