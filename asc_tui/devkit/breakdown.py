@@ -170,9 +170,9 @@ def union_lengths(start: np.ndarray, end: np.ndarray, masks) -> list[float]:
 class PipeTotals:
     """Per-pipe sums over all blocks (cycles), plus the per-core interval figures."""
 
-    busy: np.ndarray  # [N_PIPES] cycles, scalar includes issue cycles
-    blocked: np.ndarray  # [N_PIPES] cycles of wait records
-    instructions: np.ndarray  # [N_PIPES] work records
+    busy: list[float]  # [N_PIPES] cycles, scalar includes issue cycles
+    blocked: list[float]  # [N_PIPES] cycles of wait records
+    instructions: list[int]  # [N_PIPES] work records
     sync_wait: float  # cycles summed over blocks: blocked with no pipe working
     compute: float  # cycles: union of compute work, summed over blocks
     move: float  # cycles: union of data movement work, summed over blocks
@@ -186,17 +186,16 @@ class PipeTotals:
 
 
 def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
-    sums = cols.sums.sum(axis=0)  # [kind, pipe]
-    busy, blocked = sums[KIND_WORK].copy(), sums[KIND_WAIT]
+    busy, blocked, _ = cols.sums.sum(axis=0).tolist()  # per kind, per pipe
     busy[S] += sum(b.scalar_cycles for b in result.blocks)
-    count = cols.counts[:, KIND_WORK].sum(axis=0)
+    count = cols.counts[:, KIND_WORK].sum(axis=0).tolist()
     # Blocks shifted apart in time so that their unions never merge.
     shift = cols.block * (max((b.t_end for b in result.blocks), default=0.0) + 1.0)
     s, e = cols.start + shift, cols.end + shift
     order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
     cls = _CLASS[cols.slot][order]
     worked, either, c, m, both = union_lengths(s[order], e[order], (cls & _UNIONS) != 0)
-    return PipeTotals(busy, blocked, count.astype(np.int64), max(either - worked, 0.0), c, m,
+    return PipeTotals(busy, blocked, count, max(either - worked, 0.0), c, m,
                       max(c + m - both, 0.0))
 
 
@@ -283,12 +282,12 @@ def breakdown_times(totals: PipeTotals, cores_used: int, clock_mhz: float) -> di
     n = max(cores_used, 1) * clock_mhz
     out = {}
     for key, _, pipe in CATEGORIES:
-        out[key] = float((totals.sync_wait if pipe is None else totals.busy[pipe]) / n)
+        out[key] = (totals.sync_wait if pipe is None else totals.busy[pipe]) / n
     return out
 
 
-def uses_cube(totals_busy: np.ndarray) -> bool:
-    return bool(any(totals_busy[p] > 0 for p in CUBE_PIPES))
+def uses_cube(totals_busy: list[float]) -> bool:
+    return any(totals_busy[p] > 0 for p in CUBE_PIPES)
 
 
 __all__ = ["CATEGORIES", "Columns", "columns", "union_length", "union_lengths",

@@ -169,7 +169,7 @@ def profile(run, chip=None) -> Profile:
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
         roof = roofline(flops, float(hbm_read + em.gm_write), em.time_us, chip, cube,
                         element_bytes(shapes), fixed_us)
-    busy, blocked_cycles = totals.busy.tolist(), totals.blocked.tolist()
+    busy, blocked_cycles = totals.busy, totals.blocked
     util = {name: busy[p] / denom for p, name in enumerate(PIPE_NAMES)}
     waits = {name: blocked_cycles[p] / denom for p, name in enumerate(PIPE_NAMES)}
     overlap = totals.overlap

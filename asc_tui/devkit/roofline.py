@@ -21,8 +21,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
 
 LATENCY_FRACTION = 0.25
@@ -84,15 +82,14 @@ def fixed_cycles(result, chip, use_cube: bool, cores) -> float:
     """
     if not cores:
         return 0.0
-    cube = chip.section("cube")
-    startup = np.zeros(N_PIPES)
+    startup = [0.0] * N_PIPES
     startup[V] = chip.vec_startup
-    startup[M] = float(cube.get("startup_cycles", 0.0))
+    startup[M] = float(chip.section("cube").get("startup_cycles", 0.0))
     n_cores = chip.aic if use_cube else chip.aiv
     b = max(cores, key=lambda c: c.cycles)  # the first of the slowest
     n_active = min(n_cores, result.block_dim - b.wave * n_cores) if n_cores else 1
     dma = chip.dma_latency + chip.dma_latency_per_active_core * max(n_active - 1, 0)
-    startup[[MTE1, MTE2, MTE3, FIX]] = dma
+    startup[MTE1] = startup[MTE2] = startup[MTE3] = startup[FIX] = dma
     busy = [b.busy_us.get(PIPE_NAMES[p], 0.0) for p in range(1, N_PIPES)]
     busiest = busy.index(max(busy)) + 1  # scalar has no start-up model
     return float(b.instructions.get(PIPE_NAMES[busiest], 0) * startup[busiest])
