@@ -106,12 +106,11 @@ def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None
     for i in sorted(range(nl), key=cycles.__getitem__, reverse=True):  # stable: ties by line id
         file, line = result.lines[i]
         row, c = by[i], cycles[i]
-        out.append(HotLine(
-            file=file, line=int(line), code=linecache.getline(file, int(line)).strip(),
-            calls=calls[i], cycles=c, share=c / total if total > 0 else 0.0,
-            pipe=PIPE_NAMES[max(range(N_PIPES), key=row.__getitem__) if c > 0 else S],
-            by_pipe={PIPE_NAMES[p]: v for p, v in enumerate(row) if v > 0},
-            wait_cycles=sum(sums[i][KIND_WAIT]), bytes=int(nbytes[i])))
+        out.append(HotLine(  # positional: a frozen dataclass's keyword init costs ~50% more
+            file, line, linecache.getline(file, line).strip(), calls[i], c,
+            c / total if total > 0 else 0.0, PIPE_NAMES[row.index(max(row)) if c > 0 else S],
+            {PIPE_NAMES[p]: v for p, v in enumerate(row) if v > 0}, sum(sums[i][KIND_WAIT]),
+            int(nbytes[i])))
     return tuple(out)
 
 
