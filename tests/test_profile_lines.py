@@ -64,3 +64,16 @@ def test_wait_cycles_land_on_the_waiting_line():
     assert by_line[11].wait_cycles == 110.0
     assert by_line[13].wait_cycles == 60.0
     assert by_line[10].bytes == 2000
+
+
+def test_lines_quote_the_code_that_ran_after_the_file_is_edited(tmp_path):
+    from asc_tui import BUNDLED_OPERATORS
+
+    src = (BUNDLED_OPERATORS / "add_custom.py").read_text()
+    op = tmp_path / "my_add.py"
+    op.write_text(src)
+    report = run(RunRequest(str(op), timing_only=True))
+    op.write_text("\n".join("# edited" for _ in src.splitlines()))  # same length, new text
+    top = profile(report).lines[0]
+    assert "DataCopy" in top.code
+    assert src.splitlines()[top.line - 1].strip() == top.code

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import itertools
+import linecache
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,7 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     except SyntaxError as exc:
         raise BuildError(f"syntax error: {exc.msg}", str(path), exc.lineno,
                          hint=(exc.text or "").strip() or None) from None
+    _remember_source(str(path), source)
     mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
     module = importlib.util.module_from_spec(spec)
@@ -203,6 +205,14 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     finally:
         sys.modules.pop(mod_name, None)
     return _validate(module, path, source)
+
+
+def _remember_source(path: str, source: bytes) -> None:
+    """Put the source just compiled in `linecache`, so hot lines, traces and tracebacks quote
+    the code that ran even if the file is edited since. Entries without an mtime are never
+    re-checked against the file (`linecache.checkcache` skips them), so quoting costs no stat."""
+    text = importlib.util.decode_source(source)
+    linecache.cache[path] = (len(text), None, text.splitlines(True), path)
 
 
 def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
