@@ -77,14 +77,18 @@ def build_trace(result: EmulationResult, limit: int | None = DEFAULT_LIMIT,
     order = idx[np.lexsort((t0[idx], cols.pipe[idx], core[idx]))]
     ops = result.ops
     blocks = [b.block for b in result.blocks]
-    for i in order.tolist():
-        li = int(cols.line[i])
+    # Python lists in event order: indexing numpy scalars per record costs more than the rest.
+    names = [ops[o] for o in cols.op[order].tolist()]
+    starts, ends = t0[order].tolist(), t1[order].tolist()
+    for name, kind, c, p, ts, te, li, nb, blk in zip(
+            names, cols.kind[order].tolist(), core[order].tolist(), cols.pipe[order].tolist(),
+            starts, ends, cols.line[order].tolist(), cols.nbytes[order].tolist(),
+            cols.block[order].tolist()):
         events.append({
-            "ph": "X", "name": ops[int(cols.op[i])], "cat": _CAT.get(int(cols.kind[i]), "work"),
-            "pid": int(core[i]), "tid": int(cols.pipe[i]), "ts": int(t0[i]) / 1000,
-            "dur": int(t1[i] - t0[i]) / 1000,
+            "ph": "X", "name": name, "cat": _CAT.get(kind, "work"), "pid": c, "tid": p,
+            "ts": ts / 1000, "dur": (te - ts) / 1000,
             "args": {"file": base[li], "line": int(result.lines[li][1]), "code": code[li],
-                     "bytes": int(cols.nbytes[i]), "block": blocks[int(cols.block[i])]}})
+                     "bytes": nb, "block": blocks[blk]}})
     flows = 0
     waits = np.nonzero(keep & (cols.kind == KIND_WAIT) & (cols.link >= 0))[0]
     for w in waits.tolist():
