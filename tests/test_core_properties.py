@@ -99,3 +99,18 @@ def test_more_blocks_finish_sooner_until_cores_run_out():
     times = [run(RunRequest("add_custom", case="large", params=dict(block_dim=b),
                             timing_only=True)).emulation.time_us for b in (1, 2, 8)]
     assert times[0] > times[1] > times[2]
+
+
+def test_a_pickled_result_keeps_one_copy_of_the_records():
+    import pickle
+
+    em = run(RunRequest("add_custom", timing_only=True)).emulation
+    data = pickle.dumps(em)
+    back = pickle.loads(data)
+    assert back.timeline_key() == em.timeline_key()
+    _records_are_the_blocks(back)
+    assert all(b.start.base is back.records.start for b in back.blocks)
+    # the records travel once: about one byte string of columns, not two
+    columns = sum(getattr(em.records, f).nbytes for f in ("block", "pipe", "start", "end", "op",
+                                                          "line", "nbytes", "kind", "link"))
+    assert len(data) < 1.5 * columns + 20_000

@@ -78,13 +78,8 @@ def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, 
     # what is left after the recorded scalar intervals is issue cycles.
     on_scalar = np.bincount(records.block, weights=(records.end - records.start)
                             * (records.pipe == 0), minlength=nb).tolist()
-    blocks = []
-    for i, c in enumerate(closed):
-        sl = slice(int(offsets[i]), int(offsets[i]) + sizes[i])
-        blocks.append(BlockTimeline(
-            c.block, c.core, c.wave, c.t_start, c.t_end, records.pipe[sl], records.start[sl],
-            records.end[sl], records.op[sl], records.line[sl], records.nbytes[sl],
-            records.kind[sl], records.link[sl], max(c.issued - on_scalar[i], 0.0)))
+    blocks = [records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end,
+                               max(c.issued - on_scalar[i], 0.0)) for i, c in enumerate(closed)]
     return records, tuple(blocks)
 
 

@@ -80,6 +80,16 @@ class Records:
     def __len__(self) -> int:
         return len(self.pipe)
 
+    def timeline(self, i: int, block: int, core: int, wave: int, t_start: float, t_end: float,
+                 scalar_cycles: float) -> BlockTimeline:
+        """The i-th block's timeline, its columns views into these."""
+        lo = int(self.offsets[i])
+        hi = int(self.offsets[i + 1]) if i + 1 < len(self.offsets) else len(self.pipe)
+        sl = slice(lo, hi)
+        return BlockTimeline(block, core, wave, t_start, t_end, self.pipe[sl], self.start[sl],
+                             self.end[sl], self.op[sl], self.line[sl], self.nbytes[sl],
+                             self.kind[sl], self.link[sl], scalar_cycles)
+
     @classmethod
     def of_blocks(cls, blocks) -> Records:
         """The columns of timelines that were not built by a launch (hand-made, imported)."""
@@ -156,6 +166,19 @@ class EmulationResult:
         if r is None or len(r.offsets) != len(self.blocks) or any(
                 b.pipe.base is not r.pipe for b in self.blocks):
             object.__setattr__(self, "records", Records.of_blocks(self.blocks))
+
+    def __getstate__(self) -> dict:
+        """Pickle every record once (the TUI's worker and the tuner's processes send results
+        through pipes): blocks travel as their scalars and come back as views of `records`."""
+        state = dict(self.__dict__)
+        state["blocks"] = tuple((b.block, b.core, b.wave, b.t_start, b.t_end, b.scalar_cycles)
+                                for b in self.blocks)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        r = state["records"]
+        state["blocks"] = tuple(r.timeline(i, *meta) for i, meta in enumerate(state["blocks"]))
+        self.__dict__.update(state)
 
     @property
     def hbm_read(self) -> int:
