@@ -134,12 +134,9 @@ class RunRecord:
 
 def line_costs(em: EmulationResult, limit: int = MAX_LINES) -> tuple[LineCost, ...]:
     """Busy cycles per source line over all blocks (work records only), costliest first."""
-    totals = np.zeros(len(em.lines))
-    for b in em.blocks:
-        work = b.kind == KIND_WORK
-        if np.any(work):
-            totals += np.bincount(b.line[work], weights=(b.end - b.start)[work],
-                                  minlength=len(em.lines))[:len(em.lines)]
+    r = em.records
+    totals = np.bincount(r.line, weights=(r.end - r.start) * (r.kind == KIND_WORK),
+                         minlength=len(em.lines))[:len(em.lines)]
     order = np.argsort(-totals, kind="stable")[:limit]
     texts = _SourceTexts()
     out = []

@@ -149,12 +149,9 @@ class TimelineModel:
 
     def _build(self) -> None:
         """Every block's indexes and the all-blocks ones, once per result (first frame)."""
-        blocks = self.em.blocks
-        cat = {name: np.concatenate([getattr(b, name) for b in blocks]) if blocks
-               else np.zeros(0) for name in ("pipe", "kind", "start", "end")}
-        for i, b in [*enumerate(blocks), (-1, None)]:
-            pipe, kind, start, end = ((b.pipe, b.kind, b.start, b.end) if b is not None else
-                                      (cat["pipe"], cat["kind"], cat["start"], cat["end"]))
+        blocks, r = self.em.blocks, self.em.records
+        for i, b in [*enumerate(blocks), (-1, r)]:  # -1: all blocks' records at once
+            pipe, kind, start, end = b.pipe, b.kind, b.start, b.end
             idx = {}
             for p in self.pipes:
                 on = pipe == p
