@@ -87,6 +87,9 @@ def test_replacing_the_blocks_rebuilds_the_records():
     one = replace(em, blocks=em.blocks[:1])
     assert len(one.records) == len(em.blocks[0]) < len(em.records)
     _records_are_the_blocks(one)
+    backwards = replace(em, blocks=em.blocks[::-1])  # still views, but not in records' order
+    _records_are_the_blocks(backwards)
+    assert replace(em, log=()).records is em.records  # unchanged blocks keep theirs
 
 
 def test_double_buffering_overlaps_copy_and_compute():

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .results import BlockTimeline, Records
+from .results import RECORD_COLUMNS, BlockTimeline, Records
 
 #: One recorded instruction as `Core.rec` holds it (see npu/core.py):
 #: (pipe, start, end, op name, file, line, bytes moved, kind, linked record index or -1).
@@ -31,14 +31,14 @@ class ClosedBlock:
     t_start: float
     t_end: float
     issued: float  # cycles the block's scalar clock advanced (issue, scalar work and its waits)
-    columns: dict  # name -> array, the fields of `Records` but block and offsets
+    columns: dict  # name -> array, as RECORD_COLUMNS
 
 
 def close_columns(rec: list, ops: dict, lines: dict) -> dict:
     """One block's record tuples as columns, its op names and (file, line) sites interned into
     the launch-wide `ops` and `lines` tables (name or site -> id)."""
     if not rec:
-        return {name: np.zeros(0, dtype) for name, dtype in _COLUMNS.items()}
+        return {name: np.zeros(0, dtype) for name, dtype in RECORD_COLUMNS.items()}
     table = np.fromiter(rec, dtype=RECORD, count=len(rec))  # one C-level pass (~10% < array)
     file_table: dict = {}
     file_ids = _intern(table["file"].tolist(), file_table)
@@ -53,27 +53,13 @@ def close_columns(rec: list, ops: dict, lines: dict) -> dict:
             "kind": table["kind"].copy(), "link": table["link"].copy()}
 
 
-_COLUMNS = {"pipe": np.int8, "start": np.float64, "end": np.float64, "op": np.int32,
-            "line": np.int32, "nbytes": np.int64, "kind": np.int8, "link": np.int32}
-
-
 def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, ...]]:
     """All blocks' columns concatenated, and each block's timeline as a view into them.
 
-    `closed` is emptied as it goes: each block's own arrays are freed once copied.
+    The blocks' own columns are freed as they are joined (`Records.concat`).
     """
-    sizes = [len(c.columns["pipe"]) for c in closed]
+    records = Records.concat([c.columns for c in closed])
     nb = len(closed)
-    offsets = np.zeros(nb, dtype=np.int64)
-    if nb > 1:
-        offsets[1:] = np.cumsum(sizes)[:-1]
-    cols = {}
-    for name, dtype in _COLUMNS.items():
-        parts = [c.columns.pop(name) for c in closed]
-        cols[name] = np.concatenate(parts) if parts else np.zeros(0, dtype)
-        del parts
-    records = Records(block=np.repeat(np.arange(nb, dtype=np.int64), sizes),
-                      offsets=offsets, **cols)
     # The scalar clock moved by issue costs, recorded scalar work and recorded scalar waits:
     # what is left after the recorded scalar intervals is issue cycles.
     on_scalar = np.bincount(records.block, weights=(records.end - records.start)

@@ -91,22 +91,42 @@ class Records:
                              self.kind[sl], self.link[sl], scalar_cycles)
 
     @classmethod
+    def concat(cls, parts: list[dict]) -> Records:
+        """Each block's columns (name -> array, the names of RECORD_COLUMNS), joined in block
+        order. The dicts are emptied column by column, so a block's own copy of a column is
+        freed as soon as it is joined (a launch's records can be millions)."""
+        sizes = [len(p["pipe"]) for p in parts]
+        offsets = np.zeros(len(parts), dtype=np.int64)
+        if len(parts) > 1:
+            offsets[1:] = np.cumsum(sizes)[:-1]
+        cols = {}
+        for name, dtype in RECORD_COLUMNS.items():
+            joined = [p.pop(name) for p in parts]
+            cols[name] = (np.concatenate(joined).astype(dtype, copy=False) if joined
+                          else np.zeros(0, dtype))
+        return cls(block=np.repeat(np.arange(len(parts), dtype=np.int64), sizes),
+                   offsets=offsets, **cols)
+
+    @classmethod
     def of_blocks(cls, blocks) -> Records:
         """The columns of timelines that were not built by a launch (hand-made, imported)."""
-        sizes = [len(b) for b in blocks]
-        offsets = np.zeros(len(blocks), dtype=np.int64)
-        if len(blocks) > 1:
-            offsets[1:] = np.cumsum(sizes)[:-1]
+        return cls.concat([{name: getattr(b, name) for name in RECORD_COLUMNS} for b in blocks])
 
-        def cat(name: str, dtype) -> np.ndarray:
-            if not blocks:
-                return np.zeros(0, dtype)
-            return np.concatenate([getattr(b, name) for b in blocks]).astype(dtype, copy=False)
+    def backs(self, blocks) -> bool:
+        """Whether each block's columns are exactly its slice of these, in order (what
+        `timeline` makes): false after e.g. `dataclasses.replace(result, blocks=...)`."""
+        if len(self.offsets) != len(blocks):
+            return False
+        base = self.pipe.ctypes.data  # int8: a record's byte offset is its index
+        ends = [*self.offsets.tolist()[1:], len(self.pipe)]
+        return all(b.pipe.base is self.pipe and b.pipe.ctypes.data - base == lo
+                   and lo + len(b) == hi
+                   for b, lo, hi in zip(blocks, self.offsets.tolist(), ends))
 
-        return cls(np.repeat(np.arange(len(blocks), dtype=np.int64), sizes),
-                   cat("pipe", np.int8), cat("start", np.float64), cat("end", np.float64),
-                   cat("op", np.int32), cat("line", np.int32), cat("nbytes", np.int64),
-                   cat("kind", np.int8), cat("link", np.int32), offsets)
+
+#: The per-record columns of `Records` and of each `BlockTimeline`, with their dtypes.
+RECORD_COLUMNS = {"pipe": np.int8, "start": np.float64, "end": np.float64, "op": np.int32,
+                  "line": np.int32, "nbytes": np.int64, "kind": np.int8, "link": np.int32}
 
 
 @dataclass(frozen=True)
@@ -160,11 +180,7 @@ class EmulationResult:
     records: Records | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        # Rebuilt unless the blocks are views of them (`dataclasses.replace(blocks=...)` keeps
-        # the old records).
-        r = self.records
-        if r is None or len(r.offsets) != len(self.blocks) or any(
-                b.pipe.base is not r.pipe for b in self.blocks):
+        if self.records is None or not self.records.backs(self.blocks):
             object.__setattr__(self, "records", Records.of_blocks(self.blocks))
 
     def __getstate__(self) -> dict:
