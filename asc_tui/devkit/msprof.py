@@ -253,8 +253,7 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
         busy = sum(c.busy_us.get("mte2", 0.0) + c.busy_us.get("mte3", 0.0) for c in cores)
         if busy > 0 and count:
             active = min(len(cores), chip_cores or len(cores))
-            lat = chip.dma_latency + chip.dma_latency_per_active_core * max(active - 1, 0)
-            fixed_share = min(count * lat / chip.clock_mhz / busy, 1.0)
+            fixed_share = min(count * chip.dma_latency_for(active) / chip.clock_mhz / busy, 1.0)
     facts = rules.Facts(
         utilisation=util, wait_ratios=waits, overlap=None, cores_used=len(cores),
         chip_cores=chip_cores, core_kind=x.upper(), waves=1, last_wave_cores=len(cores),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 
 from ..ascendc.enums import PIPE_NAMES
+from ..npu.chip import wave_cores
 from ..npu.results import EmulationResult
 from . import advice as rules
 from .breakdown import (
@@ -224,9 +225,7 @@ def _dma_facts(em, cores, chip, chip_cores) -> tuple[float | None, float | None]
         nbytes += c.read_bytes + c.write_bytes
         busy += bu.get("mte2", 0.0) + bu.get("mte3", 0.0)
         if chip is not None:
-            n_active = min(chip_cores, em.block_dim - c.wave * chip_cores) if chip_cores else 1
-            fixed += n * (chip.dma_latency
-                          + chip.dma_latency_per_active_core * max(n_active - 1, 0))
+            fixed += n * chip.dma_latency_for(wave_cores(em.block_dim, c.wave, chip_cores))
     if not count:
         return None, None
     if chip is None or busy <= 0:

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..npu.chip import wave_cores
 
 LATENCY_FRACTION = 0.25
 LATENCY_FIXED_SHARE = 0.5
@@ -87,8 +88,7 @@ def fixed_cycles(result, chip, use_cube: bool, cores) -> float:
     startup[M] = float(chip.section("cube").get("startup_cycles", 0.0))
     n_cores = chip.aic if use_cube else chip.aiv
     b = max(cores, key=lambda c: c.cycles)  # the first of the slowest
-    n_active = min(n_cores, result.block_dim - b.wave * n_cores) if n_cores else 1
-    dma = chip.dma_latency + chip.dma_latency_per_active_core * max(n_active - 1, 0)
+    dma = chip.dma_latency_for(wave_cores(result.block_dim, b.wave, n_cores))
     startup[MTE1] = startup[MTE2] = startup[MTE3] = startup[FIX] = dma
     busy = [b.busy_us.get(PIPE_NAMES[p], 0.0) for p in range(1, N_PIPES)]
     busiest = busy.index(max(busy)) + 1  # scalar has no start-up model

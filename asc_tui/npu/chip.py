@@ -64,6 +64,10 @@ class ChipModel:
         """Whole-chip HBM bandwidth in bytes per cycle."""
         return self.hbm_gbps * 1e3 / self.clock_mhz
 
+    def dma_latency_for(self, active_cores: int) -> float:
+        """Fixed cycles of one DMA while `active_cores` cores of a wave share the HBM."""
+        return self.dma_latency + self.dma_latency_per_active_core * max(active_cores - 1, 0)
+
     def cycles_to_us(self, cycles: float) -> float:
         return cycles / self.clock_mhz
 
@@ -87,6 +91,11 @@ class ChipModel:
     def section(self, name: str) -> dict:
         """A raw TOML section (for later layers, e.g. the cube path)."""
         return self.raw.get(name, {})
+
+
+def wave_cores(block_dim: int, wave: int, n_cores: int) -> int:
+    """Cores busy in wave `wave` when `block_dim` blocks run on `n_cores` cores (1 if unknown)."""
+    return min(n_cores, block_dim - wave * n_cores) if n_cores else 1
 
 
 def available_chips() -> list[str]:

@@ -43,7 +43,7 @@ class Core:
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
         shared = chip.hbm_bpc / max(n_active, 1)
-        self.dma_lat = chip.dma_latency + chip.dma_latency_per_active_core * (n_active - 1)
+        self.dma_lat = chip.dma_latency_for(n_active)
         self.rd_bpc = min(chip.gm_read_bpc, shared)
         self.wr_bpc = min(chip.gm_write_bpc, shared)
         self.gm_read = 0

@@ -18,7 +18,7 @@ from ..ascendc.enums import PIPE_NAMES
 from ..ascendc.kernel import KernelFunction
 from ..ascendc.tensors import GM_ADDR, GmBuffer
 from . import state
-from .chip import ChipModel
+from .chip import ChipModel, wave_cores
 from .core import Core
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .records import timelines
@@ -117,7 +117,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
-            n_active = min(n_cores, block_dim - wave * n_cores)
+            n_active = wave_cores(block_dim, wave, n_cores)
             group = None
             core = None if mix else Core(run, b, core_id, wave, core_free[core_id], n_active)
             state.core = core

@@ -62,7 +62,7 @@ def estimate_kernel_us(op: OperatorModule, case_name: str | None, chip: ChipMode
     waves = math.ceil(bd / base.n_cores)
     per_block = traffic / bd
     bw = min(chip.gm_read_bpc, chip.hbm_bpc / active)
-    lat = chip.dma_latency + chip.dma_latency_per_active_core * (active - 1)
+    lat = chip.dma_latency_for(active)
     chunk = cfg.first_dma_bytes or per_block
     n_dma = math.ceil(per_block / max(chunk, 1))
     distinct = min(float(base.io_bytes), traffic) / bd  # first reads: HBM
