@@ -51,6 +51,14 @@ def save_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _copy_bug(ops: Path, name: str) -> None:
+    """Put the bundled buggy operator `name` (operators/bugs/) into the watched directory."""
+    bug = Path(__file__).parents[1] / "operators" / "bugs" / name
+    if not bug.exists():
+        pytest.skip(f"operators/bugs/{name} not in this build")
+    shutil.copy(bug, ops / name)
+
+
 async def started(pilot, app, n=2):
     await until(pilot, lambda: app.results_seen >= n, what="first results")
 
@@ -385,10 +393,7 @@ def test_editing_the_config_reloads_it_and_reports_mistakes_with_line_and_column
 
 @pytest.mark.skipif(optional("sanitizer") is None, reason="devkit.sanitizer not in this build")
 def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
-    bug = Path(__file__).parents[1] / "operators" / "bugs" / "add_tail_oob.py"
-    if not bug.exists():
-        pytest.skip("operators/bugs/add_tail_oob.py not in this build")
-    shutil.copy(bug, ops / "add_tail_oob.py")
+    _copy_bug(ops, "add_tail_oob.py")
 
     async def go():
         app = make_app(ops)
@@ -460,10 +465,7 @@ def test_timeline_bindings_are_remappable_by_id_too(ops):
 
 @pytest.mark.skipif(optional("debug") is None, reason="devkit.debug not in this build")
 def test_debug_key_runs_the_deadlock_check_for_multi_rank_operators(ops):
-    bug = Path(__file__).parents[1] / "operators" / "bugs" / "allreduce_skip.py"
-    if not bug.exists():
-        pytest.skip("operators/bugs/allreduce_skip.py not in this build")
-    shutil.copy(bug, ops / "allreduce_skip.py")
+    _copy_bug(ops, "allreduce_skip.py")
 
     async def go():
         app = make_app(ops)

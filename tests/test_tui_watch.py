@@ -101,14 +101,21 @@ def test_a_new_save_cancels_the_run_in_flight(tmp_path):
         worker.close()
 
 
-def test_watch_command_prints_a_line_per_rerun(tmp_path):
+# the real `asc-tui` entry point, run as a child process
+CLI = [sys.executable, "-c", "import sys; from asc_tui.cli import main; sys.exit(main())"]
+
+
+def _dir_with_add(tmp_path) -> Path:
     ops = tmp_path / "ops"
     ops.mkdir()
     (ops / "add.py").write_text(ADD_CUSTOM.read_text())
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from asc_tui.cli import main; "
-                             "sys.exit(main())", "watch", str(ops), "--case",
-                             "tail", "--count", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return ops
+
+
+def test_watch_command_prints_a_line_per_rerun(tmp_path):
+    ops = _dir_with_add(tmp_path)
+    proc = subprocess.Popen([*CLI, "watch", str(ops), "--case", "tail", "--count", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -174,12 +181,9 @@ def test_a_saved_operator_jumps_ahead_of_a_queued_run_all(tmp_path):
 def test_watch_command_json_prints_one_run_object_per_result(tmp_path):
     import json
 
-    ops = tmp_path / "ops"
-    ops.mkdir()
-    (ops / "add.py").write_text(ADD_CUSTOM.read_text())
-    out = subprocess.run([sys.executable, "-c", "import sys; from asc_tui.cli import main; "
-                          "sys.exit(main())", "watch", str(ops / "add.py"), "--case", "tail",
-                          "--json", "--count", "1"], capture_output=True, text=True, timeout=60)
+    ops = _dir_with_add(tmp_path)
+    out = subprocess.run([*CLI, "watch", str(ops / "add.py"), "--case", "tail", "--json",
+                          "--count", "1"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout.splitlines()[0])
     assert d["operator"] == "add" and d["status"] == "ok" and d["passed"]
