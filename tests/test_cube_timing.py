@@ -132,3 +132,25 @@ def test_cube_records_queue_events_between_mte2_mte1_cube_and_fixpipe():
     b = res.blocks[0]
     cube_waits = (b.kind == 1) & (b.pipe == 2)
     assert cube_waits.any()  # the cube waited on MTE1_M (DeQue of A2/B2)
+
+
+@given(counts=st.lists(st.integers(0, 9), min_size=1, max_size=64),
+       regions=st.lists(st.tuples(st.integers(0, 20000), st.integers(1, 3), st.integers(1, 8),
+                                  st.integers(1, 1500), st.integers(1, 3000),
+                                  st.integers(0, 9000)), min_size=1, max_size=12),
+       capacity=st.sampled_from([0, 4096, 1 << 30]))
+def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, capacity):
+    import numpy as np
+
+    from asc_tui.npu.l2 import L2Model, Prepass
+
+    chunks = np.array(counts, dtype=np.int32)
+    keys = [("a", *r) for r in regions]
+    l2 = L2Model(capacity or 1, 110.0, prepass=Prepass({"a": chunks}, keys))
+    for key in keys:
+        _, base, nd, rows, row_bytes, stride, mstride = key
+        idx = L2Model._chunks(base, nd, rows, row_bytes, stride, mstride, chunks.size)
+        reads = chunks[idx] if idx.size else np.ones(1)
+        miss = float(np.mean(1.0 / np.maximum(reads, 1)))
+        want = int(nd * rows * row_bytes * (1.0 - miss) * l2.scale)
+        assert abs(l2.hits[key] - want) <= 1, key

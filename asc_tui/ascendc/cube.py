@@ -34,6 +34,7 @@ from .. import PACKAGE_DIR
 from ..npu import state
 from ..npu.errors import KernelError, user_frame
 from ..npu.l2 import l2_of
+from ..npu.offload import gm_ready, numbers
 from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
 from .enums import Pipe
 from .mmad_numbers import KSteps, Pending
@@ -183,6 +184,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
               hint=f"an NZ tile of {plan.n}x{plan.d} {dtype_name(dt)} needs "
                    f"{plan.d1} x dstNzC0Stride x {c0} elements")
     if core.numeric:
+        gm_ready(src.buffer)
         _nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
     gm_read_cost(core, src, plan.nbytes, fr, "DataCopy(Nd2Nz)", plan.nd, plan.n, plan.d * isz,
                  plan.sd_b, plan.ms_b)
@@ -499,11 +501,14 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
                   f"tensor holds {t.count * isz} B", fr)
 
 
-def flush_cube(core) -> None:
-    """Make L0C hold every issued Mmad's result (before anything reads it)."""
+def flush_cube(core, wait: bool = True) -> None:
+    """Make L0C hold every issued Mmad's result (before anything reads it); with wait=False
+    only queue their computation, for a job that follows them on the numbers thread."""
     pend = core.mmad_pending
     if pend is not None:
         pend.flush(core)
+    if wait:
+        numbers.drain()
 
 
 def _fr_shape(role: str, m1: int, n1: int, k1: int) -> tuple[int, int]:

@@ -15,6 +15,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..npu import state
 from ..npu.errors import KernelError
+from ..npu.offload import gm_ready, numbers
 from .cube import Nd2NzParams, copy_nd2nz
 from .enums import Pipe
 from .tensors import GlobalTensor, LocalTensor
@@ -116,6 +117,8 @@ def DataCopy(dst, src, count_or_params) -> None:
             n = _rounded(core, nb, isz, fr, "DataCopy GM→local")
             nb = n * isz
         if core.numeric:
+            if src.buffer.busy:  # a Fixpipe on the numbers thread writes it (npu/offload.py)
+                numbers.drain()
             s = src.start
             dst.arr[:n] = src.arr[s: s + n]
         # core.work(MTE2, ...) inlined: this is the hottest path of every vector kernel
@@ -143,6 +146,8 @@ def DataCopy(dst, src, count_or_params) -> None:
             n = _rounded(core, nb, isz, fr, "DataCopy local→GM")
             nb = n * isz
         if core.numeric:
+            if dst.buffer.busy:
+                numbers.drain()
             s = dst.start
             dst.arr[s: s + n] = src.arr[:n]
         ts = core.ts = core.ts + core.issue
@@ -195,6 +200,7 @@ def _bytes_of(t) -> np.ndarray | None:
     if t.arr is None:
         return None
     if type(t) is GlobalTensor:
+        gm_ready(t.buffer)
         return t.arr.view(np.uint8)
     return t.arr[: t.count].view(np.uint8)
 

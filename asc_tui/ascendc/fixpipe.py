@@ -9,10 +9,12 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 
 import numpy as np
 
 from ..npu import state
+from ..npu.offload import numbers
 from .cube import FIX, _fail, _gm_extent, _need_mem, flush_cube, strided
 from .dtypes import bfloat16, dtype_name, float32, half, int32
 from .tensors import GlobalTensor, LocalTensor
@@ -104,15 +106,15 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     elif d_need > dst.count:
         _fail(f"Fixpipe writes {d_need} elements but the local tensor holds {dst.count}", fr)
     if core.numeric:
-        flush_cube(core)
-        sv = strided(src.arr, 0, (m, n1, 16), (64, sstride * 64, 4)).reshape(m, n1 * 16)[:, :n]
-        if q is QuantMode_t.DEQF16:
-            sv = sv.astype(np.float32) * np.float32(params.deqScalar)
-        if params.reluEn:
-            sv = np.maximum(sv, 0)
-        base = dst.start if to_gm else 0
-        dv = strided(dst.arr, base, (m, n), (dstride * isz, isz))
-        dv[...] = sv.astype(dst.dtype)
+        flush_cube(core, wait=False)
+        sv = strided(src.arr, 0, (m, n1, 16), (64, sstride * 64, 4))
+        dv = strided(dst.arr, dst.start if to_gm else 0, (m, n), (dstride * isz, isz))
+        job = partial(_convert, dv, sv, q, float(params.deqScalar), bool(params.reluEn))
+        if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
+            numbers.submit(job, dst.buffer)
+        else:
+            numbers.drain()
+            job()
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
@@ -125,6 +127,18 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
+
+
+def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: bool) -> None:
+    """Fixpipe's numbers: the NZ L0C view `sv` (m × n1 × 16, fp32/int32) quantised and ReLU'd
+    into the m × n view `dv` (read only here: L0C is final once the jobs before ran)."""
+    m, n = dv.shape
+    sv = sv.reshape(m, -1)[:, :n]
+    if q is QuantMode_t.DEQF16:
+        sv = sv.astype(np.float32) * np.float32(deq)
+    if relu:
+        sv = np.maximum(sv, 0)
+    dv[...] = sv.astype(dv.dtype)
 
 
 __all__ = ["QuantMode_t", "FixpipeParamsV220", "FixpipeParams", "Fixpipe"]

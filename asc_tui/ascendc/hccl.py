@@ -27,6 +27,7 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError, OperatorError
+from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
 from .enums import Pipe
 from .tensors import GM_ADDR, GlobalTensor
@@ -180,6 +181,7 @@ def _view(addr: GM_ADDR | None, dtype, count: int) -> np.ndarray | None:
     if addr is None or addr.buffer.data is None:
         return None
     buf = addr.buffer
+    gm_ready(buf)
     byte_off = addr.offset * buf.dtype.itemsize
     raw = buf.data.view(np.uint8)
     nb = count * dtype.itemsize

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelAssert
+from ..npu.offload import gm_ready
 
 
 class KernelFunction:
@@ -90,6 +91,8 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
 
         flush_cube(state.core)
     if getattr(tensor, "arr", None) is not None:
+        if hasattr(tensor, "buffer"):
+            gm_ready(tensor.buffer)
         start = getattr(tensor, "start", 0) if hasattr(tensor, "buffer") else 0
         data = np.asarray(tensor.arr[start: start + int(dumpSize)])
     body = "(timing-only run: no data)" if data is None else np.array2string(

@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-from ..npu.blas import single_thread_matmul
+from ..npu.offload import numbers
 from .dtypes import int32
 
 _BITS = {1: np.uint8, 2: np.uint16}
@@ -180,17 +180,26 @@ class Pending:
         return b
 
     def flush(self, core) -> None:
+        """Widen the operands now (L0A/L0B snapshots are this thread's); the matmul and the
+        write into L0C run on the numbers thread (npu/offload.py)."""
         core.mmad_pending = None
         run = core.run
         if run.mmad_widened is None:
             run.mmad_widened = Widened()
-        r = single_thread_matmul(*self.operands(run.mmad_widened))
+        a, b = self.operands(run.mmad_widened)
+        bias = None if self.bias is None else self.bias.arr[: self.n].copy()
+        m1, n1 = self.m1, self.n1
+        c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
+        numbers.submit(lambda: self._compute(a, b, bias, c4))
+
+    def _compute(self, a: np.ndarray, b: np.ndarray, bias: np.ndarray | None,
+                 c4: np.ndarray) -> None:
+        r = a @ b  # BLAS on one thread during a launch (npu/blas.py)
         if self.out_t == int32:
             r = r.astype(np.int32)
-        if self.bias is not None:
-            r = r + self.bias.arr[: self.n].astype(r.dtype)
+        if bias is not None:
+            r = r + bias.astype(r.dtype)
         m, n, m1, n1 = self.m, self.n, self.m1, self.n1
-        c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
         if m != m1 * 16 or n != n1 * 16:
             full = np.zeros((m1 * 16, n1 * 16), dtype=r.dtype)
             full[:m, :n] = r

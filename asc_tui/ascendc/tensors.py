@@ -12,19 +12,21 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
+from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
 
 
 class GmBuffer:
     """One kernel argument in global memory (an input or output of the operator)."""
 
-    __slots__ = ("name", "dtype", "count", "data", "written")
+    __slots__ = ("name", "dtype", "count", "data", "busy")
 
     def __init__(self, name: str, dtype, count: int, data: np.ndarray | None):
         self.name = name
         self.dtype = as_dtype(dtype)
         self.count = int(count)
         self.data = data  # flat numpy array of `dtype`, or None in timing-only mode
+        self.busy = 0  # numeric jobs still to write it (npu/offload.py)
 
 
 class GM_ADDR:  # noqa: N801 - Ascend C's spelling
@@ -118,6 +120,7 @@ class GlobalTensor:
             core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
+        gm_ready(self.buffer)
         return self.arr[self.start + i]
 
     def SetValue(self, i: int, value) -> None:
@@ -127,6 +130,7 @@ class GlobalTensor:
         if core.san is not None:
             core.san.access(core, self, i, 1, True, sys._getframe(1))
         if self.arr is not None:
+            gm_ready(self.buffer)
             self.arr[self.start + i] = value
 
     def __repr__(self) -> str:

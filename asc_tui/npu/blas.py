@@ -1,4 +1,4 @@
-"""Run the emulator's many small matmuls on one BLAS thread.
+"""Run the emulator's tile-sized matmuls on one BLAS thread.
 
 Why: a multi-threaded OpenBLAS spins up its worker threads for every call; for the emulated
 cube's tile-sized matmuls (~10 MFLOP) that costs far more than the arithmetic, and on a busy
@@ -42,21 +42,23 @@ def _load() -> None:
 
 
 _load()
-_single = False
 
 
-def single_thread_matmul(a, b):
-    """a @ b with BLAS limited to one thread (restored afterwards)."""
-    global _single
-    if _set is None or _single:
-        return a @ b
-    n = _get()
-    if n <= 1:
-        return a @ b
-    _single = True
-    _set(1)
-    try:
-        return a @ b
-    finally:
-        _set(n)
-        _single = False
+class one_thread:
+    """BLAS limited to one thread for the duration (restored afterwards): a launch's matmuls
+    run on the numbers thread (npu/offload.py) while the emulator keeps the other core.
+
+    Restored only after the launch's last job: a job running after the restore would use the
+    BLAS thread pool, whose workers then spin for ~0.1 s and slow down the next launch.
+    """
+
+    def __enter__(self):
+        self.n = _get() if _set is not None else 1
+        if self.n > 1:
+            _set(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.n > 1:
+            _set(self.n)
+        return False

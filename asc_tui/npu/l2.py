@@ -22,6 +22,7 @@ an HBM read — the setting under which the textbook GM-traffic formulas hold ex
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -33,11 +34,12 @@ class L2Model:
     """Per-launch L2 state: read counts (pre-pass) or resident chunks (first-read fallback)."""
 
     def __init__(self, capacity: int, bpc: float, enabled: bool = True,
-                 counts: dict[str, np.ndarray] | None = None, record: bool = False):
+                 prepass: Prepass | None = None, record: bool = False):
         self.capacity = int(capacity)
         self.bpc = float(bpc)
         self.enabled = enabled and capacity > 0
         self.record = record
+        counts = prepass.counts if prepass is not None else None
         self.counts = counts  # buffer name -> reads per chunk (from the pre-pass)
         self.scale = 1.0
         if counts:
@@ -45,11 +47,35 @@ class L2Model:
             if footprint > self.capacity > 0:
                 self.scale = self.capacity / footprint
         self.maps: dict[str, np.ndarray] = {}
-        self.hits: dict[tuple, int] = {}  # region -> L2-hit bytes per read (pre-pass counts)
+        # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw
+        self.hits: dict[tuple, int] = self._region_hits(prepass.regions) if counts else {}
         self.reads: dict[tuple, int] = {}  # region -> times read (the pre-pass itself)
+        self.sizes: dict[str, int] = {}  # buffer name -> bytes (the pre-pass itself)
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
         self.miss_bytes = 0
+
+    def _region_hits(self, regions: list[tuple]) -> dict[tuple, int]:
+        """L2-hit bytes per read of each region: its bytes times the mean over its chunks of
+        (1 - 1/reads), scaled for capacity — what `read` would work out region by region, for
+        all regions of a buffer in one vectorised pass (~15 µs saved per region)."""
+        hits: dict[tuple, int] = {}
+        by_buffer: dict[str, list[tuple]] = {}
+        for key in regions:
+            by_buffer.setdefault(key[0], []).append(key)
+        for name, keys in by_buffer.items():
+            counts = self.counts.get(name)
+            if counts is None:
+                continue
+            idx = [self._chunks(*key[1:], counts.size) for key in keys]
+            sizes = np.array([i.size for i in idx], dtype=np.int64)
+            inv = 1.0 / np.maximum(counts[np.concatenate(idx)], 1)
+            missed = np.bincount(np.repeat(np.arange(len(keys)), sizes), weights=inv,
+                                 minlength=len(keys))
+            for key, n, m in zip(keys, sizes.tolist(), missed.tolist()):
+                nbytes = key[2] * key[3] * key[4]
+                hits[key] = int(nbytes * (1.0 - m / n) * self.scale) if n else 0
+        return hits
 
     def _map(self, buf) -> np.ndarray:
         """Which chunks of `buf` are resident (the first-read fallback model)."""
@@ -92,20 +118,16 @@ class L2Model:
             self.miss_bytes += nbytes
             return 0
         if self.record:  # tallied per region; `recorded` spreads them over the chunks
-            key = (buf.name, buf.count * buf.dtype.itemsize, base, nd, rows, row_bytes, stride,
-                   matrix_stride)
+            key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
             self.reads[key] = self.reads.get(key, 0) + 1
+            self.sizes[buf.name] = buf.count * buf.dtype.itemsize
             return 0
         counts = self.counts.get(buf.name) if self.counts else None
         if counts is not None:
             key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
             hit = self.hits.get(key)
-            if hit is None:  # counts are fixed in the real pass: one figure per region
-                idx = self._chunks(base, nd, rows, row_bytes, stride, matrix_stride,
-                                   counts.size)
-                reads = counts[idx] if idx.size else np.ones(1)
-                miss_frac = float(np.mean(1.0 / np.maximum(reads, 1)))
-                hit = self.hits[key] = int(nbytes * (1.0 - miss_frac) * self.scale)
+            if hit is None:  # a region the pre-pass did not see (control flow on GM data)
+                hit = self.hits[key] = self._region_hits([key])[key]
         else:
             bm = self._map(buf)
             idx = self._chunks(base, nd, rows, row_bytes, stride, matrix_stride, bm.size)
@@ -124,23 +146,33 @@ class L2Model:
         self.miss_bytes += nbytes - hit
         return hit
 
-    def recorded(self) -> dict[str, np.ndarray]:
-        """The pre-pass result: reads per 512 B chunk of each buffer read (int32).
+    def recorded(self) -> Prepass:
+        """The pre-pass result: reads per 512 B chunk of each buffer read (int32), and the
+        regions read.
 
         Why tallied per region first: a kernel re-reads the same few regions many times, and
         one vectorised add per distinct region is much cheaper than one per read.
         """
         maps: dict[str, np.ndarray] = {}
-        for (name, buf_bytes, *region), times in self.reads.items():
+        for (name, *region), times in self.reads.items():
             m = maps.get(name)
             if m is None:
-                m = maps[name] = np.zeros(-(-buf_bytes // CHUNK), dtype=np.int32)
+                m = maps[name] = np.zeros(-(-self.sizes[name] // CHUNK), dtype=np.int32)
             key = (*region, m.size)
             if self._unique(*key):
                 m[self._chunks(*key)] += times
             else:
                 np.add.at(m, self._chunks(*key), times)
-        return maps
+        return Prepass(maps, list(self.reads))
+
+
+@dataclass(frozen=True)
+class Prepass:
+    """What the counting pre-pass found: reads per chunk of each buffer, and every region
+    (buffer name, base, nd, rows, row bytes, stride, matrix stride) it read."""
+
+    counts: dict[str, np.ndarray]
+    regions: list[tuple]
 
 
 def l2_enabled(run) -> bool:
@@ -154,12 +186,12 @@ def l2_of(run) -> L2Model:
     if l2 is None:
         chip = run.chip
         l2 = run.l2 = L2Model(chip.memory.get("l2", 0), chip.l2_bpc, l2_enabled(run),
-                              counts=run.l2_counts, record=run.l2_record)
+                              prepass=run.l2_counts, record=run.l2_record)
     return l2
 
 
 def prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim: int, chip,
-                   timeout_s=None) -> dict[str, np.ndarray] | None:
+                   timeout_s=None) -> Prepass | None:
     """Run the kernel once in timing-only mode, counting reads per GM chunk.
 
     Control flow of a kernel does not depend on emulated time, so the counts are exact for the

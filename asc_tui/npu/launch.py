@@ -18,9 +18,11 @@ from ..ascendc.enums import PIPE_NAMES
 from ..ascendc.kernel import KernelFunction
 from ..ascendc.tensors import GM_ADDR, GmBuffer
 from . import state
+from .blas import one_thread
 from .chip import ChipModel, wave_cores
 from .core import Core
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .offload import numbers
 from .records import timelines
 from .results import EmulationResult, LogEntry
 
@@ -113,7 +115,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     fn = kernel.fn if isinstance(kernel, KernelFunction) else kernel
-    with _deadline(timeout_s), _gc_paused():
+    with one_thread(), _deadline(timeout_s), _gc_paused(), _numbers_done():
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
@@ -199,6 +201,25 @@ class _gc_paused:
     def __exit__(self, *exc):
         if self.was_enabled:
             gc.enable()
+        return False
+
+
+class _numbers_done:
+    """Leave a launch only when the cube numbers it handed to the numbers thread are in
+    (npu/offload.py); if the launch failed, its error wins over the thread's."""
+
+    def __enter__(self):
+        numbers.begin()
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        try:
+            numbers.drain()
+        except Exception:
+            if exc_type is None:
+                raise
+        finally:
+            numbers.finish()
         return False
 
 
