@@ -133,10 +133,29 @@ def test_a_widened_operand_is_reused_only_for_bit_identical_fractals():
     def widen(raw):
         return lambda: calls.append(1) or raw.astype(np.float32)
 
+    def get(key, raw):
+        out = cache.get(key, [raw], raw.size * 4, widen(raw))
+        out()  # widened when first used (on the numbers thread), once
+        return out
+
     raw = np.zeros((2, 256), np.float16)
-    first = cache.get(("A",), [raw], widen(raw))
-    assert cache.get(("A",), [raw.copy()], widen(raw)) is first and len(calls) == 1
+    first = get(("A",), raw)
+    assert get(("A",), raw.copy()) is first and len(calls) == 1
+    assert first().dtype == np.float32 and not first().flags.writeable
     negzero = raw.copy()
     negzero[1, 200] = -0.0  # equal as a number, different bits: must be widened again
-    assert cache.get(("A",), [negzero], widen(negzero)) is not first and len(calls) == 2
-    assert cache.get(("B",), [raw], widen(raw)) is not first and len(calls) == 3
+    assert get(("A",), negzero) is not first and len(calls) == 2
+    assert get(("B",), raw) is not first and len(calls) == 3
+
+
+def test_widened_operands_beyond_the_budget_are_dropped_oldest_first():
+    from asc_tui.ascendc.mmad_numbers import Widened
+
+    cache = Widened(budget=3 * (4096 + 1024))  # three operands and their 512 B raw snapshots
+    raws = [np.full((2, 256), i, np.float16) for i in range(5)]
+    for r in raws:
+        cache.get(("A",), [r], 4096, lambda r=r: r.astype(np.float32))
+    kept = [entry[0][0] for entry in cache.entries.values()]
+    assert len(kept) == 3 and all((k == raws[i + 2].view(np.uint16)).all()
+                                  for i, k in enumerate(kept))
+    assert cache.bytes == 3 * (4096 + 1024) <= cache.budget

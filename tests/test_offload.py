@@ -135,3 +135,34 @@ def test_a_launch_that_hands_work_over_pins_the_threads_apart_and_then_frees_the
     o.drain()
     o.finish()
     assert os.sched_getaffinity(0) == cpus == os.sched_getaffinity(o.thread.native_id)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_gets_its_own_numbers_thread():
+    offload.numbers.submit(lambda: None)
+    offload.numbers.drain()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: jobs still run, on a thread of its own
+        try:
+            seen = []
+            offload.numbers.submit(lambda: seen.append(threading.current_thread().name))
+            offload.numbers.drain()
+            os.write(w, (seen[0] if offload.numbers.threaded else "inline").encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.waitpid(pid, 0)
+    assert os.read(r, 100).decode() in ("asc-tui cube numbers", "inline")
+
+
+def test_blas_runs_one_threaded_during_a_launch_and_as_before_after_it():
+    from asc_tui.npu import blas
+
+    before = blas.set_threads(None)
+    o = Offload(threaded=True)
+    o.begin()
+    during = blas.set_threads(None)
+    o.finish()
+    assert blas.set_threads(None) == before
+    assert during in (1, None)

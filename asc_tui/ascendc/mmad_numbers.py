@@ -84,17 +84,19 @@ class Widened:
     widening the same bits again was the largest numeric cost after BLAS itself. An operand is
     reused only when every raw fractal is bit-for-bit equal (a sampled fingerprint narrows the
     candidates, a full compare decides), so reuse cannot change a result. Least recently used
-    operands are dropped beyond `budget` bytes.
+    operands are dropped beyond `budget` bytes. The widening itself is deferred (`Later`) to
+    the numbers thread: only the jobs there read operands, in submission order.
     """
 
     def __init__(self, budget: int = 64 << 20):
         self.budget = budget
         self.bytes = 0
-        self.entries: OrderedDict = OrderedDict()  # (key, fingerprint, n) -> (raws, operand)
+        # (key, fingerprint, n) -> (raws, operand, its bytes)
+        self.entries: OrderedDict = OrderedDict()
 
-    def get(self, key: tuple, raws: list[np.ndarray], widen) -> np.ndarray:
-        """The widened operand for `raws` (arrays of shapes fixed by `key`): cached or
-        `widen()`."""
+    def get(self, key: tuple, raws: list[np.ndarray], nbytes: int, widen) -> Later:
+        """The widened operand (`nbytes`) for `raws` (arrays of shapes fixed by `key`): cached,
+        or `widen()` once it is first needed."""
         bits = [r.view(np.dtype(f"u{r.dtype.itemsize}")) for r in raws]
         fp = hash(b"".join(b.reshape(-1)[::61].tobytes() for b in bits))
         n = 0
@@ -107,14 +109,29 @@ class Widened:
                 self.entries.move_to_end(slot)
                 return hit[1]
             n += 1
-        out = widen()
-        out.flags.writeable = False  # shared by later flushes
-        self.entries[slot] = (bits, out)
-        self.bytes += out.nbytes + sum(map(_held_bytes, bits))
+        out = Later(widen)
+        self.entries[slot] = (bits, out, nbytes)
+        self.bytes += nbytes + sum(map(_held_bytes, bits))
         while self.bytes > self.budget and len(self.entries) > 1:
-            _, (old_bits, old) = self.entries.popitem(last=False)
-            self.bytes -= old.nbytes + sum(map(_held_bytes, old_bits))
+            _, (old_bits, _, old_bytes) = self.entries.popitem(last=False)
+            self.bytes -= old_bytes + sum(map(_held_bytes, old_bits))
         return out
+
+
+class Later:
+    """A widened operand computed on first use (on the numbers thread), then shared read-only."""
+
+    __slots__ = ("fn", "value")
+
+    def __init__(self, fn):
+        self.fn, self.value = fn, None
+
+    def __call__(self) -> np.ndarray:
+        if self.value is None:
+            self.value = self.fn()
+            self.value.flags.writeable = False
+            self.fn = None
+        return self.value
 
 
 def _held_bytes(view: np.ndarray) -> int:
@@ -133,14 +150,15 @@ class Pending:
         self.out_t, self.init, self.bias = out_t, init, bias
         self.runs: list[KSteps] = []
 
-    def operands(self, widened: Widened) -> tuple[np.ndarray, np.ndarray]:
+    def operands(self, widened: Widened) -> tuple[Later, Later]:
         """A (m × Σk) and B (Σk × n), widened (fp32, or float64 for int8: exact int32 sums)."""
         wide = np.float64 if self.out_t == int32 else np.float32
         shape = tuple((r.k, r.k1, r.c0, r.count, r.a.dtype) for r in self.runs)
-        a = widened.get(("A", self.m, self.m1, wide, shape),
-                        [r.a[:r.count] for r in self.runs], lambda: self._widen_a(wide))
-        b = widened.get(("B", self.n, self.n1, wide, shape),
-                        [r.b[:r.count] for r in self.runs], lambda: self._widen_b(wide))
+        ks = sum(r.k * r.count for r in self.runs) * np.dtype(wide).itemsize
+        a = widened.get(("A", self.m, self.m1, wide, shape), [r.a[:r.count] for r in self.runs],
+                        self.m * ks, lambda: self._widen_a(wide))
+        b = widened.get(("B", self.n, self.n1, wide, shape), [r.b[:r.count] for r in self.runs],
+                        self.n * ks, lambda: self._widen_b(wide))
         return a, b
 
     def _widen_a(self, wide) -> np.ndarray:
@@ -192,9 +210,8 @@ class Pending:
         c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
         numbers.submit(lambda: self._compute(a, b, bias, c4))
 
-    def _compute(self, a: np.ndarray, b: np.ndarray, bias: np.ndarray | None,
-                 c4: np.ndarray) -> None:
-        r = a @ b  # BLAS on one thread during a launch (npu/blas.py)
+    def _compute(self, a: Later, b: Later, bias: np.ndarray | None, c4: np.ndarray) -> None:
+        r = a() @ b()  # BLAS on one thread during a launch (npu/blas.py)
         if self.out_t == int32:
             r = r.astype(np.int32)
         if bias is not None:

@@ -1,10 +1,11 @@
-"""Run the emulator's tile-sized matmuls on one BLAS thread.
+"""Set how many threads BLAS uses: one during a launch (npu/offload.py), whose tile-sized
+matmuls run on the numbers thread while the emulator keeps the other core.
 
-Why: a multi-threaded OpenBLAS spins up its worker threads for every call; for the emulated
-cube's tile-sized matmuls (~10 MFLOP) that costs far more than the arithmetic, and on a busy
-machine it is catastrophic (measured on the shared 2-core dev box: a 112x576 @ 576x128 fp32
-matmul took 40 ms with 2 threads, 0.17 ms with 1; letting the 67 MFLOP flushes of a 1024³
-matmul use 2 threads did not make the emulation faster in our measurements).
+Why not BLAS's own threads: a multi-threaded OpenBLAS spins up its worker threads for every
+call; for the emulated cube's tile-sized matmuls (~10 MFLOP) that costs far more than the
+arithmetic, and on a busy machine it is catastrophic (measured on the shared 2-core dev box: a
+112x576 @ 576x128 fp32 matmul took 40 ms with 2 threads, 0.17 ms with 1). Its idle workers also
+spin ~0.1 s after each call, taking the CPU the emulator runs on.
 
 Found through ctypes in numpy's bundled OpenBLAS (`openblas_set_num_threads`, any symbol
 suffix); where there is no such library this is a no-op.
@@ -44,21 +45,11 @@ def _load() -> None:
 _load()
 
 
-class one_thread:
-    """BLAS limited to one thread for the duration (restored afterwards): a launch's matmuls
-    run on the numbers thread (npu/offload.py) while the emulator keeps the other core.
-
-    Restored only after the launch's last job: a job running after the restore would use the
-    BLAS thread pool, whose workers then spin for ~0.1 s and slow down the next launch.
-    """
-
-    def __enter__(self):
-        self.n = _get() if _set is not None else 1
-        if self.n > 1:
-            _set(1)
-        return self
-
-    def __exit__(self, *exc):
-        if self.n > 1:
-            _set(self.n)
-        return False
+def set_threads(n: int | None) -> int | None:
+    """Set how many threads BLAS uses (None: leave it); the count before, None if unknown."""
+    if _set is None:
+        return None
+    before = _get()
+    if n is not None and n != before:
+        _set(n)
+    return before

@@ -18,7 +18,6 @@ from ..ascendc.enums import PIPE_NAMES
 from ..ascendc.kernel import KernelFunction
 from ..ascendc.tensors import GM_ADDR, GmBuffer
 from . import state
-from .blas import one_thread
 from .chip import ChipModel, wave_cores
 from .core import Core
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
@@ -115,7 +114,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     fn = kernel.fn if isinstance(kernel, KernelFunction) else kernel
-    with one_thread(), _deadline(timeout_s), _gc_paused(), _numbers_done():
+    with _deadline(timeout_s), _gc_paused(), _numbers_done():
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
@@ -206,7 +205,8 @@ class _gc_paused:
 
 class _numbers_done:
     """Leave a launch only when the cube numbers it handed to the numbers thread are in
-    (npu/offload.py); if the launch failed, its error wins over the thread's."""
+    (npu/offload.py); if the launch failed, its error wins over the thread's. Outermost of
+    the launch's contexts: BLAS runs one-threaded until the last job is done."""
 
     def __enter__(self):
         numbers.begin()

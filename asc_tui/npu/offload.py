@@ -19,6 +19,8 @@ import os
 import queue
 import threading
 
+from .blas import set_threads
+
 
 def _usable_cpus() -> set[int]:
     try:
@@ -56,22 +58,29 @@ class Offload:
         self.error: BaseException | None = None
         self.thread: threading.Thread | None = None
         self.depth = 0  # launches running (one may start another)
+        self.blas_threads: int | None = None  # BLAS's thread count before the launches
         self.spread = False  # pin the threads apart at the next job (`_spread`)
         self.pinned: list[tuple[int, set[int]]] = []  # (thread id, CPUs to restore)
 
     def begin(self) -> None:
-        """At the start of a launch: the first job will spread the threads over two CPUs."""
-        self.depth += 1
-        if self.depth == 1:
-            self.spread = self.threaded
+        """At the start of a launch: BLAS on one thread (this thread runs it; restored by
+        `finish`, after the last job: BLAS's idle workers spin ~0.1 s after a call of
+        theirs); the first job will spread the threads over two CPUs."""
+        with self.idle:
+            self.depth += 1
+            if self.depth == 1:
+                self.blas_threads = set_threads(1)
+                self.spread = self.threaded
 
     def finish(self) -> None:
-        """At the end of a launch (after `drain`): give both threads every CPU back."""
-        self.depth -= 1
-        if self.depth > 0:
-            return  # a launch within a launch (e.g. the L2 pre-pass)
-        self.spread = False
-        pinned, self.pinned = self.pinned, []
+        """At the end of a launch (after `drain`): BLAS threads and CPUs as they were."""
+        with self.idle:
+            self.depth -= 1
+            if self.depth > 0:
+                return  # launches within or beside this one (the L2 pre-pass, HCCL ranks)
+            set_threads(self.blas_threads)
+            self.spread = False
+            pinned, self.pinned = self.pinned, []
         for tid, cpus in pinned:
             _set_cpus(tid, cpus)
 
@@ -142,6 +151,11 @@ class Offload:
 
 #: the process's numbers thread (one: jobs of nested or concurrent launches stay in order)
 numbers = Offload()
+
+
+if hasattr(os, "register_at_fork"):  # a forked child (the tuner's workers) has no numbers
+    # thread and must not inherit the parent's queue and locks: it starts afresh
+    os.register_at_fork(after_in_child=numbers.__init__)
 
 
 def gm_ready(buffer) -> None:
