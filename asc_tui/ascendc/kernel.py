@@ -91,9 +91,10 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
 
         flush_cube(state.core)
     if getattr(tensor, "arr", None) is not None:
-        if hasattr(tensor, "buffer"):
+        start = 0
+        if hasattr(tensor, "buffer"):  # a GlobalTensor
             gm_ready(tensor.buffer)
-        start = getattr(tensor, "start", 0) if hasattr(tensor, "buffer") else 0
+            start = tensor.start
         data = np.asarray(tensor.arr[start: start + int(dumpSize)])
     body = "(timing-only run: no data)" if data is None else np.array2string(
         data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,

@@ -198,8 +198,9 @@ class Pending:
         return b
 
     def flush(self, core) -> None:
-        """Widen the operands now (L0A/L0B snapshots are this thread's); the matmul and the
-        write into L0C run on the numbers thread (npu/offload.py)."""
+        """Hand the tile to the numbers thread (npu/offload.py): operands are matched against
+        those widened before here (the snapshots are this thread's); widening, the matmul and
+        the write into L0C run there, after the jobs before it."""
         core.mmad_pending = None
         run = core.run
         if run.mmad_widened is None:

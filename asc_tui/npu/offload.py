@@ -3,7 +3,8 @@
 Why: full emulation of a matmul is two kinds of work: Python that emulates every instruction
 (holds the GIL) and the BLAS matmuls that compute L0C (release it). On a host with two or more
 CPUs they overlap, as numpy's own matmul uses every core: the emulator hands the numbers of an
-L0C tile to this thread and goes on emulating the next tile (1024³ fp16: 72 → 43 ms).
+L0C tile to this thread and goes on emulating the next tile (1024³ fp16 full emulation,
+benchmarks/bench_cube.py: 62–64 → 40–44 ms).
 
 Results cannot change: jobs run one at a time in the order they were submitted, and the
 emulator waits for them (`drain`) before anything reads or writes what they write — L0C
