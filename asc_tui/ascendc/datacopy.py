@@ -117,7 +117,7 @@ def DataCopy(dst, src, count_or_params) -> None:
             n = _rounded(core, nb, isz, fr, "DataCopy GM→local")
             nb = n * isz
         if core.numeric:
-            if src.buffer.busy:  # a Fixpipe on the numbers thread writes it (npu/offload.py)
+            if src.buffer.busy:  # offload.gm_ready, inlined: a pending Fixpipe writes it
                 numbers.drain()
             s = src.start
             dst.arr[:n] = src.arr[s: s + n]
@@ -146,7 +146,7 @@ def DataCopy(dst, src, count_or_params) -> None:
             n = _rounded(core, nb, isz, fr, "DataCopy local→GM")
             nb = n * isz
         if core.numeric:
-            if dst.buffer.busy:
+            if dst.buffer.busy:  # offload.gm_ready, inlined
                 numbers.drain()
             s = dst.start
             dst.arr[s: s + n] = src.arr[:n]

@@ -205,8 +205,8 @@ class _gc_paused:
 
 class _numbers_done:
     """Leave a launch only when the cube numbers it handed to the numbers thread are in
-    (npu/offload.py); if the launch failed, its error wins over the thread's. Outermost of
-    the launch's contexts: BLAS runs one-threaded until the last job is done."""
+    (npu/offload.py); if the launch failed, its error wins over the thread's. BLAS threads and
+    CPU pinning are restored (`finish`) only after that last job."""
 
     def __enter__(self):
         numbers.begin()
