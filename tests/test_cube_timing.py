@@ -154,3 +154,25 @@ def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, 
         miss = float(np.mean(1.0 / np.maximum(reads, 1)))
         want = int(nd * rows * row_bytes * (1.0 - miss) * l2.scale)
         assert abs(l2.hits[key] - want) <= 1, key
+
+
+@pytest.mark.parametrize("name,case", [("matmul", "small"), ("matmul", "tails"),
+                                       ("matmul_official", "bias"), ("conv2d", "tails"),
+                                       ("matmul_leaky", "small")])
+def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, monkeypatch):
+    from asc_tui.ascendc.pipe import TQue
+    from asc_tui.npu.l2 import prepass_counts
+
+    op = load_operator(name)
+    _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=1)
+    chip = load_chip("ascend910b")
+    light = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
+    for full, counting in (("AllocTensor", "_alloc_counting"), ("EnQue", "_enque_counting"),
+                           ("DeQue", "_deque_counting"), ("FreeTensor", "_free_counting")):
+        monkeypatch.setattr(TQue, counting, getattr(TQue, full))  # the timed queue ops
+    timed = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
+    assert light is not None and timed is not None
+    assert light.regions == timed.regions
+    assert light.counts.keys() == timed.counts.keys()
+    for buf, counts in light.counts.items():
+        assert (counts == timed.counts[buf]).all(), buf

@@ -141,6 +141,48 @@ class TQue:
             slot.owner = self
         self.fifo = deque()
         self._next = 0
+        if core.run.l2_record:  # the L2 pre-pass: the queue's tensors, not its timing
+            self.AllocTensor, self.EnQue = self._alloc_counting, self._enque_counting
+            self.DeQue, self.FreeTensor = self._deque_counting, self._free_counting
+
+    # The L2 pre-pass (npu/l2.py) runs the kernel only to count its GM reads; its timeline is
+    # never looked at and its errors are the real pass's to report. These keep what decides
+    # which tensors (and so which GM reads) the kernel gets — slots in turn, the FIFO, dtype
+    # views — without timing, sanitizer or line bookkeeping (1024³ matmul: 7.3 → 5.1 ms).
+
+    def _alloc_counting(self, dtype) -> LocalTensor:
+        slots = self.slots
+        i = self._next
+        slot = slots[i] if slots else None
+        if slot is None or slot.state is not FREE:
+            slot = self._free_slot()
+            i = slot.index
+        i += 1
+        self._next = i if i < len(slots) else 0
+        slot.state = ALLOCATED
+        t = slot.views.get(dtype)
+        if t is None:
+            dt = as_dtype(dtype)
+            t = slot.views[dtype] = LocalTensor(self.position, self.mem, dt, slot.offset,
+                                                slot.nbytes // dt.itemsize, None, slot)
+        return t
+
+    def _enque_counting(self, tensor: LocalTensor) -> bool:
+        tensor.slot.state = QUEUED
+        self.fifo.append((tensor, 0.0, -1))
+        return True
+
+    def _deque_counting(self, dtype=None) -> LocalTensor:
+        if not self.fifo:
+            self._fail("DeQue on empty queue '{name}'")
+        tensor = self.fifo.popleft()[0]
+        tensor.slot.state = DEQUEUED
+        if dtype is not None and dtype is not tensor.dtype and as_dtype(dtype) != tensor.dtype:
+            return tensor.ReinterpretCast(dtype)
+        return tensor
+
+    def _free_counting(self, tensor: LocalTensor) -> None:
+        tensor.slot.state = FREE
 
     def _fail(self, message: str, hint: str | None = None):
         frame = user_frame(3)
