@@ -64,8 +64,8 @@ def test_gm_written_by_a_pending_fixpipe_is_read_back_after_it(write_operator, m
     # a slow BLAS job makes reading GM before the job ran certain, not a matter of luck
     real = offload.numbers.submit
 
-    def slow_submit(job, writes=None):
-        real(lambda: (time.sleep(0.02), job()), writes)
+    def slow_submit(job, writes=None, **how):
+        real(lambda: (time.sleep(0.02), job()), writes, **how)
 
     monkeypatch.setattr(offload.numbers, "submit", slow_submit)
     src = source(CHAINED, core="aic", golden=_chained_golden())
@@ -113,6 +113,36 @@ def test_gm_ready_waits_only_for_jobs_writing_that_buffer(monkeypatch):
     assert not done.is_set()
     offload.gm_ready(written)
     assert done.is_set() and written.busy == 0
+
+
+def test_a_draining_thread_runs_ready_lane_jobs_early_keeping_each_lane_in_order():
+    class Buf:
+        busy = 0
+
+    o = Offload(threaded=True)
+    gate, seen = threading.Event(), []
+
+    def job(name):
+        return lambda: seen.append((name, threading.current_thread().name))
+
+    o.submit(lambda: gate.wait(5))  # holds the worker while the main thread drains
+    o.submit(job("a1"), lane="a", ready=lambda: True)
+    o.submit(job("b1"), lane="b", ready=lambda: True)
+    o.submit(job("a2 writes GM"), Buf(), lane="a")
+    o.submit(job("b2"), lane="b", ready=lambda: True)
+    o.submit(job("c1 not ready"), lane="c", ready=lambda: False)
+    o.submit(job("laneless"))
+    threading.Timer(0.2, gate.set).start()
+    o.drain()
+    order = [name for name, _ in seen]
+    where = dict(seen)
+    main = threading.current_thread().name
+    # ready jobs that start their lane went early, on the draining thread, latest first
+    assert order[:3] == ["b1", "b2", "a1"]
+    assert {where["a1"], where["b1"], where["b2"]} == {main}
+    # the rest ran on the worker in submission order (a2 after a1: same lane)
+    assert order[3:] == ["a2 writes GM", "c1 not ready", "laneless"]
+    assert {where[n] for n in order[3:]} == {"asc-tui cube numbers"} and o.pending == 0
 
 
 def test_inline_mode_runs_jobs_at_once():

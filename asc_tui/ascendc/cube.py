@@ -37,6 +37,7 @@ from ..npu.l2 import l2_of
 from ..npu.offload import gm_ready, numbers
 from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
 from .enums import Pipe
+from .lineage import lazy_of, load_map, nd2nz_map
 from .mmad_numbers import KSteps, Pending
 from .tensors import GlobalTensor, LocalTensor
 
@@ -184,8 +185,14 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
               hint=f"an NZ tile of {plan.n}x{plan.d} {dtype_name(dt)} needs "
                    f"{plan.d1} x dstNzC0Stride x {c0} elements")
     if core.numeric:
-        gm_ready(src.buffer)
-        _nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
+        lmap = nd2nz_map(plan, isz) if core.lineage else None
+        if lmap is not None:  # L1 holds "these GM elements" until the bytes are needed
+            lazy_of(core).add("l1", dst.offset, src.arr, src.buffer, src.start, lmap)
+        else:
+            if core.lazy is not None:
+                core.lazy.settle_range("l1", dst.offset, dst.offset + plan.d_need * isz)
+            gm_ready(src.buffer)
+            _nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
     gm_read_cost(core, src, plan.nbytes, fr, "DataCopy(Nd2Nz)", plan.nd, plan.n, plan.d * isz,
                  plan.sd_b, plan.ms_b)
     san = core.san
@@ -365,7 +372,8 @@ def _load_one(core, dst, doff: int, src, soff: int, rep: int, start: int, sstrid
     if d_need > dst.count - doff:
         _fail(f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
               f"{dst.mem.upper()} tensor holds {(dst.count - doff) * isz} B", fr)
-    if core.numeric:
+    if core.numeric and not _load_lazily(core, dst, doff, src, soff + start * fr_el, rep,
+                                         sstride, gap, transpose, isz, d_need):
         _load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap,
                       transpose, isz)
     cfg = core.chip.cube_timing
@@ -377,6 +385,29 @@ def _load_one(core, dst, doff: int, src, soff: int, rep: int, start: int, sstrid
         san.access(core, src, soff + start * fr_el, s_need - start * fr_el, False, fr,
                    span=True)
         san.access(core, dst, doff, d_need, True, fr, span=True)
+
+
+def _load_lazily(core, dst, doff: int, src, first: int, rep: int, sstride: int, gap: int,
+                 transpose: bool, isz: int, d_need: int) -> bool:
+    """Record a LoadData from a lazy L1 region as a lazy L0 region (ascendc/lineage.py);
+    False if the bytes must move (after materialising what the copy reads or overwrites)."""
+    lz = core.lazy
+    if lz is None:
+        return False
+    if sstride < 0:
+        lz.settle()
+        return False
+    s0 = src.offset + first * isz
+    s_bytes = ((rep - 1) * sstride + 1) * FRACTAL_BYTES if sstride > 0 else FRACTAL_BYTES
+    d0 = dst.offset + doff * isz
+    e = lz.find("l1", s0, s_bytes) if gap == 0 else None
+    if e is not None:
+        lmap = load_map(e.map, (s0 - e.start) // isz, rep, sstride, transpose, isz)
+        lz.add(dst.mem, d0, e.gm, e.buffer, e.base, lmap)
+        return True
+    lz.settle_range("l1", s0, s0 + s_bytes)
+    lz.settle_range(dst.mem, d0, d0 + d_need * isz)
+    return False
 
 
 def _load_numbers(dst: np.ndarray, base: int, src: np.ndarray, first: int, rep: int,
@@ -479,10 +510,10 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
                                                bias if init else None)
         # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
         steps = pend.runs[-1] if pend.runs else None
-        if steps is None or steps.k != k or steps.k1 != k1 or steps.a.dtype != fm.dtype:
-            steps = KSteps(k, k1, c0, need_a, need_b, fm.dtype)
+        if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != fm.dtype:
+            steps = KSteps(k, k1, c0, need_a, need_b, fm.dtype, pend)
             pend.runs.append(steps)
-        steps.add(fm.arr, filter_.arr)
+        steps.add(core, fm, filter_)
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:

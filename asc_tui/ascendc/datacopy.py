@@ -18,6 +18,7 @@ from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
 from .cube import Nd2NzParams, copy_nd2nz
 from .enums import Pipe
+from .lineage import gm_written
 from .tensors import GlobalTensor, LocalTensor
 
 MTE2, MTE3, V = int(Pipe.PIPE_MTE2), int(Pipe.PIPE_MTE3), int(Pipe.PIPE_V)
@@ -119,6 +120,8 @@ def DataCopy(dst, src, count_or_params) -> None:
         if core.numeric:
             if src.buffer.busy:  # offload.gm_ready, inlined: a pending Fixpipe writes it
                 numbers.drain()
+            if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+                core.lazy.settle()
             s = src.start
             dst.arr[:n] = src.arr[s: s + n]
         # core.work(MTE2, ...) inlined: this is the hottest path of every vector kernel
@@ -148,6 +151,9 @@ def DataCopy(dst, src, count_or_params) -> None:
         if core.numeric:
             if dst.buffer.busy:  # offload.gm_ready, inlined
                 numbers.drain()
+            gm_written(dst.buffer)
+            if core.lazy is not None:
+                core.lazy.settle()
             s = dst.start
             dst.arr[s: s + n] = src.arr[:n]
         ts = core.ts = core.ts + core.issue
@@ -174,6 +180,8 @@ def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:
         _local_oob(dst, n, "DataCopy writes", fr)
     nb = n * src.dtype.itemsize
     if core.numeric:
+        if core.lazy is not None:
+            core.lazy.settle()
         dst.arr[:n] = src.arr[:n]
     core.work(V, _local_copy_cycles(core, nb), "DataCopy", nb, fr)
     san = core.san
@@ -231,6 +239,10 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
                 _gm_oob(t, 0, -(-need // isz), f"{what} {verb}", fr)
             _local_oob(t, -(-need // isz), f"{what} {verb}", fr)
     if core.numeric:
+        if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+            core.lazy.settle()
+        if type(dst) is GlobalTensor:
+            gm_written(dst.buffer)
         sb, db = _bytes_of(src), _bytes_of(dst)
         so, do = _base_offset(src), _base_offset(dst)
         sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
@@ -282,6 +294,8 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
         if need > _extent_bytes(dst):
             _local_oob(dst, -(-need // isz), "DataCopyPad writes", fr)
         if core.numeric and pad is not None and pad.isPad:
+            if core.lazy is not None:
+                core.lazy.settle()
             typed = dst.arr
             step_e = dstep // isz
             for i in range(params.blockCount):
@@ -307,6 +321,10 @@ def _strided_copy_into(core, dst, src, count, blen, sstep, dstep, dst_skip, fr):
     if s_need > _extent_bytes(src):
         _gm_oob(src, 0, -(-s_need // src.dtype.itemsize), "DataCopyPad reads", fr)
     if core.numeric:
+        if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+            core.lazy.settle()
+        if type(dst) is GlobalTensor:
+            gm_written(dst.buffer)
         sb, db = _bytes_of(src), _bytes_of(dst)
         so = _base_offset(src)
         sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)

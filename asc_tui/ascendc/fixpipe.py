@@ -17,6 +17,7 @@ from ..npu import state
 from ..npu.offload import numbers
 from .cube import FIX, _fail, _gm_extent, _need_mem, flush_cube, strided
 from .dtypes import bfloat16, dtype_name, float32, half, int32
+from .lineage import gm_written
 from .tensors import GlobalTensor, LocalTensor
 
 
@@ -107,11 +108,19 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
         _fail(f"Fixpipe writes {d_need} elements but the local tensor holds {dst.count}", fr)
     if core.numeric:
         flush_cube(core, wait=False)
+        if to_gm:
+            gm_written(dst.buffer)
+        elif core.lazy is not None:
+            core.lazy.settle()
         sv = strided(src.arr, 0, (m, n1, 16), (64, sstride * 64, 4))
-        dv = strided(dst.arr, dst.start if to_gm else 0, (m, n), (dstride * isz, isz))
+        d0 = dst.start if to_gm else 0
+        if n == n1 * 16:  # whole fractal columns: NZ → ND without a reshape's copy
+            dv = strided(dst.arr, d0, (m, n1, 16), (dstride * isz, 16 * isz, isz))
+        else:
+            dv = strided(dst.arr, d0, (m, n), (dstride * isz, isz))
         job = partial(_convert, dv, sv, q, float(params.deqScalar), bool(params.reluEn))
         if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
-            numbers.submit(job, dst.buffer)
+            numbers.submit(job, dst.buffer, lane=core)
         else:
             numbers.drain()
             job()
@@ -131,14 +140,16 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
 
 def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: bool) -> None:
     """Fixpipe's numbers: the NZ L0C view `sv` (m × n1 × 16, fp32/int32) quantised and ReLU'd
-    into the m × n view `dv` (read only here: L0C is final once the jobs before ran)."""
-    m, n = dv.shape
-    sv = sv.reshape(m, -1)[:, :n]
+    into `dv`: m × n1 × 16, or m × n when n is not whole fractals (the reshape that copies is
+    made here: L0C is final only once the jobs before ran)."""
+    if dv.ndim == 2:
+        m, n = dv.shape
+        sv = sv.reshape(m, -1)[:, :n]
     if q is QuantMode_t.DEQF16:
         sv = sv.astype(np.float32) * np.float32(deq)
     if relu:
         sv = np.maximum(sv, 0)
-    dv[...] = sv.astype(dv.dtype)
+    np.copyto(dv, sv, casting="unsafe")  # = dv[...] = sv.astype(dv.dtype), without the copy
 
 
 __all__ = ["QuantMode_t", "FixpipeParamsV220", "FixpipeParams", "Fixpipe"]

@@ -30,6 +30,7 @@ from ..npu.errors import KernelError, OperatorError
 from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
 from .enums import Pipe
+from .lineage import gm_written
 from .tensors import GM_ADDR, GlobalTensor
 
 #: Defaults when the chip file has no [hccl] section: one HCCS link of a 910B module
@@ -182,6 +183,7 @@ def _view(addr: GM_ADDR | None, dtype, count: int) -> np.ndarray | None:
         return None
     buf = addr.buffer
     gm_ready(buf)
+    gm_written(buf)  # the collective may write it: nothing may read it lazily
     byte_off = addr.offset * buf.dtype.itemsize
     raw = buf.data.view(np.uint8)
     nb = count * dtype.itemsize

@@ -95,6 +95,8 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
         if hasattr(tensor, "buffer"):  # a GlobalTensor
             gm_ready(tensor.buffer)
             start = tensor.start
+        elif state.core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+            state.core.lazy.settle()
         data = np.asarray(tensor.arr[start: start + int(dumpSize)])
     body = "(timing-only run: no data)" if data is None else np.array2string(
         data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,

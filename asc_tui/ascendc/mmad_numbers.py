@@ -4,21 +4,25 @@ Why lazily: a K loop of small Mmads (e.g. 128x64 @ 64x256) is dominated by per-c
 overhead; concatenating the K slices makes full emulation of a matmul cost about one numpy
 matmul. The result is bit-for-bit the fp32 sum a single matmul gives (order of K within BLAS).
 
-Each Mmad keeps a raw snapshot of its L0A/L0B fractals (L0 may be reloaded before the flush).
-The flush widens them (fp16/bf16 → fp32, int8 → float64 for exact int32 sums) straight into the
-K-concatenated operands by table lookup, and reuses operands already widened in this launch when
-their raw fractals are bit-for-bit the same (`Widened`).
+Each Mmad keeps its L0A/L0B operands (L0 may be reloaded before the flush): by lineage, the GM
+elements they hold (ascendc/lineage.py), or else as a raw snapshot of their fractals. The flush
+finds operands widened before in this launch (`Widened`: by lineage exactly, or by comparing raw
+fractals); a new one is a strided view of its GM buffer widened to fp32 when it forms a regular
+grid of it, or is widened (fp16/bf16 → fp32, int8 → float64 for exact int32 sums) straight into
+the K-concatenated operands by table lookup.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
-from ..npu.offload import numbers
+from ..npu import state
+from ..npu.offload import gm_ready, numbers
 from .dtypes import int32
+from .lineage import track, untrack
 
 _BITS = {1: np.uint8, 2: np.uint16}
 
@@ -54,31 +58,165 @@ def _split(arr: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 class KSteps:
-    """Consecutive Mmads of one K step (k, k1, c0) into a pending L0C tile: their raw L0A and
-    L0B fractals, stacked (grown by doubling) so that the flush widens them in one pass."""
+    """Consecutive Mmads of one K step (k, k1, c0) into a pending L0C tile: their L0A and L0B
+    operands, stacked so that the flush widens them in one pass — by lineage (`LinStack`: GM
+    base elements, ascendc/lineage.py) while L0 holds lazy regions, else as raw snapshots."""
 
-    __slots__ = ("k", "k1", "c0", "a", "b", "count")
+    __slots__ = ("k", "k1", "c0", "need_a", "need_b", "dtype", "a", "b", "count", "owner")
 
-    def __init__(self, k: int, k1: int, c0: int, need_a: int, need_b: int, dtype):
+    def __init__(self, k: int, k1: int, c0: int, need_a: int, need_b: int, dtype, owner):
         self.k, self.k1, self.c0 = k, k1, c0
-        self.a = np.empty((8, need_a), dtype)
-        self.b = np.empty((8, need_b), dtype)
+        self.need_a, self.need_b, self.dtype = need_a, need_b, dtype
+        self.a = self.b = None
         self.count = 0
+        self.owner = owner  # the Pending (tracked by lineage while it holds a LinStack)
 
-    def add(self, l0a: np.ndarray, l0b: np.ndarray) -> None:
+    def add(self, core, l0a, l0b) -> None:
         i = self.count
-        if i == len(self.a):
-            self.a = np.concatenate((self.a, np.empty_like(self.a)))
-            self.b = np.concatenate((self.b, np.empty_like(self.b)))
-        row = self.a[i]
-        row[...] = l0a[: row.size]
-        row = self.b[i]
-        row[...] = l0b[: row.size]
+        self.a = self._push(self.a, i, core, l0a, self.need_a)
+        self.b = self._push(self.b, i, core, l0b, self.need_b)
         self.count = i + 1
+
+    def _push(self, stack, i: int, core, t, need: int):
+        """Stack operand `t` (`need` elements) as step i."""
+        lz = core.lazy
+        if lz is not None:
+            isz = t.dtype.itemsize
+            e = lz.find(t.mem, t.offset, need * isz)
+            if e is not None:
+                rel = (t.offset - e.start) // isz
+                if stack is None:
+                    track(self.owner)
+                    return LinStack(e, rel, need, t.dtype)
+                if type(stack) is LinStack and stack.takes(e, rel):
+                    stack.bases.append(e.base)
+                    return stack
+                stack = _as_raw(stack, i, need, self.dtype)
+                stack.put(i, e.map.gather(e.gm, e.base, rel, need).view(self.dtype))
+                return stack
+            lz.settle_range(t.mem, t.offset, t.offset + need * isz)
+        stack = _as_raw(stack, i, need, self.dtype)
+        stack.put(i, t.arr)
+        return stack
+
+    def rows_a(self) -> np.ndarray:
+        return self.a.rows(self.count)
+
+    def rows_b(self) -> np.ndarray:
+        return self.b.rows(self.count)
+
+    def settle(self, buffer) -> None:
+        """GM `buffer` is about to change: snapshot operands taken from it."""
+        if type(self.a) is LinStack and self.a.buffer is buffer:
+            self.a = _as_raw(self.a, self.count, self.need_a, self.dtype)
+        if type(self.b) is LinStack and self.b.buffer is buffer:
+            self.b = _as_raw(self.b, self.count, self.need_b, self.dtype)
+
+
+class RawStack:
+    """Raw snapshots of one operand, one row per K step (grown by doubling)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, need: int, dtype, rows: int = 8):
+        self.data = np.empty((rows, need), dtype)
+
+    def put(self, i: int, values: np.ndarray) -> None:
+        if i == len(self.data):
+            self.data = np.concatenate((self.data, np.empty_like(self.data)))
+        row = self.data[i]
+        row[...] = values[: row.size]
+
+    def rows(self, t: int) -> np.ndarray:
+        return self.data[:t]
+
+    def key(self, t: int):
+        return None
+
+
+class LinStack:
+    """One operand by lineage: the same map over one GM array, a base element per K step."""
+
+    __slots__ = ("gm", "buffer", "map", "rel", "need", "dtype", "bases")
+
+    def __init__(self, e, rel: int, need: int, dtype):
+        self.gm, self.buffer, self.map = e.gm, e.buffer, e.map
+        self.rel, self.need, self.dtype = rel, need, dtype
+        self.bases = [e.base]
+
+    def takes(self, e, rel: int) -> bool:
+        return e.map is self.map and e.gm is self.gm and rel == self.rel
+
+    def rows(self, t: int) -> np.ndarray:
+        """The raw operands, gathered from GM (unchanged since, `lineage.gm_written`, once the
+        jobs writing it ran). On the emulating thread only: it may wait for those jobs."""
+        gm_ready(self.buffer)
+        out = self.map.gather(self.gm, self.bases[:t], self.rel, self.need)
+        return out if out.dtype == self.dtype else out.view(self.dtype)
+
+    def key(self, t: int) -> tuple:
+        return (id(self.gm), self.buffer.version, self.map.serial, self.rel, self.need,
+                self.dtype, tuple(self.bases[:t]))
+
+
+@lru_cache(maxsize=1024)
+def _grid(map_, rel: int, need: int, side: str, cols: int, k1: int, c0: int) -> tuple | None:
+    """(GM element of operand (0, 0), step per row of A / column of B, step along K) if the
+    operand of one K step is a regular grid of GM, else None (cached per map and shape)."""
+    idx = map_.index[rel: rel + need]
+    if map_.pad is not None and map_.pad[rel: rel + need].any():
+        return None
+    if side == "a":  # ZZ: (m1, k1, 16, c0) → rows m, then k
+        g = idx.reshape(cols, k1, 16, c0).transpose(0, 2, 1, 3).reshape(cols * 16, k1 * c0)
+    else:  # ZN: (k1, n1, 16, c0) → k, then columns n; as (n, k) like A
+        g = idx.reshape(k1, cols, 16, c0).transpose(1, 2, 0, 3).reshape(cols * 16, k1 * c0)
+    first = int(g[0, 0])
+    s_row = int(g[1, 0] - g[0, 0]) if g.shape[0] > 1 else 0
+    s_k = int(g[0, 1] - g[0, 0]) if g.shape[1] > 1 else 0
+    expect = first + np.arange(g.shape[0])[:, None] * s_row + np.arange(g.shape[1]) * s_k
+    return (first, s_row, s_k) if np.array_equal(g, expect) else None
+
+
+def wide_grid(wide: dict, gm: np.ndarray, buffer, start: int, shape: tuple,
+              strides: tuple) -> np.ndarray:
+    """The 2-D grid of GM array `gm` (fp16/bf16, all of `buffer`) from element `start`, widened
+    to fp32: a read-only view of the launch's fp32 twin of the buffer (`wide`: one per buffer
+    version), where each grid is widened when an operand first needs it.
+
+    Why per grid: the first tile's operands need a slab of A and of B, not all of them; widening
+    whole buffers up front delayed the first matmul by ~2.6 ms of 1024³ (and doing it on the
+    numbers thread during the L2 pre-pass measured no faster: the threads contend for the GIL).
+    """
+    key = (id(buffer), gm.dtype, buffer.version)
+    twin = wide.get(key)
+    if twin is None:
+        twin = wide[key] = (np.empty(gm.size, np.float32), set())
+    arr, done = twin
+    grid = (start, shape, strides)
+    view = np.ndarray(shape, np.float32, arr, start * 4, (strides[0] * 4, strides[1] * 4))
+    if grid not in done:
+        gm_ready(buffer)  # jobs may still write it
+        isz = gm.itemsize
+        _widen_into(view, np.ndarray(shape, gm.dtype, gm, start * isz,
+                                     (strides[0] * isz, strides[1] * isz)), np.float32)
+        done.add(grid)
+    view.flags.writeable = False
+    return view
+
+
+def _as_raw(stack, t: int, need: int, dtype) -> RawStack:
+    """`stack` (None, raw, or by lineage with `t` rows) as raw snapshots."""
+    if type(stack) is RawStack:
+        return stack
+    raw = RawStack(need, dtype, max(8, t + 1))
+    if stack is not None:
+        raw.data[:t] = stack.rows(t)
+    return raw
 
 
 class Widened:
-    """Mmad operands widened earlier in this launch, found again by their raw fractals.
+    """Mmad operands widened earlier in this launch, found again by their lineage (`get_exact`)
+    or, for operands snapshotted as bytes, by their raw fractals (`get`).
 
     Why: a tiled matmul reads each K slab of A once per N tile and of B once per M tile, and
     widening the same bits again was the largest numeric cost after BLAS itself. An operand is
@@ -93,6 +231,27 @@ class Widened:
         self.bytes = 0
         # (key, fingerprint, n) -> (raws, operand, its bytes)
         self.entries: OrderedDict = OrderedDict()
+
+    def get_exact(self, key: tuple, nbytes: int, widen) -> Later:
+        """The widened operand whose lineage `key` says exactly what it holds; a new one is
+        made here, on the emulating thread (usually a view: nothing to copy, and keeping the
+        numbers thread's jobs to BLAS made 1024³ 41 ms instead of 44)."""
+        slot = (key, None, 0)
+        hit = self.entries.get(slot)
+        if hit is not None:
+            self.entries.move_to_end(slot)
+            return hit[1]
+        out = Later(widen)
+        out()
+        self._keep(slot, (), out, nbytes)
+        return out
+
+    def _keep(self, slot, bits, out, nbytes: int) -> None:
+        self.entries[slot] = (bits, out, nbytes)
+        self.bytes += nbytes + sum(map(_held_bytes, bits))
+        while self.bytes > self.budget and len(self.entries) > 1:
+            _, (old_bits, _, old_bytes) = self.entries.popitem(last=False)
+            self.bytes -= old_bytes + sum(map(_held_bytes, old_bits))
 
     def get(self, key: tuple, raws: list[np.ndarray], nbytes: int, widen) -> Later:
         """The widened operand (`nbytes`) for `raws` (arrays of shapes fixed by `key`): cached,
@@ -110,16 +269,13 @@ class Widened:
                 return hit[1]
             n += 1
         out = Later(widen)
-        self.entries[slot] = (bits, out, nbytes)
-        self.bytes += nbytes + sum(map(_held_bytes, bits))
-        while self.bytes > self.budget and len(self.entries) > 1:
-            _, (old_bits, _, old_bytes) = self.entries.popitem(last=False)
-            self.bytes -= old_bytes + sum(map(_held_bytes, old_bits))
+        self._keep(slot, bits, out, nbytes)
         return out
 
 
 class Later:
-    """A widened operand computed on first use (on the numbers thread), then shared read-only."""
+    """A widened operand computed on first use (by lineage: at once; by bytes: on the numbers
+    thread), then shared read-only."""
 
     __slots__ = ("fn", "value")
 
@@ -143,7 +299,8 @@ def _held_bytes(view: np.ndarray) -> int:
 class Pending:
     """Mmads accumulating into one L0C tile, computed as one wide matmul when C is next read."""
 
-    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs")
+    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs",
+                 "__weakref__")
 
     def __init__(self, key, dst, m, n, m1, n1, out_t, init, bias):
         self.key, self.dst, self.m, self.n, self.m1, self.n1 = key, dst, m, n, m1, n1
@@ -153,13 +310,66 @@ class Pending:
     def operands(self, widened: Widened) -> tuple[Later, Later]:
         """A (m × Σk) and B (Σk × n), widened (fp32, or float64 for int8: exact int32 sums)."""
         wide = np.float64 if self.out_t == int32 else np.float32
-        shape = tuple((r.k, r.k1, r.c0, r.count, r.a.dtype) for r in self.runs)
+        shape = tuple((r.k, r.k1, r.c0, r.count, r.dtype) for r in self.runs)
         ks = sum(r.k * r.count for r in self.runs) * np.dtype(wide).itemsize
-        a = widened.get(("A", self.m, self.m1, wide, shape), [r.a[:r.count] for r in self.runs],
-                        self.m * ks, lambda: self._widen_a(wide))
-        b = widened.get(("B", self.n, self.n1, wide, shape), [r.b[:r.count] for r in self.runs],
-                        self.n * ks, lambda: self._widen_b(wide))
+        a = self._operand(widened, ("A", self.m, self.m1, wide, shape), "a", self.m * ks,
+                          lambda: self._widen_a(wide))
+        b = self._operand(widened, ("B", self.n, self.n1, wide, shape), "b", self.n * ks,
+                          lambda: self._widen_b(wide))
         return a, b
+
+    def _operand(self, widened: Widened, key: tuple, side: str, nbytes: int, widen) -> Later:
+        """By lineage when every K step has it (exact key, nothing compared), else by bytes."""
+        stacks = [getattr(r, side) for r in self.runs]
+        keys = [s.key(r.count) for s, r in zip(stacks, self.runs)]
+        if all(k is not None for k in keys):
+            def by_lineage():  # on a miss only
+                view = self._strided(side, key[3])
+                return widen() if view is None else view
+            return widened.get_exact((*key, *keys), nbytes, by_lineage)
+        for r in self.runs:  # as bytes, here: the numbers thread must not gather from GM
+            need = r.need_a if side == "a" else r.need_b
+            setattr(r, side, _as_raw(getattr(r, side), r.count, need, r.dtype))
+        raws = [getattr(r, "rows_" + side)() for r in self.runs]
+        return widened.get(key, raws, nbytes, widen)
+
+    def settle(self, buffer) -> None:
+        """GM `buffer` is about to change: snapshot the operands taken from it."""
+        for r in self.runs:
+            r.settle(buffer)
+
+    def _strided(self, side: str, wide) -> np.ndarray | None:
+        """The operand as a strided view of its GM buffer widened once (`wide_grid`), when its
+        elements form one 2-D grid of GM (a plain tiled matmul: rows of A, K steps along a
+        row); None otherwise. Nothing is copied."""
+        if len(self.runs) != 1 or wide is not np.float32:
+            return None
+        r = self.runs[0]
+        st = getattr(r, side)
+        if type(st) is not LinStack or r.k != r.k1 * r.c0:
+            return None
+        rows, cols = (self.m, self.m1) if side == "a" else (self.n, self.n1)
+        if rows != cols * 16:
+            return None
+        grid = _grid(st.map, st.rel, st.need, side, cols, r.k1, r.c0)
+        if grid is None:
+            return None
+        first, s_row, s_k = grid  # GM element of (0, 0), steps along rows / cols and along K
+        t, k = r.count, r.k
+        bases = st.bases[:t]
+        step = k * s_k
+        if any(bases[i] - bases[0] != i * step for i in range(1, t)):
+            return None
+        gm = st.gm
+        if gm.dtype.itemsize != 2 or gm.dtype.kind in "iu" or state.core.run.wide is None:
+            return None
+        start = bases[0] + first
+        shape, strides = ((rows, t * k), (s_row, s_k)) if side == "a" else \
+            ((t * k, rows), (s_k, s_row))
+        last = start + (shape[0] - 1) * strides[0] + (shape[1] - 1) * strides[1]
+        if start < 0 or last >= gm.size or min(strides) < 0:
+            return None
+        return wide_grid(state.core.run.wide, gm, st.buffer, start, shape, strides)
 
     def _widen_a(self, wide) -> np.ndarray:
         """ZZ fractals of L0A → rows m, then (step, k) per run of K steps."""
@@ -169,7 +379,7 @@ class Pending:
         for r in self.runs:
             t, k, k1, c0 = r.count, r.k, r.k1, r.c0
             kp, kt = k1 * c0, t * k
-            za = r.a[:t].reshape(t, m1, k1, 16, c0).transpose(1, 3, 0, 2, 4)
+            za = r.rows_a().reshape(t, m1, k1, 16, c0).transpose(1, 3, 0, 2, 4)
             if m == m1 * 16 and k == kp:
                 _widen_into(_split(a[:, k0:k0 + kt], (m1, 16, t, k1, c0)), za, wide)
             else:
@@ -187,7 +397,7 @@ class Pending:
         for r in self.runs:
             t, k, k1, c0 = r.count, r.k, r.k1, r.c0
             kp, kt = k1 * c0, t * k
-            zb = r.b[:t].reshape(t, k1, n1, 16, c0).transpose(0, 1, 4, 2, 3)
+            zb = r.rows_b().reshape(t, k1, n1, 16, c0).transpose(0, 1, 4, 2, 3)
             if n == n1 * 16 and k == kp:
                 _widen_into(_split(b[k0:k0 + kt], (t, k1, c0, n1, 16)), zb, wide)
             else:
@@ -202,14 +412,20 @@ class Pending:
         those widened before here (the snapshots are this thread's); widening, the matmul and
         the write into L0C run there, after the jobs before it."""
         core.mmad_pending = None
+        untrack(self)
         run = core.run
         if run.mmad_widened is None:
             run.mmad_widened = Widened()
         a, b = self.operands(run.mmad_widened)
+        if self.bias is not None and core.lazy is not None:  # bytes about to be read
+            core.lazy.settle()
         bias = None if self.bias is None else self.bias.arr[: self.n].copy()
         m1, n1 = self.m1, self.n1
         c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
-        numbers.submit(lambda: self._compute(a, b, bias, c4))
+        # lane: this core's L0C (Fixpipe's conversion follows in it); ready: the operands are
+        # in (a job that would widen one may share it with another job)
+        numbers.submit(lambda: self._compute(a, b, bias, c4), lane=core,
+                       ready=lambda: a.value is not None and b.value is not None)
 
     def _compute(self, a: Later, b: Later, bias: np.ndarray | None, c4: np.ndarray) -> None:
         r = a() @ b()  # BLAS on one thread during a launch (npu/blas.py)

@@ -14,12 +14,13 @@ from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
+from .lineage import gm_written
 
 
 class GmBuffer:
     """One kernel argument in global memory (an input or output of the operator)."""
 
-    __slots__ = ("name", "dtype", "count", "data", "busy")
+    __slots__ = ("name", "dtype", "count", "data", "busy", "lineage", "version")
 
     def __init__(self, name: str, dtype, count: int, data: np.ndarray | None):
         self.name = name
@@ -27,6 +28,9 @@ class GmBuffer:
         self.count = int(count)
         self.data = data  # flat numpy array of `dtype`, or None in timing-only mode
         self.busy = 0  # numeric jobs still to write it (npu/offload.py)
+        # local regions were taken from it by lineage; writes so far (ascendc/lineage.py)
+        self.lineage = False
+        self.version = 0
 
 
 class GM_ADDR:  # noqa: N801 - Ascend C's spelling
@@ -131,6 +135,7 @@ class GlobalTensor:
             core.san.access(core, self, i, 1, True, sys._getframe(1))
         if self.arr is not None:
             gm_ready(self.buffer)
+            gm_written(self.buffer)
             self.arr[self.start + i] = value
 
     def __repr__(self) -> str:
@@ -200,6 +205,8 @@ class LocalTensor:
             core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
+        if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+            core.lazy.settle()
         if self.mem == "l0c":  # Mmads into L0C are computed when read (cube.py)
             from .cube import flush_cube
 
@@ -217,6 +224,8 @@ class LocalTensor:
         if core.san is not None:
             core.san.access(core, self, i, 1, True, sys._getframe(1))
         if self.arr is not None:
+            if core.lazy is not None:
+                core.lazy.settle()
             self.arr[i] = value
 
     def ReinterpretCast(self, dtype) -> LocalTensor:
@@ -230,6 +239,9 @@ class LocalTensor:
 
     def numpy(self) -> np.ndarray | None:
         """The tensor's data (a copy), for DumpTensor and tests."""
+        core = state.core
+        if core is not None and core.lazy is not None:
+            core.lazy.settle()
         return None if self.arr is None else np.array(self.arr[: self.count])
 
     def __repr__(self) -> str:

@@ -71,6 +71,8 @@ def _binary(op: str, fn):
                       and count <= src1.count and count >= 0) else _check(op, count, fr, dst,
                                                                           src0, src1)
         if core.numeric:
+            if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+                core.lazy.settle()
             if dst.dtype is not src0.dtype and dst.dtype != src0.dtype:
                 _fail(f"{op}: dst and src must have the same type", fr)
             fn(src0.arr[:n], src1.arr[:n], out=dst.arr[:n])
@@ -94,6 +96,8 @@ def _unary(op: str, fn):
         n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
             else _check(op, count, fr, dst, src)
         if core.numeric:
+            if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+                core.lazy.settle()
             with np.errstate(all="ignore"):
                 fn(src.arr[:n], dst.arr[:n])
         _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
@@ -110,6 +114,8 @@ def _scalar_op(op: str, fn):
         n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
             else _check(op, count, fr, dst, src)
         if core.numeric:
+            if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+                core.lazy.settle()
             fn(src.arr[:n], dst.dtype.type(scalar), out=dst.arr[:n])
         _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
 
@@ -177,6 +183,8 @@ def Duplicate(dst, scalar, count) -> None:
     fr = sys._getframe(1)
     n = _check("Duplicate", count, fr, dst)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         dst.arr[:n] = dst.dtype.type(scalar)
     _issue(core, "Duplicate", n * dst.dtype.itemsize, fr, (), ((dst, n),))
 
@@ -187,6 +195,8 @@ def Axpy(dst, src, scalar, count) -> None:
     fr = sys._getframe(1)
     n = _check("Axpy", count, fr, dst, src)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         prod = src.arr[:n] * src.dtype.type(scalar)
         dst.arr[:n] = (dst.arr[:n] + prod.astype(dst.dtype)).astype(dst.dtype)
     _issue(core, "Axpy", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr,
@@ -208,6 +218,8 @@ def Cast(dst, src, round_mode: RoundMode, count) -> None:
     fr = sys._getframe(1)
     n = _check("Cast", count, fr, dst, src)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         a = src.arr[:n]
         if dst.dtype.kind in "iu" and src.dtype.kind == "f":
             f = _ROUND.get(round_mode, np.rint)
@@ -229,6 +241,8 @@ def _reduce(op: str, fn, arg=None):
         if dst.count < (2 if calIndex else 1):
             _fail(f"{op}: dst needs room for {2 if calIndex else 1} element(s)", fr)
         if core.numeric and n:
+            if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+                core.lazy.settle()
             a = src.arr[:n]
             acc = a.astype(np.float32) if src.dtype.kind == "f" else a
             dst.arr[0] = dst.dtype.type(fn(acc))
@@ -276,6 +290,8 @@ def Compare(dst, src0, src1, mode: CMPMODE, count) -> None:
         _fail(f"Compare of {n} elements needs a {need_bytes} B mask; dst has "
               f"{dst.count * dst.dtype.itemsize} B", fr)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         bits = np.packbits(_CMP[mode](src0.arr[:n], src1.arr[:n]), bitorder="little")
         dst.arr.view(np.uint8)[: len(bits)] = bits
     _issue(core, "Compare", n * src0.dtype.itemsize, fr, ((src0, n), (src1, n)),
@@ -287,6 +303,8 @@ def CompareScalar(dst, src0, scalar, mode: CMPMODE, count) -> None:
     fr = sys._getframe(1)
     n = _check("CompareScalar", count, fr, src0)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         bits = np.packbits(_CMP[mode](src0.arr[:n], src0.dtype.type(scalar)), bitorder="little")
         dst.arr.view(np.uint8)[: len(bits)] = bits
     _issue(core, "CompareScalar", n * src0.dtype.itemsize, fr, ((src0, n),), ())
@@ -300,6 +318,8 @@ def Select(dst, mask, src0, src1, mode: SELMODE, count) -> None:
     n = _check("Select", count, fr, dst, src0) if scalar_mode else _check(
         "Select", count, fr, dst, src0, src1)
     if core.numeric:
+        if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
+            core.lazy.settle()
         bits = np.unpackbits(mask.arr.view(np.uint8), bitorder="little")[:n].astype(bool)
         other = dst.dtype.type(src1) if scalar_mode else src1.arr[:n]
         dst.arr[:n] = np.where(bits, src0.arr[:n], other)

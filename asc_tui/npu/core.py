@@ -51,6 +51,10 @@ class Core:
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/cube.py)
+        # L1/L0 regions kept as GM lineage instead of bytes (ascendc/lineage.py): whether this
+        # core may, and its lazy regions while it has some (None otherwise)
+        self.lineage = self.numeric and self.san is None and run.lineage
+        self.lazy = None
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:
@@ -179,6 +183,8 @@ class Core:
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
         self.mem = {}
+        if self.lazy is not None:
+            self.lazy.drop()
         return ClosedBlock(self.block, self.core_id, self.wave, self.t0, self.end_time(),
                            self.ts - self.t0, columns)
 

@@ -64,6 +64,10 @@ class Run:
         # Mmad operands widened in this launch, reused when their raw fractals recur
         # (ascendc/mmad_numbers.py)
         self.mmad_widened = None
+        # keep cube operands in L1/L0 as GM lineage rather than bytes (ascendc/lineage.py), and
+        # GM buffers widened to fp32 for them: (buffer id, dtype, version) -> array
+        self.lineage = True
+        self.wide = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -98,6 +102,8 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         configure(run)
     core_type = getattr(kernel, "core_type", "aiv")
     n_cores = chip.aic if core_type in ("aic", "mix") else chip.aiv
+    if core_type != "aiv" and numeric and run.lineage and sanitizer is None:
+        run.wide = {}
     if core_type != "aiv" and not run.l2_record:
         from .l2 import l2_enabled, prepass_counts
 
@@ -114,7 +120,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     fn = kernel.fn if isinstance(kernel, KernelFunction) else kernel
-    with _deadline(timeout_s), _gc_paused(), _numbers_done():
+    with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
@@ -206,7 +212,11 @@ class _gc_paused:
 class _numbers_done:
     """Leave a launch only when the cube numbers it handed to the numbers thread are in
     (npu/offload.py); if the launch failed, its error wins over the thread's. BLAS threads and
-    CPU pinning are restored (`finish`) only after that last job."""
+    CPU pinning are restored (`finish`) only after that last job. A timing-only launch (the
+    L2 pre-pass) hands over nothing and does not wait for the jobs of others."""
+
+    def __init__(self, numeric: bool):
+        self.numeric = numeric
 
     def __enter__(self):
         numbers.begin()
@@ -214,7 +224,8 @@ class _numbers_done:
 
     def __exit__(self, exc_type, *exc):
         try:
-            numbers.drain()
+            if self.numeric:
+                numbers.drain()
         except Exception:
             if exc_type is None:
                 raise
