@@ -136,8 +136,9 @@ class Entry:
         self.gm, self.buffer, self.base, self.map = gm, buffer, base, map_
 
 
-#: lazy memories with regions, of every live core (a GM write may concern any of them)
-_live: list[Lazy] = []
+#: lazy memories with regions, of every live core (a GM write may concern any of them); weak:
+#: a block that failed never dropped its own
+_live: weakref.WeakSet = weakref.WeakSet()
 _live_lock = threading.Lock()
 #: pending Mmads (mmad_numbers.Pending) holding operands by lineage
 _pending: weakref.WeakSet = weakref.WeakSet()
@@ -156,7 +157,7 @@ class Lazy:
     """One core's lazy regions, per memory (disjoint within one). `core.lazy` is this object
     while it has regions and None otherwise, so that other instructions test one attribute."""
 
-    __slots__ = ("core", "mems")
+    __slots__ = ("core", "mems", "__weakref__")
 
     def __init__(self, core):
         self.core = core
@@ -180,7 +181,7 @@ class Lazy:
         if self.core.lazy is None:
             self.core.lazy = self
             with _live_lock:
-                _live.append(self)
+                _live.add(self)
 
     def find(self, mem: str, start: int, nbytes: int) -> Entry | None:
         """The region holding all of [start, start + nbytes) of `mem`, if one does."""
@@ -226,8 +227,7 @@ class Lazy:
         if self.core.lazy is self:
             self.core.lazy = None
             with _live_lock:
-                if self in _live:
-                    _live.remove(self)
+                _live.discard(self)
 
     def drop(self) -> None:
         """The block is over: its local memories are gone."""
