@@ -65,7 +65,8 @@ class Run:
         # (ascendc/mmad_numbers.py)
         self.mmad_widened = None
         # keep cube operands in L1/L0 as GM lineage rather than bytes (ascendc/lineage.py), and
-        # GM buffers widened to fp32 for them: (buffer id, dtype, version) -> array
+        # the fp32 twins of GM buffers they are read from: (buffer id, dtype, version) ->
+        # (twin, grids widened so far) (ascendc/mmad_numbers.wide_grid)
         self.lineage = True
         self.wide = None
 
