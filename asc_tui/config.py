@@ -75,8 +75,7 @@ def find_config(start: Path | None = None) -> Path | None:
         if cand.is_file():
             return cand
         py = d / "pyproject.toml"
-        if py.is_file() and re.search(r"^\[tool\.asc-tui(\]|\.)", py.read_text(errors="replace"),
-                                      re.M):
+        if py.is_file() and re.search(r"^\[tool\.asc-tui(\]|\.)", py.read_text(errors="replace"), re.M):
             return py
     return None
 
@@ -92,8 +91,9 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
         data = tomli.loads(text)
     except tomli.TOMLDecodeError as exc:
         msg = str(exc).split(" (at line")[0]
-        raise ConfigError([ConfigProblem(str(path), getattr(exc, "lineno", 1) or 1,
-                                         getattr(exc, "colno", 1) or 1, msg)]) from None
+        raise ConfigError(
+            [ConfigProblem(str(path), getattr(exc, "lineno", 1) or 1, getattr(exc, "colno", 1) or 1, msg)]
+        ) from None
     prefix: tuple[str, ...] = ()
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("asc-tui", {})
@@ -113,8 +113,11 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
     for key, value in data.items():
         if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, 1)
-            bad((key,), f"unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close
-                                                  else f"; known: {', '.join(KEYS)}"))
+            bad(
+                (key,),
+                f"unknown key {key!r}"
+                + (f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(KEYS)}"),
+            )
             continue
         if key in ("operators", "chip", "case", "theme"):
             if not isinstance(value, str) or not value:
@@ -127,11 +130,11 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
             value = float(value)
         elif key == "keymap":
             if not isinstance(value, dict):
-                bad((key,), "keymap must be a table of binding id = \"keys\"")
+                bad((key,), 'keymap must be a table of binding id = "keys"')
                 continue
             for bid, keys in value.items():
                 if not isinstance(keys, str) or not keys.strip():
-                    bad((key, bid), f"keymap.{bid} must be a string like \"f5\" or \"r,f5\"")
+                    bad((key, bid), f'keymap.{bid} must be a string like "f5" or "r,f5"')
             value = {k: v for k, v in value.items() if isinstance(v, str) and v.strip()}
         elif key == "thresholds":
             if not isinstance(value, dict):
@@ -174,7 +177,7 @@ class _Locator:
                 if table == self.prefix:
                     fallback = (i, 1)
                 continue
-            rest = full[len(table):] if full[:len(table)] == table else None
+            rest = full[len(table) :] if full[: len(table)] == table else None
             if not rest:
                 continue
             dotted = r"\s*\.\s*".join(re.escape(k) for k in rest)

@@ -38,11 +38,11 @@ def main() -> dict:
         for _ in range(n):
             history.record_run(report, "run", store)
         append_ms = (time.perf_counter() - t) * 1e3 / n
-        prev_ms = _median_ms(lambda: history.previous_run(store, "vector_add_bias", "default",
-                                                          "ascend910b"), 20)
+        prev_ms = _median_ms(
+            lambda: history.previous_run(store, "vector_add_bias", "default", "ascend910b"), 20
+        )
         result = bench(req, store=store)
-        trends = {c.case: history.runs(store, result.operator, c.case, result.chip)
-                  for c in result.cases}
+        trends = {c.case: history.runs(store, result.operator, c.case, result.chip) for c in result.cases}
         md_ms = _median_ms(lambda: to_markdown(result, trends), 5)
         html_ms = _median_ms(lambda: to_html(result, trends), 5)
         html_kb = len(to_html(result, trends).encode()) / 1024

@@ -58,8 +58,10 @@ def main() -> dict:
         t_emu.append(_median_time(emulate_full, 1))
     med_np, med_emu = statistics.median(t_np), statistics.median(t_emu)
     ratio = med_emu / med_np
-    print(f"(a) full emulation 80M half: {med_emu:.3f} s   numpy x+bias: {med_np:.3f} s   "
-          f"ratio {ratio:.2f}x (target <= 10x, goal <= 3x)")
+    print(
+        f"(a) full emulation 80M half: {med_emu:.3f} s   numpy x+bias: {med_np:.3f} s   "
+        f"ratio {ratio:.2f}x (target <= 10x, goal <= 3x)"
+    )
 
     _, _, _, lnch_t, _, gm_t = prepare(op, "full", PARAMS, numeric=False, seed=0)
     result = launch(op.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False)
@@ -76,9 +78,11 @@ def main() -> dict:
     t_timing, t_cpu = statistics.median(wall), statistics.median(cpu)
     t_ref = statistics.median(ref)
     rate = n_instr / t_timing
-    print(f"(b) timing-only: {n_instr} instructions in {t_timing:.3f} s wall = {rate:,.0f} "
-          f"instr/s; {t_cpu:.3f} s CPU = {n_instr / t_cpu:,.0f} instr/s (target >= 300k/s; "
-          "CPU time is less sensitive to other load on the machine)")
+    print(
+        f"(b) timing-only: {n_instr} instructions in {t_timing:.3f} s wall = {rate:,.0f} "
+        f"instr/s; {t_cpu:.3f} s CPU = {n_instr / t_cpu:,.0f} instr/s (target >= 300k/s; "
+        "CPU time is less sensitive to other load on the machine)"
+    )
     print(f"    host speed in the same rounds: a 5M-addition Python loop takes {t_ref:.3f} s CPU")
 
     tracemalloc.start()
@@ -86,12 +90,19 @@ def main() -> dict:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     inputs = sum(a.nbytes for a in arrays.values())
-    print(f"(c) peak memory allocated during (a): {peak / 2**20:.1f} MiB "
-          f"(on top of the {inputs / 2**20:.0f} MiB of input/output arrays)")
-    return {"full_emulation_s": med_emu, "numpy_s": med_np, "ratio": ratio,
-            "timing_only_instr_per_s": rate, "timing_only_instr_per_cpu_s": n_instr / t_cpu,
-            "python_loop_5m_cpu_s": t_ref,
-            "peak_alloc_mib": peak / 2**20}
+    print(
+        f"(c) peak memory allocated during (a): {peak / 2**20:.1f} MiB "
+        f"(on top of the {inputs / 2**20:.0f} MiB of input/output arrays)"
+    )
+    return {
+        "full_emulation_s": med_emu,
+        "numpy_s": med_np,
+        "ratio": ratio,
+        "timing_only_instr_per_s": rate,
+        "timing_only_instr_per_cpu_s": n_instr / t_cpu,
+        "python_loop_5m_cpu_s": t_ref,
+        "peak_alloc_mib": peak / 2**20,
+    }
 
 
 if __name__ == "__main__":

@@ -60,25 +60,35 @@ def main() -> dict:
         emu_c.append(c)
     ew, nw = statistics.median(emu_w), statistics.median(np_w)
     ec, nc = statistics.median(emu_c), statistics.median(np_c)
-    print(f"(a) matmul 1024^3 fp16 full emulation: {ew * 1e3:.0f} ms wall / {ec * 1e3:.0f} ms CPU"
-          f"   numpy f32 matmul: {nw * 1e3:.0f} ms wall / {nc * 1e3:.0f} ms CPU   ratio "
-          f"{ew / nw:.2f}x wall, {ec / nc:.2f}x CPU (target <= 3x)")
+    print(
+        f"(a) matmul 1024^3 fp16 full emulation: {ew * 1e3:.0f} ms wall / {ec * 1e3:.0f} ms CPU"
+        f"   numpy f32 matmul: {nw * 1e3:.0f} ms wall / {nc * 1e3:.0f} ms CPU   ratio "
+        f"{ew / nw:.2f}x wall, {ec / nc:.2f}x CPU (target <= 3x)"
+    )
 
     off = load_operator("matmul_official")
     _, _, _, lnch_t, _, gm_t = prepare(off, "large", {}, numeric=False, seed=0)
-    w, c, res = _timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip,
-                                      numeric=False))
-    flops = 2.0 * 4096 ** 3
+    w, c, res = _timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False))
+    flops = 2.0 * 4096**3
     tflops = flops / (res.time_us * 1e-6) / 1e12
     peak = cube_peak_flops(chip) / 1e12
     n = res.instructions
-    print(f"(b) matmul_official 4096^3 timing-only: {w:.2f} s wall / {c:.2f} s CPU for {n} "
-          f"instructions (+ the L2 pre-pass) = {n / w:,.0f} instr/s wall, {n / c:,.0f} instr/s "
-          f"CPU; emulated {res.time_us:.1f} us = {tflops:.1f} TFLOPS, {tflops / peak:.1%} of the "
-          f"{peak:.1f} TFLOPS cube peak")
-    return {"full_1024_ms": ew * 1e3, "numpy_1024_ms": nw * 1e3, "ratio_wall": ew / nw,
-            "ratio_cpu": ec / nc, "timing_4096_s": w, "timing_4096_instr_per_s": n / w,
-            "emulated_tflops_4096": tflops, "share_of_peak_4096": tflops / peak}
+    print(
+        f"(b) matmul_official 4096^3 timing-only: {w:.2f} s wall / {c:.2f} s CPU for {n} "
+        f"instructions (+ the L2 pre-pass) = {n / w:,.0f} instr/s wall, {n / c:,.0f} instr/s "
+        f"CPU; emulated {res.time_us:.1f} us = {tflops:.1f} TFLOPS, {tflops / peak:.1%} of the "
+        f"{peak:.1f} TFLOPS cube peak"
+    )
+    return {
+        "full_1024_ms": ew * 1e3,
+        "numpy_1024_ms": nw * 1e3,
+        "ratio_wall": ew / nw,
+        "ratio_cpu": ec / nc,
+        "timing_4096_s": w,
+        "timing_4096_instr_per_s": n / w,
+        "emulated_tflops_4096": tflops,
+        "share_of_peak_4096": tflops / peak,
+    }
 
 
 if __name__ == "__main__":

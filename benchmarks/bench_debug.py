@@ -51,8 +51,12 @@ def main(reps: int = 15) -> dict:
     print(f"  {'variant':<20}{'run ms':>9}{'x plain':>9}{'emulate ms':>12}{'x plain':>9}")
     for name, (tot, emu) in samples.items():
         t, e = statistics.median(tot), statistics.median(emu)
-        out[name] = {"run_ms": t * 1e3, "run_ratio": t / base_t, "emulate_ms": e * 1e3,
-                     "emulate_ratio": e / base_e}
+        out[name] = {
+            "run_ms": t * 1e3,
+            "run_ratio": t / base_t,
+            "emulate_ms": e * 1e3,
+            "emulate_ratio": e / base_e,
+        }
         print(f"  {name:<20}{t * 1e3:9.2f}{t / base_t:9.2f}{e * 1e3:12.2f}{e / base_e:9.2f}")
     ok = out["memcheck+initcheck"]["run_ratio"] <= 2.0
     print(f"  target memcheck+initcheck <= 2x plain run: {'met' if ok else 'MISSED'}")
@@ -63,8 +67,10 @@ def main(reps: int = 15) -> dict:
         dt = time.perf_counter() - t
         bad = run_ranks("operators/bugs/allreduce_skip.py", ranks, timeout_s=30)
         dt_bad = bad.seconds
-        print(f"  deadlock check allreduce_sum {ranks} ranks: {dt * 1e3:.1f} ms ({rep.outcome}); "
-              f"allreduce_skip: {dt_bad * 1e3:.1f} ms ({bad.outcome})")
+        print(
+            f"  deadlock check allreduce_sum {ranks} ranks: {dt * 1e3:.1f} ms ({rep.outcome}); "
+            f"allreduce_skip: {dt_bad * 1e3:.1f} ms ({bad.outcome})"
+        )
         out[f"deadlock_{ranks}_ranks_ms"] = dt * 1e3
         out[f"deadlock_skip_{ranks}_ranks_ms"] = dt_bad * 1e3
     return out

@@ -56,13 +56,19 @@ def main(repeat: int = 21, budget_s: float = 4.0) -> dict:
             out_dir = os.path.join(root, f"{op}-{case}-{timing_only}")
             csv_ms, _ = _time(lambda prof=prof, d=out_dir: write_dir(prof, d))
             key = f"{op}[{case}]" + (" timing-only" if timing_only else "")
-            figures[key] = {"records": records, "run_ms": round(r, 2),
-                            "profile_ms": round(p, 3), "overhead": round(overhead, 4),
-                            "trace_build_ms": round(trace_ms, 2),
-                            "msprof_write_ms": round(csv_ms, 2)}
+            figures[key] = {
+                "records": records,
+                "run_ms": round(r, 2),
+                "profile_ms": round(p, 3),
+                "overhead": round(overhead, 4),
+                "trace_build_ms": round(trace_ms, 2),
+                "msprof_write_ms": round(csv_ms, 2),
+            }
             worst = max(worst, overhead)
-            print(f"   {key:<32} {records:>7} records  run {r:8.2f} ms  profile {p:7.3f} ms  "
-                  f"(+{overhead:6.2%})  trace {trace_ms:7.2f} ms  csv {csv_ms:6.2f} ms")
+            print(
+                f"   {key:<32} {records:>7} records  run {r:8.2f} ms  profile {p:7.3f} ms  "
+                f"(+{overhead:6.2%})  trace {trace_ms:7.2f} ms  csv {csv_ms:6.2f} ms"
+            )
     figures["worst_overhead"] = round(worst, 4)
     figures["budget"] = 0.10
     figures["within_budget"] = worst <= 0.10

@@ -58,8 +58,12 @@ async def _hot_reload(n: int = 20) -> dict:
             worker_s.append(app.ops[target.resolve()].last.seconds)
             await asyncio.sleep(0.05)
     shutil.rmtree(tmp, ignore_errors=True)
-    return {"median_ms": statistics.median(lat) * 1000, "p90_ms": sorted(lat)[int(0.9 * n)] * 1000,
-            "worker_run_median_ms": statistics.median(worker_s) * 1000, "n": n}
+    return {
+        "median_ms": statistics.median(lat) * 1000,
+        "p90_ms": sorted(lat)[int(0.9 * n)] * 1000,
+        "worker_run_median_ms": statistics.median(worker_s) * 1000,
+        "n": n,
+    }
 
 
 def synthetic_run(blocks: int = 8, per_block: int = 125_000) -> EmulationResult:
@@ -75,12 +79,39 @@ def synthetic_run(blocks: int = 8, per_block: int = 125_000) -> EmulationResult:
         kind = np.concatenate([np.zeros(3 * k), np.ones(k)]).astype(np.int8)
         order = np.argsort(start, kind="stable")
         z = np.zeros(len(order), dtype=np.int32)
-        out.append(BlockTimeline(b, b, 0, 0.0, float(end.max()), pipe[order].astype(np.int8),
-                                 start[order], end[order], z, z, z.astype(np.int64),
-                                 kind[order], z - 1, 0.0))
+        out.append(
+            BlockTimeline(
+                b,
+                b,
+                0,
+                0.0,
+                float(end.max()),
+                pipe[order].astype(np.int8),
+                start[order],
+                end[order],
+                z,
+                z,
+                z.astype(np.int64),
+                kind[order],
+                z - 1,
+                0.0,
+            )
+        )
     cycles = max(float(b.end.max()) for b in out)
-    return EmulationResult("synthetic", 1800.0, "timing", blocks, blocks, cycles, 0.0,
-                           tuple(out), ("op",), (("kernel.py", 1),), 0, 0)
+    return EmulationResult(
+        "synthetic",
+        1800.0,
+        "timing",
+        blocks,
+        blocks,
+        cycles,
+        0.0,
+        tuple(out),
+        ("op",),
+        (("kernel.py", 1),),
+        0,
+        0,
+    )
 
 
 def real_run() -> tuple[EmulationResult | None, float]:
@@ -89,8 +120,15 @@ def real_run() -> tuple[EmulationResult | None, float]:
     from asc_tui.devkit.runner import RunRequest, run
 
     t = time.perf_counter()
-    rep = run(RunRequest("vector_add_bias", case="full", timing_only=True,
-                         params={"tile_length": 256, "block_dim": 40}, timeout_s=600))
+    rep = run(
+        RunRequest(
+            "vector_add_bias",
+            case="full",
+            timing_only=True,
+            params={"tile_length": 256, "block_dim": 40},
+            timeout_s=600,
+        )
+    )
     return rep.emulation, time.perf_counter() - t
 
 
@@ -126,10 +164,16 @@ async def _timeline(frames: int = 40) -> dict:
         assert len(lines) >= 5  # lanes, axis, summary (and per-block rows when they fit)
         await pilot.pause()
     shutil.rmtree(tmp, ignore_errors=True)
-    return {"source": source, "instructions": em.instructions, "emulation_s": emu_s,
-            "records": records, "width": width, "index_ms": first * 1000,
-            "frame_median_ms": statistics.median(times) * 1000,
-            "frame_max_ms": max(times) * 1000}
+    return {
+        "source": source,
+        "instructions": em.instructions,
+        "emulation_s": emu_s,
+        "records": records,
+        "width": width,
+        "index_ms": first * 1000,
+        "frame_median_ms": statistics.median(times) * 1000,
+        "frame_max_ms": max(times) * 1000,
+    }
 
 
 STARTUP = r"""
@@ -150,27 +194,36 @@ def _startup(n: int = 5) -> dict:
     ops = str(REPO / "operators")
     times = []
     for _ in range(n):
-        out = subprocess.run([sys.executable, "-c", STARTUP, ops], capture_output=True,
-                             text=True, check=True, cwd=str(REPO))
+        out = subprocess.run(
+            [sys.executable, "-c", STARTUP, ops], capture_output=True, text=True, check=True, cwd=str(REPO)
+        )
         times.append(float(out.stdout.strip().splitlines()[-1]))
     return {"median_ms": statistics.median(times) * 1000, "min_ms": min(times) * 1000, "n": n}
 
 
 def main() -> dict:
     hot = asyncio.run(_hot_reload())
-    print(f"  hot reload add_custom (write → panes updated): median {hot['median_ms']:.1f} ms, "
-          f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
-          f"{hot['worker_run_median_ms']:.1f} ms)  goal ≤ 150 ms")
+    print(
+        f"  hot reload add_custom (write → panes updated): median {hot['median_ms']:.1f} ms, "
+        f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
+        f"{hot['worker_run_median_ms']:.1f} ms)  goal ≤ 150 ms"
+    )
     tl = asyncio.run(_timeline())
-    print(f"  timeline of {tl['source']}: {tl['instructions']:,} instructions, "
-          f"{tl['records']:,} records (emulated in {tl['emulation_s']:.1f} s)")
-    print(f"  timeline frame at {tl['width']} columns (200×60 terminal, lanes + per-block "
-          "rows): median "
-          f"{tl['frame_median_ms']:.2f} ms, max {tl['frame_max_ms']:.2f} ms (index build, once per "
-          f"result, in a thread: {tl['index_ms']:.0f} ms)  goal ≤ 16 ms")
+    print(
+        f"  timeline of {tl['source']}: {tl['instructions']:,} instructions, "
+        f"{tl['records']:,} records (emulated in {tl['emulation_s']:.1f} s)"
+    )
+    print(
+        f"  timeline frame at {tl['width']} columns (200×60 terminal, lanes + per-block "
+        "rows): median "
+        f"{tl['frame_median_ms']:.2f} ms, max {tl['frame_max_ms']:.2f} ms (index build, once per "
+        f"result, in a thread: {tl['index_ms']:.0f} ms)  goal ≤ 16 ms"
+    )
     st = _startup()
-    print(f"  start-up to first paint (imports + mount + first frame, headless): median "
-          f"{st['median_ms']:.0f} ms, min {st['min_ms']:.0f} ms over {st['n']}  goal ≤ 500 ms")
+    print(
+        f"  start-up to first paint (imports + mount + first frame, headless): median "
+        f"{st['median_ms']:.0f} ms, min {st['min_ms']:.0f} ms over {st['n']}  goal ≤ 500 ms"
+    )
     return {"hot_reload": hot, "timeline": tl, "startup": st}
 
 

@@ -22,15 +22,13 @@ SUBSPACE = {"tile_k": "64,128,256", "block_dim": "8,16,20,24"}
 
 def _cpu_s() -> float:
     """CPU seconds of this process and its finished children (the tuner's workers)."""
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _exhaustive(workers: int, store: Store):
     t, c = time.perf_counter(), _cpu_s()
-    r = tune(TuneRequest("matmul", strategy="exhaustive", workers=workers, fixed=SUBSPACE),
-             store=store)
+    r = tune(TuneRequest("matmul", strategy="exhaustive", workers=workers, fixed=SUBSPACE), store=store)
     return r, time.perf_counter() - t, _cpu_s() - c
 
 
@@ -43,10 +41,13 @@ def main() -> dict:
         r, wall, cpu = _exhaustive(workers, store)
         runs[workers] = (r, wall, store)
         rate = r.evaluated / wall
-        print(f"  matmul 1024^3 exhaustive, --workers {workers}: {r.evaluated} configs "
-              f"({len(r.invalid)} pruned of {r.space_size}) in {wall:6.2f} s = {rate:5.1f} "
-              f"configs/s ({cpu:.1f} CPU s, {1000 * cpu / r.evaluated:.0f} ms per config); "
-              f"best {r.best.time_us:.2f} us", flush=True)
+        print(
+            f"  matmul 1024^3 exhaustive, --workers {workers}: {r.evaluated} configs "
+            f"({len(r.invalid)} pruned of {r.space_size}) in {wall:6.2f} s = {rate:5.1f} "
+            f"configs/s ({cpu:.1f} CPU s, {1000 * cpu / r.evaluated:.0f} ms per config); "
+            f"best {r.best.time_us:.2f} us",
+            flush=True,
+        )
         out[f"workers{workers}_s"] = round(wall, 3)
         out[f"workers{workers}_cpu_s"] = round(cpu, 2)
         out[f"workers{workers}_configs_per_s"] = round(rate, 2)
@@ -54,24 +55,35 @@ def main() -> dict:
     assert r1.best.time_us == r2.best.time_us, "workers changed the result"
     speedup = runs[1][1] / runs[2][1]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"  speed-up of --workers 2 over 1: {speedup:.2f}x on {cpus} CPU(s) "
-          f"(1-min load average now {load:.1f}: other jobs share these CPUs)")
+    print(
+        f"  speed-up of --workers 2 over 1: {speedup:.2f}x on {cpus} CPU(s) "
+        f"(1-min load average now {load:.1f}: other jobs share these CPUs)"
+    )
     out["load_average"] = round(load, 2)
-    out.update(valid_configs=r2.evaluated, pruned=len(r2.invalid), speedup_2_over_1=round(
-        speedup, 2), best_params=r2.best.params, best_us=round(r2.best.time_us, 3))
+    out.update(
+        valid_configs=r2.evaluated,
+        pruned=len(r2.invalid),
+        speedup_2_over_1=round(speedup, 2),
+        best_params=r2.best.params,
+        best_us=round(r2.best.time_us, 3),
+    )
     again, wall, _ = _exhaustive(2, runs[2][2])
-    print(f"  re-run from the cache: {again.cached} cached, {again.evaluated} evaluated in "
-          f"{wall * 1000:.0f} ms")
+    print(
+        f"  re-run from the cache: {again.cached} cached, {again.evaluated} evaluated in {wall * 1000:.0f} ms"
+    )
     out["cached_rerun_s"] = round(wall, 3)
     t = time.perf_counter()
-    q = tune(TuneRequest("matmul", strategy="quick", workers=2),
-             store=Store(tempfile.mkdtemp(prefix="bench-tune-")))
+    q = tune(
+        TuneRequest("matmul", strategy="quick", workers=2),
+        store=Store(tempfile.mkdtemp(prefix="bench-tune-")),
+    )
     qwall = time.perf_counter() - t
     gap = q.best.time_us / r2.best.time_us - 1
-    print(f"  quick tune, whole space ({q.space_size} configs): {q.evaluated} evaluations in "
-          f"{qwall:.2f} s, best {q.best.time_us:.2f} us ({gap:+.1%} vs exhaustive optimum)")
-    out.update(quick_s=round(qwall, 3), quick_evaluations=q.evaluated,
-               quick_gap=round(gap, 4))
+    print(
+        f"  quick tune, whole space ({q.space_size} configs): {q.evaluated} evaluations in "
+        f"{qwall:.2f} s, best {q.best.time_us:.2f} us ({gap:+.1%} vs exhaustive optimum)"
+    )
+    out.update(quick_s=round(qwall, 3), quick_evaluations=q.evaluated, quick_gap=round(gap, 4))
     return out
 
 

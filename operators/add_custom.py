@@ -121,8 +121,11 @@ class KernelAdd:
         if n * self.dtype.itemsize % 32 == 0:
             AscendC.DataCopy(self.z_gm[i * self.tile], z_local, n)
         else:
-            AscendC.DataCopyPad(self.z_gm[i * self.tile], z_local,
-                                AscendC.DataCopyExtParams(1, n * self.dtype.itemsize, 0, 0, 0))
+            AscendC.DataCopyPad(
+                self.z_gm[i * self.tile],
+                z_local,
+                AscendC.DataCopyExtParams(1, n * self.dtype.itemsize, 0, 0, 0),
+            )
         self.out_z.FreeTensor(z_local)
 
 

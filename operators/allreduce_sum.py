@@ -95,8 +95,9 @@ class KernelAllReduceSum:
             s_local = self.out_q.DeQue(half)
             AscendC.DataCopy(self.s_gm[i * self.tile], s_local, self.tile)
             self.out_q.FreeTensor(s_local)
-        handle = self.hccl.AllReduce(self.staging, self.y, self.n, HcclDataType.HCCL_DATA_TYPE_FP16,
-                                     HcclReduceOp.HCCL_REDUCE_SUM)
+        handle = self.hccl.AllReduce(
+            self.staging, self.y, self.n, HcclDataType.HCCL_DATA_TYPE_FP16, HcclReduceOp.HCCL_REDUCE_SUM
+        )
         self.hccl.Commit(handle)
         self.hccl.Wait(handle)
         self.hccl.Finalize()

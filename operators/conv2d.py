@@ -65,14 +65,17 @@ def _footprint(case, p):
     chunk = _up(merge * case.cin, 16)
     tm, tn = _up(p.tile_m, 16), _up(p.tile_n, 16)
     k_all = case.kh * case.kw * case.cin
-    return {"l1": _up(k_all, 16) * tn * 2 + 2 * tm * chunk * 2, "l0a": 2 * tm * chunk * 2,
-            "l0b": 2 * chunk * tn * 2, "l0c": tm * tn * 4}
+    return {
+        "l1": _up(k_all, 16) * tn * 2 + 2 * tm * chunk * 2,
+        "l0a": 2 * tm * chunk * 2,
+        "l0b": 2 * chunk * tn * 2,
+        "l0c": tm * tn * 4,
+    }
 
 
 def _fits(case, p):
     caps = {"l1": L1, "l0a": L0A, "l0b": L0B, "l0c": L0C}
-    bad = [f"{m.upper()} needs {v} B of {caps[m]}" for m, v in _footprint(case, p).items()
-           if v > caps[m]]
+    bad = [f"{m.upper()} needs {v} B of {caps[m]}" for m, v in _footprint(case, p).items() if v > caps[m]]
     return "; ".join(bad) or True
 
 
@@ -104,8 +107,7 @@ def _padded_input(case):
     def init(rng, shape):
         x = np.zeros(shape, np.float16)
         p = case.pad
-        x[:, p:shape[1] - p, p:shape[2] - p, :] = rng.uniform(
-            -1, 1, (shape[0], case.h, case.w, shape[3]))
+        x[:, p : shape[1] - p, p : shape[2] - p, :] = rng.uniform(-1, 1, (shape[0], case.h, case.w, shape[3]))
         return x
 
     return init
@@ -113,17 +115,34 @@ def _padded_input(case):
 
 def tensors(case):
     hp, wp, ho, wo = _geometry(case)
-    return {"x": In((case.n, hp, wp, case.cin), half, _padded_input(case)),
-            "weight": In((case.kh * case.kw * case.cin, case.cout), half, "uniform"),
-            "y": Out((case.n, ho, wo, case.cout), half)}
+    return {
+        "x": In((case.n, hp, wp, case.cin), half, _padded_input(case)),
+        "weight": In((case.kh * case.kw * case.cin, case.cout), half, "uniform"),
+        "y": Out((case.n, ho, wo, case.cout), half),
+    }
 
 
 def tiling(case, p):
     hp, wp, ho, wo = _geometry(case)
     tiles = case.n * ho * -(-wo // p.tile_m) * -(-case.cout // p.tile_n)
-    return Launch(min(p.block_dim, tiles),
-                  ConvTiling(case.n, hp, wp, case.cin, case.cout, case.kh, case.kw, case.stride,
-                             ho, wo, p.tile_m, p.tile_n, min(p.kw_merge, case.kw)))
+    return Launch(
+        min(p.block_dim, tiles),
+        ConvTiling(
+            case.n,
+            hp,
+            wp,
+            case.cin,
+            case.cout,
+            case.kh,
+            case.kw,
+            case.stride,
+            ho,
+            wo,
+            p.tile_m,
+            p.tile_n,
+            min(p.kw_merge, case.kw),
+        ),
+    )
 
 
 def golden(case, x, weight):
@@ -134,7 +153,7 @@ def golden(case, x, weight):
     y = np.zeros((case.n, ho, wo, case.cout), np.float32)
     for i in range(case.kh):
         for j in range(case.kw):
-            patch = xf[:, i: i + (ho - 1) * s + 1: s, j: j + (wo - 1) * s + 1: s, :]
+            patch = xf[:, i : i + (ho - 1) * s + 1 : s, j : j + (wo - 1) * s + 1 : s, :]
             y += patch @ w[i, j]
     return y
 
@@ -147,8 +166,7 @@ def flops(case):
 class KernelConv2d:
     def Init(self, x: GM_ADDR, weight: GM_ADDR, y: GM_ADDR, t: ConvTiling):
         self.t = t
-        self.x_gm, self.w_gm, self.y_gm = GlobalTensor(half), GlobalTensor(half), \
-            GlobalTensor(half)
+        self.x_gm, self.w_gm, self.y_gm = GlobalTensor(half), GlobalTensor(half), GlobalTensor(half)
         self.x_gm.SetGlobalBuffer(x, t.n * t.hp * t.wp * t.cin)
         self.k_all = t.kh * t.kw * t.cin
         self.w_gm.SetGlobalBuffer(weight, self.k_all * t.cout)
@@ -195,11 +213,13 @@ class KernelConv2d:
         full, rem = self.k_all // 16, self.k_all % 16
         frac = -(-nt // 16) * 256
         if full:
-            AscendC.DataCopy(w1, self.w_gm[n0], Nd2NzParams(full, 16, nt, 16 * t.cout, t.cout,
-                                                            16, 1, frac))
+            AscendC.DataCopy(w1, self.w_gm[n0], Nd2NzParams(full, 16, nt, 16 * t.cout, t.cout, 16, 1, frac))
         if rem:
-            AscendC.DataCopy(w1[full * frac], self.w_gm[full * 16 * t.cout + n0],
-                             Nd2NzParams(1, rem, nt, 0, t.cout, 16, 1, 0))
+            AscendC.DataCopy(
+                w1[full * frac],
+                self.w_gm[full * 16 * t.cout + n0],
+                Nd2NzParams(1, rem, nt, 0, t.cout, 16, 1, 0),
+            )
         self.q_w.EnQue(w1)
         return self.q_w.DeQue(half)
 
@@ -234,8 +254,9 @@ class KernelConv2d:
     def Load(self, dst, src, start, fractals, transpose):
         """LoadData of consecutive fractals, at most 255 per instruction."""
         for f in range(0, fractals, 255):
-            AscendC.LoadData(dst[f * 256], src, LoadData2DParams(start + f, min(255, fractals - f),
-                                                                 1, 0, 0, transpose))
+            AscendC.LoadData(
+                dst[f * 256], src, LoadData2DParams(start + f, min(255, fractals - f), 1, 0, 0, transpose)
+            )
 
     def Img2col(self, a1, src, mt):
         """mt pixels x chunk: rows overlap in GM (srcDValue = stride * Cin < dValue)."""
@@ -244,18 +265,26 @@ class KernelConv2d:
         frac = -(-self.chunk // 16) * 256
         step = t.stride * t.cin
         if full:
-            AscendC.DataCopy(a1, self.x_gm[src], Nd2NzParams(full, 16, self.chunk, 16 * step,
-                                                             step, 16, 1, frac))
+            AscendC.DataCopy(
+                a1, self.x_gm[src], Nd2NzParams(full, 16, self.chunk, 16 * step, step, 16, 1, frac)
+            )
         if rem:
-            AscendC.DataCopy(a1[full * frac], self.x_gm[src + full * 16 * step],
-                             Nd2NzParams(1, rem, self.chunk, 0, step, 16, 1, 0))
+            AscendC.DataCopy(
+                a1[full * frac],
+                self.x_gm[src + full * 16 * step],
+                Nd2NzParams(1, rem, self.chunk, 0, step, 16, 1, 0),
+            )
 
     def CopyOut(self, row, ow0, mt, n0, nt):
         t = self.t
         c = self.q_c.DeQue(AscendC.float32)
-        AscendC.Fixpipe(self.y_gm[(row * t.wo + ow0) * t.cout + n0], c,
-                        FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16),
-                                          dstStride=t.cout, quantPre=QuantMode_t.F322F16))
+        AscendC.Fixpipe(
+            self.y_gm[(row * t.wo + ow0) * t.cout + n0],
+            c,
+            FixpipeParamsV220(
+                nSize=nt, mSize=mt, srcStride=_up(mt, 16), dstStride=t.cout, quantPre=QuantMode_t.F322F16
+            ),
+        )
         self.q_c.FreeTensor(c)
 
 

@@ -71,10 +71,14 @@ def footprint(case, p) -> dict:
 
 
 def _fits(mem: str, cap: int):
-    return lambda case, p: footprint(case, p)[mem] <= cap or (
-        f"{mem.upper()} needs {footprint(case, p)[mem]} B for tile_m={p.tile_m} "
-        f"tile_n={p.tile_n} tile_k={p.tile_k} x{p.double_buffer if mem != 'l0c' else p.l0c_buffers}"
-        f" buffers but has {cap} B")
+    return lambda case, p: (
+        footprint(case, p)[mem] <= cap
+        or (
+            f"{mem.upper()} needs {footprint(case, p)[mem]} B for tile_m={p.tile_m} "
+            f"tile_n={p.tile_n} tile_k={p.tile_k} x{p.double_buffer if mem != 'l0c' else p.l0c_buffers}"
+            f" buffers but has {cap} B"
+        )
+    )
 
 
 CONSTRAINTS = [
@@ -82,8 +86,10 @@ CONSTRAINTS = [
     Constraint(_fits("l0a", L0A), "L0A (64 KB) overflows"),
     Constraint(_fits("l0b", L0B), "L0B (64 KB) overflows"),
     Constraint(_fits("l0c", L0C), "L0C (128 KB) overflows"),
-    Constraint(lambda case, p: p.tile_k % (32 // np.dtype(case.dtype).itemsize) == 0,
-               "tile_k must be a multiple of C0 (16 for half, 32 for int8)"),
+    Constraint(
+        lambda case, p: p.tile_k % (32 // np.dtype(case.dtype).itemsize) == 0,
+        "tile_k must be a multiple of C0 (16 for half, 32 for int8)",
+    ),
 ]
 
 PRECISION = {"float16": (2e-3, 2e-3), "bfloat16": (2e-2, 1e-2)}
@@ -110,16 +116,21 @@ def _out_dtype(dtype: str) -> str:
 def tensors(case):
     b_shape = (case.n, case.k) if case.dtype == "int8" else (case.k, case.n)
     init = (-8, 8) if case.dtype == "int8" else "uniform"
-    return {"a": In((case.m, case.k), case.dtype, init),
-            "b": In(b_shape, case.dtype, init),
-            "c": Out((case.m, case.n), _out_dtype(case.dtype))}
+    return {
+        "a": In((case.m, case.k), case.dtype, init),
+        "b": In(b_shape, case.dtype, init),
+        "c": Out((case.m, case.n), _out_dtype(case.dtype)),
+    }
 
 
 def tiling(case, p):
     tiles = -(-case.m // p.tile_m) * -(-case.n // p.tile_n)
-    return Launch(min(p.block_dim, tiles),
-                  MatmulTiling(case.m, case.n, case.k, p.tile_m, p.tile_n, p.tile_k,
-                               p.double_buffer, p.l0c_buffers, case.dtype))
+    return Launch(
+        min(p.block_dim, tiles),
+        MatmulTiling(
+            case.m, case.n, case.k, p.tile_m, p.tile_n, p.tile_k, p.double_buffer, p.l0c_buffers, case.dtype
+        ),
+    )
 
 
 def golden(case, a, b):
@@ -187,11 +198,11 @@ class KernelMatmul:
         full, rem = rows // 16, rows % 16
         frac = c1 * 16 * self.c0
         if full:
-            AscendC.DataCopy(dst, src, Nd2NzParams(full, 16, cols, 16 * stride, stride, 16, 1,
-                                                   frac))
+            AscendC.DataCopy(dst, src, Nd2NzParams(full, 16, cols, 16 * stride, stride, 16, 1, frac))
         if rem:
-            AscendC.DataCopy(dst[full * frac], src[full * 16 * stride],
-                             Nd2NzParams(1, rem, cols, 0, stride, 16, 1, 0))
+            AscendC.DataCopy(
+                dst[full * frac], src[full * 16 * stride], Nd2NzParams(1, rem, cols, 0, stride, 16, 1, 0)
+            )
 
     def CopyIn(self, m0, n0, k0, mt, nt, kt):
         t = self.t
@@ -200,8 +211,7 @@ class KernelMatmul:
         self.q_a1.EnQue(a1)
         b1 = self.q_b1.AllocTensor(self.dt)
         if self.trans_b:  # B is N x K: plain NZ is already L0B's ZN order
-            AscendC.DataCopy(b1, self.b_gm[n0 * t.k + k0],
-                             Nd2NzParams(1, nt, kt, 0, t.k, _up(nt, 16), 1, 0))
+            AscendC.DataCopy(b1, self.b_gm[n0 * t.k + k0], Nd2NzParams(1, nt, kt, 0, t.k, _up(nt, 16), 1, 0))
         else:
             self._rows16(b1, self.b_gm[k0 * t.n + n0], kt, nt, t.n, -(-nt // 16))
         self.q_b1.EnQue(b1)
@@ -220,8 +230,11 @@ class KernelMatmul:
     def _load(self, dst, src, fractals: int, transpose: bool):
         per = 512 // AscendC.sizeof(self.dt)
         for f in range(0, fractals, 255):
-            AscendC.LoadData(dst[f * per] if f else dst, src,
-                             LoadData2DParams(f, min(255, fractals - f), 1, 0, 0, transpose))
+            AscendC.LoadData(
+                dst[f * per] if f else dst,
+                src,
+                LoadData2DParams(f, min(255, fractals - f), 1, 0, 0, transpose),
+            )
 
     def Compute(self, c, mt, nt, kt, first):
         a2, b2 = self.q_a2.DeQue(self.dt), self.q_b2.DeQue(self.dt)
@@ -232,11 +245,16 @@ class KernelMatmul:
     def CopyOut(self, m0, n0, mt, nt):
         t = self.t
         c = self.q_c.DeQue(self.acc)
-        quant = QuantMode_t.NoQuant if t.dtype == "int8" else (
-            QuantMode_t.F322BF16 if t.dtype == "bfloat16" else QuantMode_t.F322F16)
-        AscendC.Fixpipe(self.c_gm[m0 * t.n + n0], c,
-                        FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16),
-                                          dstStride=t.n, quantPre=quant))
+        quant = (
+            QuantMode_t.NoQuant
+            if t.dtype == "int8"
+            else (QuantMode_t.F322BF16 if t.dtype == "bfloat16" else QuantMode_t.F322F16)
+        )
+        AscendC.Fixpipe(
+            self.c_gm[m0 * t.n + n0],
+            c,
+            FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16), dstStride=t.n, quantPre=quant),
+        )
         self.q_c.FreeTensor(c)
 
 

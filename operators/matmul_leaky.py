@@ -64,14 +64,19 @@ class LeakyTiling:
 
 
 def tensors(case):
-    return {"a": In((case.m, case.k), half, "uniform"), "b": In((case.k, case.n), half, "uniform"),
-            "c": Out((case.m, case.n), half), "workspace": Out((case.m, case.n), half)}
+    return {
+        "a": In((case.m, case.k), half, "uniform"),
+        "b": In((case.k, case.n), half, "uniform"),
+        "c": Out((case.m, case.n), half),
+        "workspace": Out((case.m, case.n), half),
+    }
 
 
 def tiling(case, p):
     tiles = -(-case.m // p.tile_m) * -(-case.n // p.tile_n)
-    return Launch(min(p.block_dim, tiles),
-                  LeakyTiling(case.m, case.n, case.k, p.tile_m, p.tile_n, p.tile_k, ALPHA))
+    return Launch(
+        min(p.block_dim, tiles), LeakyTiling(case.m, case.n, case.k, p.tile_m, p.tile_n, p.tile_k, ALPHA)
+    )
 
 
 def golden(case, a, b):
@@ -98,8 +103,7 @@ class CubePart:
         self.ws.SetGlobalBuffer(ws, t.m * t.n)
         tm, tn, tk = _up(t.tile_m, 16), _up(t.tile_n, 16), _up(t.tile_k, 16)
         self.pipe = TPipe()
-        self.q_c, self.q_a1, self.q_b1 = TQue(TPosition.CO1, 1), TQue(TPosition.A1, 1), \
-            TQue(TPosition.B1, 1)
+        self.q_c, self.q_a1, self.q_b1 = TQue(TPosition.CO1, 1), TQue(TPosition.A1, 1), TQue(TPosition.B1, 1)
         self.q_a2, self.q_b2 = TQue(TPosition.A2, 1), TQue(TPosition.B2, 1)
         self.pipe.InitBuffer(self.q_c, 1, tm * tn * 4)  # the L0C accumulator: tile_m x tile_n fp32
         self.pipe.InitBuffer(self.q_a1, 2, tm * tk * 2)
@@ -110,18 +114,19 @@ class CubePart:
     def Process(self):
         t = self.t
         nt_n = -(-t.n // t.tile_n)
-        for tile in range(AscendC.GetBlockIdx(), -(-t.m // t.tile_m) * nt_n,
-                          AscendC.GetBlockNum()):
+        for tile in range(AscendC.GetBlockIdx(), -(-t.m // t.tile_m) * nt_n, AscendC.GetBlockNum()):
             m0, n0 = tile // nt_n * t.tile_m, tile % nt_n * t.tile_n
             mt, nt = min(t.tile_m, t.m - m0), min(t.tile_n, t.n - n0)
             c = self.q_c.AllocTensor(AscendC.float32)
             for k0 in range(0, t.k, t.tile_k):
                 kt = min(t.tile_k, t.k - k0)
                 a1, b1 = self.q_a1.AllocTensor(half), self.q_b1.AllocTensor(half)
-                AscendC.DataCopy(a1, self.a_gm[m0 * t.k + k0],
-                                 Nd2NzParams(1, mt, kt, 0, t.k, _up(mt, 16), 1, 0))
-                AscendC.DataCopy(b1, self.b_gm[k0 * t.n + n0],
-                                 Nd2NzParams(1, kt, nt, 0, t.n, _up(kt, 16), 1, 0))
+                AscendC.DataCopy(
+                    a1, self.a_gm[m0 * t.k + k0], Nd2NzParams(1, mt, kt, 0, t.k, _up(mt, 16), 1, 0)
+                )
+                AscendC.DataCopy(
+                    b1, self.b_gm[k0 * t.n + n0], Nd2NzParams(1, kt, nt, 0, t.n, _up(kt, 16), 1, 0)
+                )
                 self.q_a1.EnQue(a1)
                 self.q_b1.EnQue(b1)
                 a1, b1 = self.q_a1.DeQue(half), self.q_b1.DeQue(half)
@@ -130,8 +135,7 @@ class CubePart:
                 for i in range(m1):  # the classic per-row LoadData: NZ (L1) -> ZZ (L0A)
                     AscendC.LoadData(a2[i * k1 * 256], a1, LoadData2DParams(i, k1, m1, 0, 0))
                 for i in range(k1):  # NZ (L1) -> ZN (L0B), each fractal transposed
-                    AscendC.LoadData(b2[i * n1 * 256], b1,
-                                     LoadData2DParams(i, n1, k1, 0, 0, True))
+                    AscendC.LoadData(b2[i * n1 * 256], b1, LoadData2DParams(i, n1, k1, 0, 0, True))
                 self.q_a2.EnQue(a2)
                 self.q_b2.EnQue(b2)
                 self.q_a1.FreeTensor(a1)
@@ -142,9 +146,13 @@ class CubePart:
                 self.q_b2.FreeTensor(b2)
             self.q_c.EnQue(c)
             c = self.q_c.DeQue(AscendC.float32)
-            AscendC.Fixpipe(self.ws[m0 * t.n + n0], c,
-                            FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16),
-                                              dstStride=t.n, quantPre=QuantMode_t.F322F16))
+            AscendC.Fixpipe(
+                self.ws[m0 * t.n + n0],
+                c,
+                FixpipeParamsV220(
+                    nSize=nt, mSize=mt, srcStride=_up(mt, 16), dstStride=t.n, quantPre=QuantMode_t.F322F16
+                ),
+            )
             self.q_c.FreeTensor(c)
             AscendC.CrossCoreSetFlag(2, AscendC.PIPE_FIX, 0)  # tile ready for the AIVs
 

@@ -71,8 +71,11 @@ def _tiling(case, p) -> TCubeTiling:
 
 
 def tensors(case):
-    t = {"a": In((case.m, case.k), half, "uniform"), "b": In((case.k, case.n), half, "uniform"),
-         "c": Out((case.m, case.n), half)}
+    t = {
+        "a": In((case.m, case.k), half, "uniform"),
+        "b": In((case.k, case.n), half, "uniform"),
+        "c": Out((case.m, case.n), half),
+    }
     if case.bias:
         t["bias"] = In(case.n, float32, "uniform")
     return t
@@ -104,10 +107,12 @@ def matmul_official(a: GM_ADDR, b: GM_ADDR, c: GM_ADDR, *bias_tiling):
     if t.isBias:
         bias_gm.SetGlobalBuffer(bias_tiling[0], t.N)
     pipe = TPipe()
-    mm = Matmul(MatmulType(TPosition.GM, CubeFormat.ND, half),
-                MatmulType(TPosition.GM, CubeFormat.ND, half),
-                MatmulType(TPosition.GM, CubeFormat.ND, half),
-                MatmulType(TPosition.GM, CubeFormat.ND, float32))
+    mm = Matmul(
+        MatmulType(TPosition.GM, CubeFormat.ND, half),
+        MatmulType(TPosition.GM, CubeFormat.ND, half),
+        MatmulType(TPosition.GM, CubeFormat.ND, half),
+        MatmulType(TPosition.GM, CubeFormat.ND, float32),
+    )
     REGIST_MATMUL_OBJ(pipe, GetSysWorkSpacePtr(), mm, t)
     m_units, n_units = -(-t.M // t.singleCoreM), -(-t.N // t.singleCoreN)
     for unit in range(AscendC.GetBlockIdx(), m_units * n_units, AscendC.GetBlockNum()):

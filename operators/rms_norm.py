@@ -46,8 +46,7 @@ def _fits(case, p):
 
 CONSTRAINTS = [
     Constraint(_fits, "queues, gamma and three fp32 work rows must fit in UB"),
-    Constraint(lambda c, p: c.cols * AscendC.sizeof(c.dtype) % 32 == 0,
-               "a row must be a multiple of 32 B"),
+    Constraint(lambda c, p: c.cols * AscendC.sizeof(c.dtype) % 32 == 0, "a row must be a multiple of 32 B"),
 ]
 
 PRECISION = {"float16": (2e-3, 2e-3)}
@@ -74,8 +73,7 @@ def tensors(case):
 def tiling(case, p):
     per_block = -(-case.rows // p.block_dim)
     block_dim = -(-case.rows // per_block)
-    return Launch(block_dim, NormTiling(case.rows, case.cols, per_block, p.buffer_num,
-                                        case.dtype, EPS))
+    return Launch(block_dim, NormTiling(case.rows, case.cols, per_block, p.buffer_num, case.dtype, EPS))
 
 
 def golden(case, x, gamma):

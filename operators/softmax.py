@@ -45,8 +45,7 @@ def _fits(case, p):
 
 CONSTRAINTS = [
     Constraint(_fits, "a row (in, out and two fp32 work rows) must fit in UB"),
-    Constraint(lambda c, p: c.cols * AscendC.sizeof(c.dtype) % 32 == 0,
-               "a row must be a multiple of 32 B"),
+    Constraint(lambda c, p: c.cols * AscendC.sizeof(c.dtype) % 32 == 0, "a row must be a multiple of 32 B"),
 ]
 
 

@@ -44,8 +44,7 @@ def tensors(case):
 
 def tiling(case, p):
     per_core = case.n // p.block_dim
-    return Launch(p.block_dim, TilingData(case.n, per_core // p.tile_length, p.tile_length,
-                                          p.buffer_num))
+    return Launch(p.block_dim, TilingData(case.n, per_core // p.tile_length, p.tile_length, p.buffer_num))
 
 
 def golden(case, x, bias):

@@ -75,12 +75,15 @@ SLOW_VEC = "AscendC.Muls(yl, yl, 1.0, L)  # slow-vec"
 SLOW_MTE2 = "AscendC.DataCopy(xl, x_gm[i * L], L)  # slow-mte2"
 
 
-def add_bias_source(extra_compute: str = "", extra_copyin: str = "", block_dim: int = 4,
-                    baseline: str | None = None) -> str:
-    return (SOURCE.replace("EXTRA_COMPUTE", extra_compute or "pass")
-            .replace("EXTRA_COPYIN", extra_copyin or "pass")
-            .replace("BLOCK_DIM", str(block_dim))
-            .replace("BASELINE_DECL", f"BASELINE = {baseline!r}" if baseline else ""))
+def add_bias_source(
+    extra_compute: str = "", extra_copyin: str = "", block_dim: int = 4, baseline: str | None = None
+) -> str:
+    return (
+        SOURCE.replace("EXTRA_COMPUTE", extra_compute or "pass")
+        .replace("EXTRA_COPYIN", extra_copyin or "pass")
+        .replace("BLOCK_DIM", str(block_dim))
+        .replace("BASELINE_DECL", f"BASELINE = {baseline!r}" if baseline else "")
+    )
 
 
 def line_of(source: str, marker: str) -> int:

@@ -7,7 +7,7 @@ line a test expects a report on by a marker comment.
 
 from __future__ import annotations
 
-HEADER = '''
+HEADER = """
 from dataclasses import dataclass
 
 from asc_tui import ascendc as AscendC
@@ -37,7 +37,7 @@ def k(x: GM_ADDR, y: GM_ADDR, tiling):
     x_gm.SetGlobalBuffer(x, N)
     y_gm.SetGlobalBuffer(y, N)
     pipe = TPipe()
-'''
+"""
 
 
 def source(body: str) -> str:
@@ -53,7 +53,7 @@ def line_of(text: str, marker: str) -> int:
 
 
 # A correct copy kernel through one VECIN and one VECOUT queue (used as the clean baseline).
-COPY = '''
+COPY = """
 qi, qo = TQue(QuePosition.VECIN, 1), TQue(QuePosition.VECOUT, 1)
 pipe.InitBuffer(qi, 1, N * 2)
 pipe.InitBuffer(qo, 1, N * 2)
@@ -68,4 +68,4 @@ qi.FreeTensor(a)
 b = qo.DeQue(half)
 AscendC.DataCopy(y_gm, b, N)
 qo.FreeTensor(b)
-'''
+"""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-HEADER = '''
+HEADER = """
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import *
 from asc_tui.operator import In, Out, Launch, Param
@@ -23,7 +23,7 @@ def golden(case, x):
 
 @AscendC.kernel
 def kernel(x, y, n):
-'''
+"""
 
 
 def operator_source(body: str, n: int = 2048, block_dim: int = 1) -> str:

@@ -37,8 +37,7 @@ def test_a_recorded_run_keeps_operator_source_case_chip_params_and_figures(repor
     rid = history.record_run(report, kind="run")
     store = Store(tmp_path)
     rec = history.get(store, rid)
-    assert (rec.kind, rec.operator, rec.case, rec.chip) == ("run", "add_bias", "default",
-                                                            "ascend910b")
+    assert (rec.kind, rec.operator, rec.case, rec.chip) == ("run", "add_bias", "default", "ascend910b")
     assert rec.source_hash == report.source_hash
     assert rec.params == {"block_dim": 4, "tile_length": 2048, "buffer_num": 1}
     assert rec.time_us == pytest.approx(report.emulation.time_us)
@@ -68,8 +67,7 @@ def test_previous_run_is_the_latest_of_the_same_operator_case_and_chip(report):
     history.record_run(report, "tune", store)  # tuning trials are not the reference
     prev = history.previous_run(store, "add_bias", "default", "ascend910b")
     assert prev.id == second
-    assert history.previous_run(store, "add_bias", "default", "ascend910b",
-                                before_id=second).id == first
+    assert history.previous_run(store, "add_bias", "default", "ascend910b", before_id=second).id == first
     assert history.previous_run(store, "add_bias", "small", "ascend910b") is None
     assert history.previous_run(store, "add_bias", "default", "ascend910b4") is None
 
@@ -113,9 +111,16 @@ def test_two_processes_recording_at_once_lose_nothing(op_path, tmp_path):
     n = 500
     go = tmp_path / "go"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(op_path), str(tmp_path),
-                               str(go), str(n)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(op_path), str(tmp_path), str(go), str(n)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2)
+    ]
     deadline = time.time() + 120
     while len(list(tmp_path.glob("ready-*"))) < 2 and time.time() < deadline:
         time.sleep(0.01)
@@ -127,7 +132,8 @@ def test_two_processes_recording_at_once_lose_nothing(op_path, tmp_path):
     store = Store(tmp_path)
     assert history.count(store) == 2 * n
     pids = store.conn.execute(
-        "SELECT pid, COUNT(*), COUNT(DISTINCT id) FROM history_runs GROUP BY pid").fetchall()
+        "SELECT pid, COUNT(*), COUNT(DISTINCT id) FROM history_runs GROUP BY pid"
+    ).fetchall()
     assert sorted(c for _, c, _ in pids) == [n, n]
     assert all(c == d for _, c, d in pids)
     assert {p.pid for p in procs} == {pid for pid, _, _ in pids}
@@ -171,15 +177,13 @@ def test_the_trend_leaves_tuning_trials_out(report):
     history.record_run(report, "run", store)
     history.record_run(report, "tune", store)
     history.record_run(report, "bench", store)
-    kinds = [r.kind for r in history.runs(store, "add_bias", "default", "ascend910b",
-                                          history.TREND_KINDS)]
+    kinds = [r.kind for r in history.runs(store, "add_bias", "default", "ascend910b", history.TREND_KINDS)]
     assert kinds == ["run", "bench"]
     assert [r.kind for r in history.runs(store, "add_bias")] == ["run", "tune", "bench"]
     assert [r.kind for r in history.runs(store, "add_bias", limit=1)] == ["bench"]
 
 
-def test_a_store_replaced_by_another_process_meanwhile_is_not_moved_again(tmp_path,
-                                                                          monkeypatch):
+def test_a_store_replaced_by_another_process_meanwhile_is_not_moved_again(tmp_path, monkeypatch):
     path = tmp_path / ".asc-tui" / "store.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"garbage" * 100)
@@ -216,13 +220,15 @@ def test_a_tuning_report_records_its_best_config(op_path):
     from types import SimpleNamespace
 
     best = SimpleNamespace(ok=True, params={"tile_length": 1024, "block_dim": 4})
-    tuned = SimpleNamespace(operator="add_bias", path=str(op_path), case="default",
-                            chip="ascend910b", best=best)
+    tuned = SimpleNamespace(
+        operator="add_bias", path=str(op_path), case="default", chip="ascend910b", best=best
+    )
     rid = history.record_run(tuned, kind="tune")
     rec = history.get(Store(), rid)
     assert rec.kind == "tune" and rec.params["tile_length"] == 1024 and rec.time_us > 0
-    nothing = SimpleNamespace(operator="add_bias", path=str(op_path), case="default",
-                              chip="ascend910b", best=None)
+    nothing = SimpleNamespace(
+        operator="add_bias", path=str(op_path), case="default", chip="ascend910b", best=None
+    )
     assert history.record_run(nothing, kind="tune") is None
     assert history.count(Store()) == 1
 
@@ -245,8 +251,12 @@ def test_processes_opening_a_new_store_at_the_same_moment_all_succeed(tmp_path):
     for r in range(3):
         root, go = tmp_path / f"p{r}", tmp_path / f"go{r}"
         root.mkdir()
-        procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(root), str(go)],
-                                  stderr=subprocess.PIPE, text=True, env=env) for _ in range(4)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, str(root), str(go)], stderr=subprocess.PIPE, text=True, env=env
+            )
+            for _ in range(4)
+        ]
         time.sleep(0.5)  # let them import and wait on the same signal
         go.write_text("go")
         for p in procs:

@@ -63,8 +63,7 @@ def test_extra_dma_is_attributed_to_mte2_and_its_line(write_operator):
     assert reg.pipes[0].pipe == "mte2"
     assert reg.lines[0].line == line_of(slow, "# slow-mte2")
     # lines that only moved down are matched by their text, not reported as changed
-    assert all(ln.before_cycles == 0 or ln.after_cycles == 0 or ln.delta_cycles != 0
-               for ln in reg.lines)
+    assert all(ln.before_cycles == 0 or ln.after_cycles == 0 or ln.delta_cycles != 0 for ln in reg.lines)
 
 
 def test_a_faster_run_is_marked_minus_and_is_no_regression(write_operator):
@@ -124,8 +123,17 @@ def test_json_has_the_documented_shape(write_operator, capsys):
     d = json.loads(out)
     assert code == 0 and [c["case"] for c in d["cases"]] == ["default", "small"]
     for c in d["cases"]:
-        assert set(c) >= {"case", "time_us", "gflops", "gbps", "roofline_fraction",
-                          "baseline_time_us", "relative", "verdict", "change"}
+        assert set(c) >= {
+            "case",
+            "time_us",
+            "gflops",
+            "gbps",
+            "roofline_fraction",
+            "baseline_time_us",
+            "relative",
+            "verdict",
+            "change",
+        }
         assert c["verdict"] == "ship" and c["change"]["mark"] == "x"
         assert 0 < c["roofline_fraction"] < 1
     assert d["regressions"] == []
@@ -142,14 +150,14 @@ def test_cli_exits_non_zero_on_regression_unless_told_otherwise(write_operator, 
     assert code == 0 and d["regressions"][0]["pipes"][0]["pipe"] == "vec"
 
 
-def test_must_optimise_fails_ci_and_the_threshold_flags_change_the_verdict(write_operator,
-                                                                          capsys):
+def test_must_optimise_fails_ci_and_the_threshold_flags_change_the_verdict(write_operator, capsys):
     fast = write_operator("fast", add_bias_source())
     slow = write_operator("slow", add_bias_source(extra_copyin=SLOW_MTE2))
     code, out, _ = cli(capsys, str(slow), "--baseline", str(fast))
     assert code == 1 and "must optimise" in out
-    code, out, _ = cli(capsys, str(slow), "--baseline", str(fast), "--optimise", "50",
-                       "--ship", "60", "--json")
+    code, out, _ = cli(
+        capsys, str(slow), "--baseline", str(fast), "--optimise", "50", "--ship", "60", "--json"
+    )
     assert code == 0 and json.loads(out)["cases"][0]["verdict"] == "ship"
 
 
@@ -177,8 +185,9 @@ def test_history_shows_the_trend_and_asc_bench_alias_works(write_operator, capsy
     assert len(times) == 2 and times[1] > times[0]
 
 
-def test_project_config_thresholds_apply_and_flags_override_them(write_operator, tmp_path,
-                                                                 capsys, monkeypatch):
+def test_project_config_thresholds_apply_and_flags_override_them(
+    write_operator, tmp_path, capsys, monkeypatch
+):
     fast = write_operator("fast", add_bias_source())
     slow = write_operator("slow", add_bias_source(extra_copyin=SLOW_MTE2))
     (tmp_path / "asc-tui.toml").write_text("[thresholds]\nship = 0.5\noptimise = 0.4\n")
@@ -188,8 +197,7 @@ def test_project_config_thresholds_apply_and_flags_override_them(write_operator,
     assert d["thresholds"]["ship"] == 0.5 and d["cases"][0]["verdict"] == "ship" and code == 0
     code, out, _ = cli(capsys, str(slow), "--baseline", str(fast), "--ship", "99", "--json")
     assert json.loads(out)["cases"][0]["verdict"] == "optimise" and code == 0
-    code, out, _ = cli(capsys, str(slow), "--baseline", str(fast), "--ship", "99",
-                       "--fail-on", "optimise")
+    code, out, _ = cli(capsys, str(slow), "--baseline", str(fast), "--ship", "99", "--fail-on", "optimise")
     assert code == 1 and "bench failed on: optimise" in out
     (tmp_path / "asc-tui.toml").write_text("[thresholds]\nshipp = 0.5\n")
     with pytest.raises(SystemExit, match="asc-tui.toml:2"):
@@ -211,8 +219,7 @@ def test_bench_still_works_without_the_profiler(write_operator, monkeypatch):
     (c,) = bench_op(write_operator("add_bias", add_bias_source())).cases
     em = c.report.emulation
     assert c.profile is None
-    assert c.roofline.fraction == pytest.approx(
-        (em.gm_read + em.gm_write) / (1600 * 1e3) / em.time_us)
+    assert c.roofline.fraction == pytest.approx((em.gm_read + em.gm_write) / (1600 * 1e3) / em.time_us)
     assert c.advice[0].startswith("bottleneck: mte2")
 
 

@@ -40,14 +40,17 @@ def md_tables(text: str) -> dict[str, list[dict[str, str]]]:
         line = lines[i]
         if line.startswith("#"):
             title = line.lstrip("#").strip()
-        elif line.startswith("| ") and title not in out and i + 1 < len(lines) \
-                and lines[i + 1].startswith("|---"):
+        elif (
+            line.startswith("| ")
+            and title not in out
+            and i + 1 < len(lines)
+            and lines[i + 1].startswith("|---")
+        ):
             head = [h.strip() for h in line.strip("|").split(" | ")]
             rows = []
             i += 2
             while i < len(lines) and lines[i].startswith("| "):
-                rows.append(dict(zip(head, [v.strip() for v in
-                                            re.split(r"(?<!\\)\|", lines[i].strip("|"))])))
+                rows.append(dict(zip(head, [v.strip() for v in re.split(r"(?<!\\)\|", lines[i].strip("|"))])))
                 i += 1
             out[title] = rows
             continue
@@ -81,8 +84,9 @@ def test_markdown_report_tables_parse_back_to_the_figures(result):
 
 
 def test_markdown_rows_keep_their_columns_when_source_text_has_a_pipe(write_operator):
-    path = write_operator("add_bias", add_bias_source(
-        extra_compute="AscendC.Muls(yl, yl, 1.0, L | 0)  # pipe-char"))
+    path = write_operator(
+        "add_bias", add_bias_source(extra_compute="AscendC.Muls(yl, yl, 1.0, L | 0)  # pipe-char")
+    )
     r = bench(BenchRequest(str(path)))
     text = to_markdown(r, {})
     assert "L \\| 0" in text
@@ -121,13 +125,12 @@ def test_html_report_is_well_formed_self_contained_and_has_the_pictures(result):
 def test_html_breakdown_bars_are_proportional_to_busy_share(result):
     r, trends = result
     root = ET.fromstring(to_html(r, trends).split("\n", 1)[1])
-    svg = next(s for s in root.iter(f"{SVG}svg")
-               if s.find(f"{SVG}title").text.startswith("breakdown"))
-    bars = {e.get("data-key"): float(e.get("width"))
-            for e in svg.iter(f"{SVG}rect") if e.get("class") == "busy"}
+    svg = next(s for s in root.iter(f"{SVG}svg") if s.find(f"{SVG}title").text.startswith("breakdown"))
+    bars = {
+        e.get("data-key"): float(e.get("width")) for e in svg.iter(f"{SVG}rect") if e.get("class") == "busy"
+    }
     stats = r.cases[0].report.emulation.pipe_stats()
-    assert bars["mte2"] / bars["vec"] == pytest.approx(stats["mte2"].ratio / stats["vec"].ratio,
-                                                      rel=0.02)
+    assert bars["mte2"] / bars["vec"] == pytest.approx(stats["mte2"].ratio / stats["vec"].ratio, rel=0.02)
 
 
 def test_cli_writes_both_report_formats(write_operator, tmp_path, capsys):

@@ -20,19 +20,32 @@ from asc_tui.npu.chip import load_chip
 
 
 def rec(time_us: float | None, rid: int = 1) -> RunRecord:
-    return RunRecord(id=rid, ts=0.0, kind="bench", operator="op", path=None, source_hash="h",
-                     case="default", chip="ascend910b", time_us=time_us, kernel_us=time_us)
+    return RunRecord(
+        id=rid,
+        ts=0.0,
+        kind="bench",
+        operator="op",
+        path=None,
+        source_hash="h",
+        case="default",
+        chip="ascend910b",
+        time_us=time_us,
+        kernel_us=time_us,
+    )
 
 
-@pytest.mark.parametrize("relative, expected", [
-    (1.20, Verdict.SHIP),
-    (0.95, Verdict.SHIP),
-    (0.95 - 1e-9, Verdict.OPTIMISE),
-    (0.92, Verdict.OPTIMISE),
-    (0.90, Verdict.OPTIMISE),
-    (0.90 - 1e-9, Verdict.MUST_OPTIMISE),
-    (0.10, Verdict.MUST_OPTIMISE),
-])
+@pytest.mark.parametrize(
+    "relative, expected",
+    [
+        (1.20, Verdict.SHIP),
+        (0.95, Verdict.SHIP),
+        (0.95 - 1e-9, Verdict.OPTIMISE),
+        (0.92, Verdict.OPTIMISE),
+        (0.90, Verdict.OPTIMISE),
+        (0.90 - 1e-9, Verdict.MUST_OPTIMISE),
+        (0.10, Verdict.MUST_OPTIMISE),
+    ],
+)
 def test_default_verdicts_at_their_boundaries(relative, expected):
     assert verdict(relative) is expected
 
@@ -49,8 +62,10 @@ def test_thresholds_are_configurable():
     assert verdict(0.7999, th) is Verdict.MUST_OPTIMISE
 
 
-@pytest.mark.parametrize("kwargs", [dict(ship=0.8, optimise=0.9), dict(optimise=0.0),
-                                    dict(regression=-0.1), dict(fail_on=("slow",))])
+@pytest.mark.parametrize(
+    "kwargs",
+    [dict(ship=0.8, optimise=0.9), dict(optimise=0.0), dict(regression=-0.1), dict(fail_on=("slow",))],
+)
 def test_inconsistent_thresholds_are_refused(kwargs):
     with pytest.raises(ValueError):
         Thresholds(**kwargs)
@@ -105,10 +120,17 @@ def test_lines_that_only_moved_are_not_reported_as_changed():
     from asc_tui.devkit.compare import line_deltas
     from asc_tui.devkit.history import LineCost
 
-    before = replace(rec(10.0), lines=(LineCost("/p/op.py", 10, 500.0, "DataCopy(a)"),
-                                       LineCost("/p/op.py", 11, 100.0, "Add(y)")))
-    after = replace(rec(12.0), lines=(LineCost("/p/op.py", 13, 500.0, "DataCopy(a)"),
-                                      LineCost("/p/op.py", 14, 100.0, "Add(y)"),
-                                      LineCost("/p/op.py", 15, 300.0, "Muls(y)")))
+    before = replace(
+        rec(10.0),
+        lines=(LineCost("/p/op.py", 10, 500.0, "DataCopy(a)"), LineCost("/p/op.py", 11, 100.0, "Add(y)")),
+    )
+    after = replace(
+        rec(12.0),
+        lines=(
+            LineCost("/p/op.py", 13, 500.0, "DataCopy(a)"),
+            LineCost("/p/op.py", 14, 100.0, "Add(y)"),
+            LineCost("/p/op.py", 15, 300.0, "Muls(y)"),
+        ),
+    )
     (d,) = line_deltas(after, before)
     assert (d.line, d.before_cycles, d.after_cycles) == (15, 0.0, 300.0)

@@ -10,16 +10,27 @@ import pytest
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "asc_tui", *args], capture_output=True,
-                          text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "asc_tui", *args], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_run_json_has_the_documented_fields():
     p = cli("run", "add_custom", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    for key in ("operator", "case", "chip", "block_dim", "time_us", "cycles", "pipes", "bytes",
-                "precision", "errors"):
+    for key in (
+        "operator",
+        "case",
+        "chip",
+        "block_dim",
+        "time_us",
+        "cycles",
+        "pipes",
+        "bytes",
+        "precision",
+        "errors",
+    ):
         assert key in d
     assert set(d["pipes"]) >= {"scalar", "vec", "mte2", "mte3"}
     for stats in d["pipes"].values():
@@ -33,8 +44,16 @@ def test_human_output_lists_stages_pipes_and_verdict():
     p = cli("run", "softmax", "--case", "small", "--chip", "ascend910b4")
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    for word in ("build", "emulate", "verify", "task duration", "mte2", "GM read",
-                 "precision PASS", "ascend910b4"):
+    for word in (
+        "build",
+        "emulate",
+        "verify",
+        "task duration",
+        "mte2",
+        "GM read",
+        "precision PASS",
+        "ascend910b4",
+    ):
         assert word in out
 
 
@@ -54,7 +73,9 @@ def test_param_override_and_unknown_param():
 
 
 def test_failed_precision_gives_non_zero_exit(write_operator):
-    path = write_operator("wrong", """
+    path = write_operator(
+        "wrong",
+        """
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import *
 from asc_tui.operator import In, Out, Launch
@@ -69,7 +90,8 @@ def k(x, y, n):
     yg = GlobalTensor(half); yg.SetGlobalBuffer(y, n)
     t = q.AllocTensor(half); AscendC.DataCopy(t, xg, n); q.EnQue(t); t = q.DeQue(half)
     AscendC.DataCopy(yg, t, n); q.FreeTensor(t)
-""")
+""",
+    )
     p = cli("run", str(path), "--json")
     assert p.returncode == 1
     assert json.loads(p.stdout)["precision"]["verdict"] == "FAIL"

@@ -31,8 +31,9 @@ CHIP = load_chip("ascend910b")
 
 def run_kernel(body, *arrays, block_dim: int = 1, numeric: bool = True):
     """Launch `body(gm_addrs...)` on the emulator; returns the result (arrays are updated)."""
-    gms = [make_gm(f"a{i}", a.dtype, a.size, a.reshape(-1) if numeric else None)
-           for i, a in enumerate(arrays)]
+    gms = [
+        make_gm(f"a{i}", a.dtype, a.size, a.reshape(-1) if numeric else None) for i, a in enumerate(arrays)
+    ]
 
     @AscendC.kernel
     def k(*args):
@@ -75,9 +76,17 @@ def test_gm_addr_plus_n_moves_by_elements_of_the_declared_type():
     np.testing.assert_array_equal(out, src[32:48])
 
 
-@pytest.mark.parametrize("op,ref", [
-    ("Add", np.add), ("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide),
-    ("Max", np.maximum), ("Min", np.minimum)])
+@pytest.mark.parametrize(
+    "op,ref",
+    [
+        ("Add", np.add),
+        ("Sub", np.subtract),
+        ("Mul", np.multiply),
+        ("Div", np.divide),
+        ("Max", np.maximum),
+        ("Min", np.minimum),
+    ],
+)
 def test_binary_ops_compute_in_the_tensor_dtype(op, ref):
     rng = np.random.default_rng(1)
     a = rng.uniform(0.5, 2, 128).astype(np.float16)

@@ -21,8 +21,9 @@ SAMPLES = {
 def durations() -> dict[str, float]:
     out = {}
     for name, (params, _) in SAMPLES.items():
-        r = run(RunRequest("vector_add_bias", case="full", chip="ascend910b4", params=params,
-                           timing_only=True))
+        r = run(
+            RunRequest("vector_add_bias", case="full", chip="ascend910b4", params=params, timing_only=True)
+        )
         assert not r.errors, r.errors
         out[name] = r
     return out
@@ -36,14 +37,18 @@ def test_task_duration_within_20_percent(durations, name):
 
 
 def test_inter_core_balance_speedup_7_33x(durations):
-    ratio = (durations["inter_core_balance_1"].emulation.time_us
-             / durations["inter_core_balance_8"].emulation.time_us)
+    ratio = (
+        durations["inter_core_balance_1"].emulation.time_us
+        / durations["inter_core_balance_8"].emulation.time_us
+    )
     assert abs(ratio / 7.33 - 1) <= 0.10, ratio
 
 
 def test_memory_access_speedup_2_30x(durations):
-    ratio = (durations["inter_core_balance_8"].emulation.time_us
-             / durations["memory_access_20480"].emulation.time_us)
+    ratio = (
+        durations["inter_core_balance_8"].emulation.time_us
+        / durations["memory_access_20480"].emulation.time_us
+    )
     assert abs(ratio / 2.30 - 1) <= 0.10, ratio
 
 

@@ -19,9 +19,8 @@ def test_every_number_in_a_bundled_chip_file_has_a_comment():
             code = line.split("#")[0].strip()
             if "=" in code and any(ch.isdigit() for ch in code.split("=", 1)[1]):
                 # the number's source is on its line or in the comment block just above
-                above = path.read_text().splitlines()[max(0, i - 12): i - 1]
-                commented = any(a.strip().startswith("#") or (a.startswith("[") and "#" in a)
-                                for a in above)
+                above = path.read_text().splitlines()[max(0, i - 12) : i - 1]
+                commented = any(a.strip().startswith("#") or (a.startswith("[") and "#" in a) for a in above)
                 assert "#" in line or commented, f"{path.name}:{i} has no source comment"
 
 
@@ -33,8 +32,12 @@ def test_910b_facts():
 
 
 def test_user_chip_file_by_path(tmp_path):
-    text = (CHIP_DIR / "ascend910b.toml").read_text().replace(
-        'name = "ascend910b"', 'name = "mychip"').replace("aiv = 48", "aiv = 2")
+    text = (
+        (CHIP_DIR / "ascend910b.toml")
+        .read_text()
+        .replace('name = "ascend910b"', 'name = "mychip"')
+        .replace("aiv = 48", "aiv = 2")
+    )
     path = tmp_path / "mychip.toml"
     path.write_text(text)
     r = run(RunRequest("add_custom", chip=str(path), timing_only=True))
@@ -53,6 +56,5 @@ def test_missing_section_is_reported():
 
 
 def test_a_smaller_ub_refuses_a_large_tile():
-    r = run(RunRequest("add_custom", chip="ascend910b", params=dict(tile_length=16384,
-                                                                      buffer_num=2)))
+    r = run(RunRequest("add_custom", chip="ascend910b", params=dict(tile_length=16384, buffer_num=2)))
     assert r.errors and "fit in UB" in r.errors[0].message

@@ -28,10 +28,13 @@ def _run(write_operator, *parts: str, **kw):
 
 
 def test_exception_in_kernel_names_the_line(write_operator):
-    err, src, path = _run(write_operator, """
+    err, src, path = _run(
+        write_operator,
+        """
         a = 1
         b = a / 0  # <- here
-    """)
+    """,
+    )
     assert err.kind == "exception"
     assert "ZeroDivisionError" in err.message
     assert err.file == str(path) and err.line == line_of(src)
@@ -40,21 +43,27 @@ def test_exception_in_kernel_names_the_line(write_operator):
 def test_the_garbage_collector_is_back_on_after_a_failed_or_finished_launch(write_operator):
     # launches pause the cyclic GC while blocks run (npu/launch.py); it must never stay off
     assert gc.isenabled()
-    _run(write_operator, """
+    _run(
+        write_operator,
+        """
         a = 1
         b = a / 0
-    """)
+    """,
+    )
     assert gc.isenabled()
     assert run(RunRequest("add_custom", timing_only=True)).ok
     assert gc.isenabled()
 
 
 def test_initbuffer_over_capacity_names_line_and_numbers(write_operator):
-    err, src, path = _run(write_operator, """
+    err, src, path = _run(
+        write_operator,
+        """
         pipe = TPipe()
         q = TQue(QuePosition.VECIN, 2)
         pipe.InitBuffer(q, 2, 100000)  # <- here
-    """)
+    """,
+    )
     assert err.kind == "kernel"
     assert err.line == line_of(src) and err.file == str(path)
     assert "200000 B" in err.message and "196352 B" in err.message
@@ -62,65 +71,89 @@ def test_initbuffer_over_capacity_names_line_and_numbers(write_operator):
 
 
 def test_initbuffer_rounds_lengths_up_to_32_bytes(write_operator):
-    err, src, _ = _run(write_operator, """
+    err, src, _ = _run(
+        write_operator,
+        """
         pipe = TPipe()
         a = TQue(QuePosition.VECIN, 1)
         b = TQue(QuePosition.VECIN, 1)
         pipe.InitBuffer(a, 1, 196320)
         pipe.InitBuffer(b, 1, 33)  # <- here
-    """)
+    """,
+    )
     # 33 B rounds up to 64 B; 196320 + 64 > 196352 B usable UB.
     assert err.line == line_of(src)
     assert "1 x 64 B" in err.message and "32 B left" in err.message
 
 
 def test_datacopy_outside_global_tensor_names_line(write_operator):
-    err, src, _ = _run(write_operator, COPY, """
+    err, src, _ = _run(
+        write_operator,
+        COPY,
+        """
         t = q.AllocTensor(half)
         AscendC.DataCopy(t, xg[16], n)  # <- here
-    """)
+    """,
+    )
     assert err.line == line_of(src)
     assert "outside the GlobalTensor 'x'" in err.message
     assert "[16, 2064)" in err.message
 
 
 def test_deque_on_empty_queue_names_line(write_operator):
-    err, src, _ = _run(write_operator, COPY, """
+    err, src, _ = _run(
+        write_operator,
+        COPY,
+        """
         t = q.DeQue(half)  # <- here
-    """)
+    """,
+    )
     assert err.line == line_of(src)
     assert "DeQue on empty queue 'q'" in err.message
 
 
 def test_alloc_past_the_buffers_without_free_names_line(write_operator):
-    err, src, _ = _run(write_operator, COPY, """
+    err, src, _ = _run(
+        write_operator,
+        COPY,
+        """
         t1 = q.AllocTensor(half)
         t2 = q.AllocTensor(half)  # <- here
-    """)
+    """,
+    )
     assert err.line == line_of(src)
     assert "all 1 buffer(s) are in use" in err.message
 
 
 def test_wait_without_set_is_an_in_core_deadlock(write_operator):
-    err, src, _ = _run(write_operator, """
+    err, src, _ = _run(
+        write_operator,
+        """
         AscendC.WaitFlag(HardEvent.MTE2_V, 0)  # <- here
-    """)
+    """,
+    )
     assert err.kind == "sync" and err.line == line_of(src)
     assert "would hang" in err.message
 
 
 def test_event_id_out_of_range(write_operator):
-    err, src, _ = _run(write_operator, """
+    err, src, _ = _run(
+        write_operator,
+        """
         AscendC.SetFlag(HardEvent.MTE2_V, 8)  # <- here
-    """)
+    """,
+    )
     assert err.kind == "sync" and err.line == line_of(src)
     assert "8 ids per event type" in err.message
 
 
 def test_failed_assert_traps_with_its_message(write_operator):
-    err, src, _ = _run(write_operator, """
+    err, src, _ = _run(
+        write_operator,
+        """
         AscendC.ascendc_assert(n < 10, "n too big: %d", n)  # <- here
-    """)
+    """,
+    )
     assert err.kind == "assert" and err.line == line_of(src)
     assert "n too big: 2048" in err.message
 

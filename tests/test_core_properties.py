@@ -41,15 +41,18 @@ def _records_are_the_blocks(em) -> None:
     from asc_tui.npu.results import Records
 
     want = Records.of_blocks(em.blocks)
-    for name in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link",
-                 "offsets"):
+    for name in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link", "offsets"):
         assert np.array_equal(getattr(em.records, name), getattr(want, name)), name
 
 
 @FAST
-@given(n=st.integers(1, 40_000), tile=st.sampled_from([64, 128, 256, 1024, 4096]),
-       bufs=st.sampled_from([1, 2]), blocks=st.integers(1, 12),
-       dtype=st.sampled_from(["float16", "float32", "bfloat16"]))
+@given(
+    n=st.integers(1, 40_000),
+    tile=st.sampled_from([64, 128, 256, 1024, 4096]),
+    bufs=st.sampled_from([1, 2]),
+    blocks=st.integers(1, 12),
+    dtype=st.sampled_from(["float16", "float32", "bfloat16"]),
+)
 def test_add_matches_reference_for_any_shape(n, tile, bufs, blocks, dtype):
     op = _patched(ADD, n=n, dtype=dtype)
     full, timing = _run_both(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
@@ -59,8 +62,13 @@ def test_add_matches_reference_for_any_shape(n, tile, bufs, blocks, dtype):
 
 
 @FAST
-@given(rows=st.integers(1, 24), cols16=st.integers(1, 96), bufs=st.sampled_from([1, 2]),
-       blocks=st.integers(1, 8), dtype=st.sampled_from(["float16", "float32"]))
+@given(
+    rows=st.integers(1, 24),
+    cols16=st.integers(1, 96),
+    bufs=st.sampled_from([1, 2]),
+    blocks=st.integers(1, 8),
+    dtype=st.sampled_from(["float16", "float32"]),
+)
 def test_softmax_matches_reference(rows, cols16, bufs, blocks, dtype):
     op = _patched(SOFTMAX, rows=rows, cols=cols16 * 16, dtype=dtype)
     full, timing = _run_both(op, "h", dict(buffer_num=bufs, block_dim=blocks))
@@ -70,8 +78,13 @@ def test_softmax_matches_reference(rows, cols16, bufs, blocks, dtype):
 
 
 @FAST
-@given(rows=st.integers(1, 16), cols16=st.integers(1, 128), bufs=st.sampled_from([1, 2]),
-       blocks=st.integers(1, 8), dtype=st.sampled_from(["float16", "float32"]))
+@given(
+    rows=st.integers(1, 16),
+    cols16=st.integers(1, 128),
+    bufs=st.sampled_from([1, 2]),
+    blocks=st.integers(1, 8),
+    dtype=st.sampled_from(["float16", "float32"]),
+)
 def test_rms_norm_matches_reference(rows, cols16, bufs, blocks, dtype):
     op = _patched(NORM, rows=rows, cols=cols16 * 16, dtype=dtype)
     full, timing = _run_both(op, "h", dict(buffer_num=bufs, block_dim=blocks))
@@ -99,8 +112,12 @@ def test_double_buffering_overlaps_copy_and_compute():
 
 
 def test_more_blocks_finish_sooner_until_cores_run_out():
-    times = [run(RunRequest("add_custom", case="large", params=dict(block_dim=b),
-                            timing_only=True)).emulation.time_us for b in (1, 2, 8)]
+    times = [
+        run(
+            RunRequest("add_custom", case="large", params=dict(block_dim=b), timing_only=True)
+        ).emulation.time_us
+        for b in (1, 2, 8)
+    ]
     assert times[0] > times[1] > times[2]
 
 
@@ -114,6 +131,8 @@ def test_a_pickled_result_keeps_one_copy_of_the_records():
     _records_are_the_blocks(back)
     assert all(b.start.base is back.records.start for b in back.blocks)
     # the records travel once: about one byte string of columns, not two
-    columns = sum(getattr(em.records, f).nbytes for f in ("block", "pipe", "start", "end", "op",
-                                                          "line", "nbytes", "kind", "link"))
+    columns = sum(
+        getattr(em.records, f).nbytes
+        for f in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link")
+    )
     assert len(data) < 1.5 * columns + 20_000

@@ -14,7 +14,7 @@ from asc_tui.devkit.runner import RunRequest, prepare, run
 
 MEMORY = {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
 
-HEADER = '''
+HEADER = """
 import numpy as np
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import *
@@ -33,13 +33,16 @@ def golden(case, x):
 
 @AscendC.kernel(core_type="CORE")
 def kernel(x, y, n):
-'''
+"""
 
 
-def source(body: str, core: str = "mix", n: int = 256, blocks: int = 1,
-           golden: str = "x") -> str:
-    head = (HEADER.replace("NUM", str(n)).replace("BLOCKS", str(blocks))
-            .replace("CORE", core).replace("GOLDEN", golden))
+def source(body: str, core: str = "mix", n: int = 256, blocks: int = 1, golden: str = "x") -> str:
+    head = (
+        HEADER.replace("NUM", str(n))
+        .replace("BLOCKS", str(blocks))
+        .replace("CORE", core)
+        .replace("GOLDEN", golden)
+    )
     return head + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n"
 
 
@@ -63,28 +66,32 @@ def test_l0c_overflow_is_refused_naming_the_line_and_the_numbers():
 def test_matmul_constraints_reject_the_same_tiles_before_running():
     op = load_operator("matmul")
     case = op.case("default")
-    bad = op.constraint_violations(case, op.resolve_params(dict(tile_m=256, tile_n=256,
-                                                                tile_k=128)))
+    bad = op.constraint_violations(case, op.resolve_params(dict(tile_m=256, tile_n=256, tile_k=128)))
     assert any("L0C needs 262144 B" in b for b in bad)
     assert op.constraint_violations(case, op.resolve_params({})) == []
 
 
 def test_mixed_kernel_runs_one_aic_and_two_aivs_per_block(write_operator):
-    src = source('''
+    src = source(
+        """
         gx, gy = GlobalTensor(half), GlobalTensor(half)
         gx.SetGlobalBuffer(x, n)
         gy.SetGlobalBuffer(y, n)
         if AscendC.ASCEND_IS_AIV:
             i = AscendC.GetBlockIdx()
             gy.SetValue(i, 10 * AscendC.GetSubBlockIdx() + AscendC.GetSubBlockNum())
-    ''', blocks=3, golden="np.r_[[2, 12] * 3, np.zeros(case.n - 6)].astype(np.float16)")
+    """,
+        blocks=3,
+        golden="np.r_[[2, 12] * 3, np.zeros(case.n - 6)].astype(np.float16)",
+    )
     report = run_src(write_operator, "mix_ids", src)
     assert report.passed, report.errors
     assert len(report.emulation.blocks) == 9
 
 
 def test_cross_core_flag_orders_aiv_after_aic(write_operator):
-    src = source('''
+    src = source(
+        """
         if AscendC.ASCEND_IS_AIC:
             gx = GlobalTensor(half)
             gx.SetGlobalBuffer(x, n)
@@ -94,7 +101,9 @@ def test_cross_core_flag_orders_aiv_after_aic(write_operator):
         else:
             AscendC.CrossCoreWaitFlag(2, PIPE_S, 3)  # <- here
             AscendC.printf("go")
-    ''', golden="np.zeros_like(x)")
+    """,
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mix_flag", src, timing_only=True)
     assert report.ok, report.errors
     em = report.emulation
@@ -105,10 +114,13 @@ def test_cross_core_flag_orders_aiv_after_aic(write_operator):
 
 
 def test_cross_core_wait_that_nobody_sets_is_a_deadlock_naming_the_line(write_operator):
-    src = source('''
+    src = source(
+        """
         if AscendC.ASCEND_IS_AIV:
             AscendC.CrossCoreWaitFlag(2, PIPE_S, 1)  # <- here
-    ''', golden="np.zeros_like(x)")
+    """,
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mix_dead", src, timing_only=True)
     (err,) = report.errors
     assert err.kind == "sync"
@@ -117,15 +129,19 @@ def test_cross_core_wait_that_nobody_sets_is_a_deadlock_naming_the_line(write_op
 
 
 def test_cross_core_flags_need_a_mixed_kernel(write_operator):
-    src = source('''
+    src = source(
+        """
         AscendC.CrossCoreSetFlag(2, PIPE_FIX, 0)  # <- here
-    ''', core="aic", golden="np.zeros_like(x)")
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "aic_flag", src, timing_only=True)
     (err,) = report.errors
     assert "mixed kernel" in err.message and err.line == line_of(src)
 
 
-CUBE_BODY = '''
+CUBE_BODY = """
     pipe = TPipe()
     a1, a2, b2, co = TQue(TPosition.A1, 1), TQue(TPosition.A2, 1), TQue(TPosition.B2, 1), \\
         TQue(TPosition.CO1, 1)
@@ -137,23 +153,33 @@ CUBE_BODY = '''
     gx.SetGlobalBuffer(x, n)
     gy.SetGlobalBuffer(y, n)
     ta, tb, tc = a2.AllocTensor(half), b2.AllocTensor(half), co.AllocTensor(float)
-'''
+"""
 
 
 def test_fixpipe_without_quantisation_to_half_names_the_line(write_operator):
-    src = source(CUBE_BODY + '''
+    src = source(
+        CUBE_BODY
+        + """
     AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16))
     AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 16, 16, 16))  # <- here
-    ''', core="aic", golden="np.zeros_like(x)")
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "fix_q", src, timing_only=True)
     (err,) = report.errors
     assert "quantPre" in err.message and err.line == line_of(src)
 
 
 def test_mmad_needing_more_l0a_than_the_tensor_names_sizes(write_operator):
-    src = source(CUBE_BODY + '''
+    src = source(
+        CUBE_BODY
+        + """
     AscendC.Mmad(tc, ta, tb, MmadParams(32, 16, 16))  # <- here
-    ''', core="aic", golden="np.zeros_like(x)")
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mmad_big", src, timing_only=True)
     (err,) = report.errors
     assert "1024 B of A (L0A)" in err.message and "512 B" in err.message
@@ -161,32 +187,46 @@ def test_mmad_needing_more_l0a_than_the_tensor_names_sizes(write_operator):
 
 
 def test_nd2nz_into_too_small_l1_tensor_is_refused(write_operator):
-    src = source(CUBE_BODY + '''
+    src = source(
+        CUBE_BODY
+        + """
     t1 = a1.AllocTensor(half)
     AscendC.DataCopy(t1, gx, Nd2NzParams(1, 16, 32, 0, 32, 16, 1, 0))  # <- here
-    ''', core="aic", golden="np.zeros_like(x)")
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "nd2nz_big", src, timing_only=True)
     (err,) = report.errors
     assert "Nd2NzParams" in err.message and err.line == line_of(src)
 
 
 def test_one_mmad_by_hand_matches_numpy(write_operator):
-    src = source(CUBE_BODY + '''
+    src = source(
+        CUBE_BODY
+        + """
     t1 = a1.AllocTensor(half)
     AscendC.DataCopy(t1, gx, Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
     AscendC.LoadData(ta, t1, LoadData2DParams(0, 1, 1, 0, 0, False))
     AscendC.LoadData(tb, t1, LoadData2DParams(0, 1, 1, 0, 0, True))
     AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16))
     AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 16, 16, 16, QuantMode_t.F322F16, reluEn=True))
-    ''', core="aic",
+    """,
+        core="aic",
         golden="np.r_[np.maximum(x[:256].reshape(16, 16).astype(np.float32) @ "
-               "x[:256].reshape(16, 16).astype(np.float32), 0).ravel(), np.zeros(case.n - 256)]")
+        "x[:256].reshape(16, 16).astype(np.float32), 0).ravel(), np.zeros(case.n - 256)]",
+    )
     report = run_src(write_operator, "by_hand", src)
     assert report.passed, report.errors or report.precision.to_dict()
 
 
-@given(m=st.integers(1, 5000), n=st.integers(1, 5000), k=st.integers(1, 5000),
-       dim=st.sampled_from([1, 8, 20, 24]), bias=st.booleans())
+@given(
+    m=st.integers(1, 5000),
+    n=st.integers(1, 5000),
+    k=st.integers(1, 5000),
+    dim=st.sampled_from([1, 8, 20, 24]),
+    bias=st.booleans(),
+)
 def test_host_matmul_tiling_fits_the_core_and_covers_c(m, n, k, dim, bias):
     t = MultiCoreMatmulTiling(MEMORY)
     t.SetDim(dim)
@@ -204,7 +244,8 @@ def test_host_matmul_tiling_fits_the_core_and_covers_c(m, n, k, dim, bias):
 
 
 def test_aic_wait_needs_a_set_from_every_aiv(write_operator):
-    src = source('''
+    src = source(
+        """
         if AscendC.ASCEND_IS_AIV:
             for _ in range(5 + 40 * AscendC.GetSubBlockIdx()):
                 AscendC.printf("busy")
@@ -212,7 +253,9 @@ def test_aic_wait_needs_a_set_from_every_aiv(write_operator):
         else:
             AscendC.CrossCoreWaitFlag(2, PIPE_S, 5)
             AscendC.printf("both")
-    ''', golden="np.zeros_like(x)")
+    """,
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mix_back", src, timing_only=True)
     assert report.ok, report.errors
     em = report.emulation
@@ -222,14 +265,17 @@ def test_aic_wait_needs_a_set_from_every_aiv(write_operator):
 
 
 def test_aivs_sync_with_each_other_in_mode_1(write_operator):
-    src = source('''
+    src = source(
+        """
         if AscendC.ASCEND_IS_AIV:
             for _ in range(1 + 30 * AscendC.GetSubBlockIdx()):
                 AscendC.printf("work %d", AscendC.GetSubBlockIdx())
             AscendC.CrossCoreSetFlag(1, PIPE_S, 2)
             AscendC.CrossCoreWaitFlag(1, PIPE_S, 2)
             AscendC.printf("after")
-    ''', golden="np.zeros_like(x)")
+    """,
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mix_m1", src, timing_only=True)
     assert report.ok, report.errors
     em = report.emulation
@@ -241,11 +287,14 @@ def test_aivs_sync_with_each_other_in_mode_1(write_operator):
 def test_endless_loop_on_an_aiv_times_out_naming_its_line_and_leaves_no_thread(write_operator):
     import threading
 
-    src = source('''
+    src = source(
+        """
         if AscendC.ASCEND_IS_AIV:
             while True:  # <- here
                 pass
-    ''', golden="np.zeros_like(x)")
+    """,
+        golden="np.zeros_like(x)",
+    )
     report = run_src(write_operator, "mix_loop", src, timing_only=True, timeout_s=0.5)
     (err,) = report.errors
     assert err.kind == "timeout" and err.line in (line_of(src), line_of(src) + 1)
@@ -256,18 +305,23 @@ def test_endless_loop_on_an_aiv_times_out_naming_its_line_and_leaves_no_thread(w
 
 
 def test_data_dependent_cube_kernel_is_not_failed_by_the_l2_prepass(write_operator):
-    src = source('''
+    src = source(
+        """
         gx = GlobalTensor(half)
         gx.SetGlobalBuffer(x, n)
         AscendC.ascendc_assert(gx.GetValue(0) != 0, "needs real data")
-    ''', core="aic", golden="np.zeros_like(x)").replace('In(case.n, half)',
-                                                         'In(case.n, half, (1, 5))')
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    ).replace("In(case.n, half)", "In(case.n, half, (1, 5))")
     report = run_src(write_operator, "data_dep", src)
     assert report.ok, report.errors
 
 
 def test_l0c_values_read_by_the_kernel_include_every_issued_mmad(write_operator):
-    src = source(CUBE_BODY + '''
+    src = source(
+        CUBE_BODY
+        + """
     t1 = a1.AllocTensor(half)
     AscendC.DataCopy(t1, gx, Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
     AscendC.LoadData(ta, t1, LoadData2DParams(0, 1, 1, 0, 0, False))
@@ -276,7 +330,10 @@ def test_l0c_values_read_by_the_kernel_include_every_issued_mmad(write_operator)
     AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16, cmatrixInitVal=False))
     AscendC.printf("c00=%.4f", tc.GetValue(0))
     AscendC.DumpTensor(tc, 1, 1)
-    ''', core="aic", golden="np.zeros_like(x)")
+    """,
+        core="aic",
+        golden="np.zeros_like(x)",
+    )
     path = write_operator("l0c_read", src)
     report = run(RunRequest(str(path)))
     assert report.ok, report.errors
@@ -296,7 +353,7 @@ def test_mixed_kernel_pipe_ratios_are_over_the_cores_that_have_the_pipe():
     assert em.pipe_cores[2] * 2 == em.pipe_cores[1]  # 1 AIC (cube) : 2 AIV (vector)
 
 
-ITERATE_OP = '''
+ITERATE_OP = """
 import numpy as np
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import *
@@ -348,7 +405,7 @@ def kernel(a, b, c, tiles, t):
         mm.GetTensorC(gt[i * 32 * 48], enSequentialWrite=True)
         i += 1
     mm.End()
-'''.replace("SEQ", "9")  # 80 x 100 in 32 x 48 blocks: 3 x 3
+""".replace("SEQ", "9")  # 80 x 100 in 32 x 48 blocks: 3 x 3
 
 
 def test_matmul_iterate_and_get_tensor_c_match_numpy(write_operator):

@@ -25,10 +25,12 @@ def emulate(op, values: dict, params: dict, seed: int = 0, numeric: bool = True)
     assert op.constraint_violations(case, p) == []
     specs = op.tensors(case).specs
     rng = np.random.default_rng(seed)
-    arrays = {k: (s.generate(rng) if not s.is_output else np.zeros(s.shape, s.np_dtype))
-              for k, s in specs.items()}
-    gm = [make_gm(k, s.np_dtype, s.count, arrays[k].reshape(-1) if numeric else None)
-          for k, s in specs.items()]
+    arrays = {
+        k: (s.generate(rng) if not s.is_output else np.zeros(s.shape, s.np_dtype)) for k, s in specs.items()
+    }
+    gm = [
+        make_gm(k, s.np_dtype, s.count, arrays[k].reshape(-1) if numeric else None) for k, s in specs.items()
+    ]
     lnch = op.launch(case, p)
     res = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=numeric)
     ins = [arrays[k] for k, s in specs.items() if not s.is_output]
@@ -41,50 +43,65 @@ tiles = st.sampled_from([16, 32, 64])
 
 @given(m=dims, n=dims, k=dims, tm=tiles, tn=tiles, tk=tiles, db=st.sampled_from([1, 2]))
 def test_fp16_matmul_matches_numpy_for_any_shape_and_tiling(m, n, k, tm, tn, tk, db):
-    arrays, want, _ = emulate(MATMUL, dict(m=m, n=n, k=k, dtype="float16"),
-                              dict(tile_m=tm, tile_n=tn, tile_k=tk, double_buffer=db))
-    np.testing.assert_allclose(arrays["c"].astype(np.float32), want.astype(np.float16)
-                               .astype(np.float32), rtol=2e-3, atol=2e-3)
+    arrays, want, _ = emulate(
+        MATMUL, dict(m=m, n=n, k=k, dtype="float16"), dict(tile_m=tm, tile_n=tn, tile_k=tk, double_buffer=db)
+    )
+    np.testing.assert_allclose(
+        arrays["c"].astype(np.float32), want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3
+    )
 
 
 @given(m=dims, n=dims, k=dims, tk=st.sampled_from([32, 64]))
 def test_int8_matmul_is_exact_in_int32(m, n, k, tk):
-    arrays, want, _ = emulate(MATMUL, dict(m=m, n=n, k=k, dtype="int8"),
-                              dict(tile_m=32, tile_n=48, tile_k=tk))
+    arrays, want, _ = emulate(
+        MATMUL, dict(m=m, n=n, k=k, dtype="int8"), dict(tile_m=32, tile_n=48, tile_k=tk)
+    )
     np.testing.assert_array_equal(arrays["c"], want)
 
 
 def test_bf16_matmul_accumulates_in_fp32():
-    arrays, want, _ = emulate(MATMUL, dict(m=40, n=72, k=100, dtype="bfloat16"),
-                              dict(tile_m=32, tile_n=32, tile_k=32))
+    arrays, want, _ = emulate(
+        MATMUL, dict(m=40, n=72, k=100, dtype="bfloat16"), dict(tile_m=32, tile_n=32, tile_k=32)
+    )
     got = arrays["c"].astype(np.float32)
     assert np.allclose(got, want, rtol=1e-2, atol=1e-2)
 
 
-@given(m=dims, n=dims, k=st.integers(1, 200), bias=st.booleans(),
-       step=st.sampled_from([(1, 1), (2, 1), (1, 4)]))
+@given(
+    m=dims, n=dims, k=st.integers(1, 200), bias=st.booleans(), step=st.sampled_from([(1, 1), (2, 1), (1, 4)])
+)
 def test_high_level_matmul_object_matches_numpy_with_tails_and_bias(m, n, k, bias, step):
-    arrays, want, _ = emulate(OFFICIAL, dict(m=m, n=n, k=k, bias=bias),
-                              dict(base_m=32, base_n=64, base_k=32, step_ka=step[0],
-                                   step_kb=step[1], block_dim=4))
-    np.testing.assert_allclose(arrays["c"].astype(np.float32),
-                               want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3)
+    arrays, want, _ = emulate(
+        OFFICIAL,
+        dict(m=m, n=n, k=k, bias=bias),
+        dict(base_m=32, base_n=64, base_k=32, step_ka=step[0], step_kb=step[1], block_dim=4),
+    )
+    np.testing.assert_allclose(
+        arrays["c"].astype(np.float32), want.astype(np.float16).astype(np.float32), rtol=2e-3, atol=2e-3
+    )
 
 
 CONV = load_operator("conv2d")
 
 
-@given(h=st.integers(3, 20), w=st.integers(3, 20), cin=st.sampled_from([16, 32]),
-       cout=st.integers(1, 70), k=st.sampled_from([1, 3]), stride=st.sampled_from([1, 2]),
-       pad=st.sampled_from([0, 1]), tm=st.sampled_from([16, 32, 112]),
-       tn=st.sampled_from([16, 64]), merge=st.sampled_from([1, 3]))
-def test_conv2d_matches_numpy_for_any_shape_and_tiling(h, w, cin, cout, k, stride, pad, tm, tn,
-                                                       merge):
+@given(
+    h=st.integers(3, 20),
+    w=st.integers(3, 20),
+    cin=st.sampled_from([16, 32]),
+    cout=st.integers(1, 70),
+    k=st.sampled_from([1, 3]),
+    stride=st.sampled_from([1, 2]),
+    pad=st.sampled_from([0, 1]),
+    tm=st.sampled_from([16, 32, 112]),
+    tn=st.sampled_from([16, 64]),
+    merge=st.sampled_from([1, 3]),
+)
+def test_conv2d_matches_numpy_for_any_shape_and_tiling(h, w, cin, cout, k, stride, pad, tm, tn, merge):
     values = dict(n=1, h=h, w=w, cin=cin, cout=cout, kh=k, kw=k, stride=stride, pad=pad)
-    arrays, want, _ = emulate(CONV, values, dict(tile_m=tm, tile_n=tn, kw_merge=merge,
-                                                 block_dim=8))
-    np.testing.assert_allclose(arrays["y"].astype(np.float32),
-                               want.astype(np.float16).astype(np.float32), rtol=4e-3, atol=4e-3)
+    arrays, want, _ = emulate(CONV, values, dict(tile_m=tm, tile_n=tn, kw_merge=merge, block_dim=8))
+    np.testing.assert_allclose(
+        arrays["y"].astype(np.float32), want.astype(np.float16).astype(np.float32), rtol=4e-3, atol=4e-3
+    )
 
 
 @pytest.mark.parametrize("case", ["default", "stride2", "tails", "k1x1"])
@@ -94,8 +111,7 @@ def test_conv2d_img2col_matches_numpy(case):
 
 
 def test_conv2d_with_merged_kernel_columns_matches_numpy():
-    report = run(RunRequest("conv2d", case="stride2", params={"kw_merge": 3, "tile_m": 32,
-                                                               "tile_n": 32}))
+    report = run(RunRequest("conv2d", case="stride2", params={"kw_merge": 3, "tile_m": 32, "tile_n": 32}))
     assert report.passed, report.errors or report.precision.to_dict()
 
 
@@ -156,6 +172,5 @@ def test_widened_operands_beyond_the_budget_are_dropped_oldest_first():
     for r in raws:
         cache.get(("A",), [r], 4096, lambda r=r: r.astype(np.float32))
     kept = [entry[0][0] for entry in cache.entries.values()]
-    assert len(kept) == 3 and all((k == raws[i + 2].view(np.uint16)).all()
-                                  for i, k in enumerate(kept))
+    assert len(kept) == 3 and all((k == raws[i + 2].view(np.uint16)).all() for i, k in enumerate(kept))
     assert cache.bytes == 3 * (4096 + 1024) <= cache.budget

@@ -24,8 +24,7 @@ def timing(op_name: str, case: str, params: dict, l2: bool = True):
     def configure(run_):
         run_.l2_enabled = l2
 
-    return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False,
-                  configure=configure)
+    return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False, configure=configure)
 
 
 CONFIGS = [
@@ -52,10 +51,17 @@ def test_no_config_exceeds_cube_peak_or_hbm_bandwidth(op_name, case, params):
     assert res_off.gm_read / (res_off.kernel_us * 1e-6) <= CHIP.hbm_gbps * 1e9
 
 
-@given(m=st.integers(16, 700), n=st.integers(16, 700), k=st.integers(16, 700),
-       tm=st.sampled_from([32, 64, 128, 256]), tn=st.sampled_from([32, 64, 128, 256]),
-       tk=st.sampled_from([32, 64, 128]), db=st.sampled_from([1, 2]),
-       dtype=st.sampled_from(["float16", "int8"]), l2=st.booleans())
+@given(
+    m=st.integers(16, 700),
+    n=st.integers(16, 700),
+    k=st.integers(16, 700),
+    tm=st.sampled_from([32, 64, 128, 256]),
+    tn=st.sampled_from([32, 64, 128, 256]),
+    tk=st.sampled_from([32, 64, 128]),
+    db=st.sampled_from([1, 2]),
+    dtype=st.sampled_from(["float16", "int8"]),
+    l2=st.booleans(),
+)
 def test_no_valid_tiling_of_any_shape_beats_the_roofline(m, n, k, tm, tn, tk, db, dtype, l2):
     op = load_operator("matmul")
     values = dict(m=m, n=n, k=k, dtype=dtype)
@@ -73,16 +79,25 @@ def timing_case(op_name: str, values: dict, params: dict, l2: bool = True):
     case = Case("adhoc", values)
     lnch = op.launch(case, op.resolve_params(params))
     gm = [make_gm(name, s.np_dtype, s.count) for name, s in op.tensors(case).specs.items()]
-    return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False,
-                  configure=lambda r: setattr(r, "l2_enabled", l2))
+    return launch(
+        op.kernel,
+        gm,
+        lnch.tiling,
+        lnch.block_dim,
+        CHIP,
+        numeric=False,
+        configure=lambda r: setattr(r, "l2_enabled", l2),
+    )
 
 
-@pytest.mark.parametrize("m,n,k,tm,tn,tk", [(512, 512, 512, 128, 256, 64),
-                                            (512, 384, 256, 64, 128, 32),
-                                            (300, 200, 100, 96, 80, 48)])
+@pytest.mark.parametrize(
+    "m,n,k,tm,tn,tk",
+    [(512, 512, 512, 128, 256, 64), (512, 384, 256, 64, 128, 32), (300, 200, 100, 96, 80, 48)],
+)
 def test_gm_bytes_of_output_stationary_tiling_match_the_formula(m, n, k, tm, tn, tk):
-    res = timing_case("matmul", dict(m=m, n=n, k=k, dtype="float16"),
-                      dict(tile_m=tm, tile_n=tn, tile_k=tk), l2=False)
+    res = timing_case(
+        "matmul", dict(m=m, n=n, k=k, dtype="float16"), dict(tile_m=tm, tile_n=tn, tile_k=tk), l2=False
+    )
     want = 2 * (m * k * -(-n // tn) + k * n * -(-m // tm)) + 2 * m * n
     assert abs(res.gm_read + res.gm_write - want) <= 0.05 * want
     assert res.hbm_read == res.gm_read
@@ -111,12 +126,14 @@ def test_a_good_1024_tiling_is_at_least_1_3x_faster_and_reads_less_hbm():
 
 def test_best_bundled_matmul_reaches_80_percent_of_cube_peak_at_4096():
     res = timing("matmul_official", "large", {})
-    achieved = 2.0 * 4096 ** 3 / (res.time_us * 1e-6)
+    achieved = 2.0 * 4096**3 / (res.time_us * 1e-6)
     assert achieved >= 0.80 * cube_peak_flops(CHIP)
 
 
-@pytest.mark.parametrize("op_name,case", [("matmul", "small"), ("matmul_official", "bias"),
-                                          ("conv2d", "stride2"), ("matmul_leaky", "small")])
+@pytest.mark.parametrize(
+    "op_name,case",
+    [("matmul", "small"), ("matmul_official", "bias"), ("conv2d", "stride2"), ("matmul_leaky", "small")],
+)
 def test_full_and_timing_only_runs_give_identical_timelines(op_name, case):
     full = run(RunRequest(op_name, case=case))
     shadow = run(RunRequest(op_name, case=case, timing_only=True))
@@ -134,11 +151,22 @@ def test_cube_records_queue_events_between_mte2_mte1_cube_and_fixpipe():
     assert cube_waits.any()  # the cube waited on MTE1_M (DeQue of A2/B2)
 
 
-@given(counts=st.lists(st.integers(0, 9), min_size=1, max_size=64),
-       regions=st.lists(st.tuples(st.integers(0, 20000), st.integers(1, 3), st.integers(1, 8),
-                                  st.integers(1, 1500), st.integers(1, 3000),
-                                  st.integers(0, 9000)), min_size=1, max_size=12),
-       capacity=st.sampled_from([0, 4096, 1 << 30]))
+@given(
+    counts=st.lists(st.integers(0, 9), min_size=1, max_size=64),
+    regions=st.lists(
+        st.tuples(
+            st.integers(0, 20000),
+            st.integers(1, 3),
+            st.integers(1, 8),
+            st.integers(1, 1500),
+            st.integers(1, 3000),
+            st.integers(0, 9000),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    capacity=st.sampled_from([0, 4096, 1 << 30]),
+)
 def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, capacity):
     import numpy as np
 
@@ -156,9 +184,16 @@ def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, 
         assert abs(l2.hits[key] - want) <= 1, key
 
 
-@pytest.mark.parametrize("name,case", [("matmul", "small"), ("matmul", "tails"),
-                                       ("matmul_official", "bias"), ("conv2d", "tails"),
-                                       ("matmul_leaky", "small")])
+@pytest.mark.parametrize(
+    "name,case",
+    [
+        ("matmul", "small"),
+        ("matmul", "tails"),
+        ("matmul_official", "bias"),
+        ("conv2d", "tails"),
+        ("matmul_leaky", "small"),
+    ],
+)
 def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, monkeypatch):
     from asc_tui.ascendc.pipe import TQue
     from asc_tui.npu.l2 import prepass_counts
@@ -167,8 +202,12 @@ def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, 
     _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=1)
     chip = load_chip("ascend910b")
     light = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
-    for full, counting in (("AllocTensor", "_alloc_counting"), ("EnQue", "_enque_counting"),
-                           ("DeQue", "_deque_counting"), ("FreeTensor", "_free_counting")):
+    for full, counting in (
+        ("AllocTensor", "_alloc_counting"),
+        ("EnQue", "_enque_counting"),
+        ("DeQue", "_deque_counting"),
+        ("FreeTensor", "_free_counting"),
+    ):
         monkeypatch.setattr(TQue, counting, getattr(TQue, full))  # the timed queue ops
     timed = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
     assert light is not None and timed is not None

@@ -24,8 +24,7 @@ def test_out_of_bounds_exits_one_with_the_mssanitizer_line(capsys):
 
 
 def test_json_lists_findings_counts_and_clean_flag(capsys):
-    assert main(["debug", str(BUGS / "double_buffer_race.py"), "--tool", "racecheck",
-                 "--json"]) == 1
+    assert main(["debug", str(BUGS / "double_buffer_race.py"), "--tool", "racecheck", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["clean"] is False and d["counts"] == {"racecheck": 1}
     f = d["findings"][0]
@@ -34,8 +33,19 @@ def test_json_lists_findings_counts_and_clean_flag(capsys):
 
 
 def test_deadlock_check_prints_every_rank_and_fails(capsys):
-    rc = main(["debug", str(BUGS / "allreduce_skip.py"), "--tool", "none", "--deadlock-check",
-               "--ranks", "3", "--timeout", "5"])
+    rc = main(
+        [
+            "debug",
+            str(BUGS / "allreduce_skip.py"),
+            "--tool",
+            "none",
+            "--deadlock-check",
+            "--ranks",
+            "3",
+            "--timeout",
+            "5",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 1
     assert "Deadlock detected at step 1" in out
@@ -44,8 +54,7 @@ def test_deadlock_check_prints_every_rank_and_fails(capsys):
 
 
 def test_precision_fail_exits_one(capsys):
-    assert main(["debug", str(BUGS / "softmax_no_max.py"), "--tool", "none",
-                 "--precision-check"]) == 1
+    assert main(["debug", str(BUGS / "softmax_no_max.py"), "--tool", "none", "--precision-check"]) == 1
     assert "FAIL" in capsys.readouterr().out
 
 

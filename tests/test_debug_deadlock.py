@@ -12,7 +12,7 @@ from asc_tui.devkit.deadlock import run_ranks
 REPO = Path(__file__).resolve().parents[1]
 SKIP = REPO / "operators" / "bugs" / "allreduce_skip.py"
 
-OP = '''
+OP = """
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +43,7 @@ def k(x: GM_ADDR, y: GM_ADDR, n):
     hccl.Init(AscendC.GetHcclContext())
     rank, dim = hccl.GetRankId(), hccl.GetRankDim()
 BODY
-'''
+"""
 
 
 def op_file(write_operator, name, body):
@@ -64,8 +64,9 @@ def test_last_rank_skipping_the_allreduce_is_a_deadlock_reported_per_rank():
     rep = run_ranks(str(SKIP), 4, timeout_s=30)
     assert rep.outcome == "deadlock" and rep.step == 1 and not rep.ok
     assert rep.message.startswith("Deadlock detected at step 1")
-    wait_line = next(i for i, ln in enumerate(SKIP.read_text().splitlines(), 1)
-                     if "self.hccl.Wait(handle)" in ln)
+    wait_line = next(
+        i for i, ln in enumerate(SKIP.read_text().splitlines(), 1) if "self.hccl.Wait(handle)" in ln
+    )
     for rr in rep.rank_reports[:3]:
         assert rr.status == "waiting" and rr.line == wait_line
         assert rr.detail.startswith("waiting for AllReduce #1 (timeout 30s)")
@@ -75,52 +76,51 @@ def test_last_rank_skipping_the_allreduce_is_a_deadlock_reported_per_rank():
 
 
 def test_collectives_in_different_order_are_reported_with_both_lines(write_operator):
-    body = '''
+    body = """
 if rank == 1:
     h = hccl.AllGather(x, y, n, F16, commit=True)  # gather
 else:
     h = hccl.AllReduce(x, y, n, F16, SUM, commit=True)  # reduce
 hccl.Wait(h)
-'''
+"""
     path = op_file(write_operator, "reorder", body)
     rep = run_ranks(str(path), 3, timeout_s=20)
     assert rep.outcome == "order"
     assert "collectives called in different order" in rep.message
     assert "AllGather on rank 1" in rep.message and "AllReduce on rank 0" in rep.message
     err = rep.errors[0]
-    assert err.line == next(i for i, ln in enumerate(path.read_text().splitlines(), 1)
-                            if "# gather" in ln)
+    assert err.line == next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "# gather" in ln)
 
 
 def test_mismatched_count_is_reported(write_operator):
-    body = '''
+    body = """
 cnt = n if rank != dim - 1 else n // 2
 h = hccl.AllReduce(x, y, cnt, F16, SUM, commit=True)
 hccl.Wait(h)
-'''
+"""
     rep = run_ranks(str(op_file(write_operator, "mismatch", body)), 4, timeout_s=20)
     assert rep.outcome == "mismatch"
     assert "count=128" in rep.message and "count=256" in rep.message
 
 
 def test_mismatched_reduce_op_is_reported(write_operator):
-    body = '''
+    body = """
 op = HcclReduceOp.HCCL_REDUCE_MAX if rank == 0 else SUM
 h = hccl.AllReduce(x, y, n, F16, op, commit=True)
 hccl.Wait(h)
-'''
+"""
     rep = run_ranks(str(op_file(write_operator, "mismatch_op", body)), 2, timeout_s=20)
     assert rep.outcome == "mismatch" and "op=max" in rep.message and "op=sum" in rep.message
 
 
 def test_second_collective_skipped_by_one_rank_deadlocks_at_step_two(write_operator):
-    body = '''
+    body = """
 h = hccl.AllGather(x, y, n, F16, commit=True)
 hccl.Wait(h)
 if rank != 0:
     h = hccl.Broadcast(x, n, F16, 0, commit=True)
     hccl.Wait(h)
-'''
+"""
     rep = run_ranks(str(op_file(write_operator, "step2", body)), 5, timeout_s=20)
     assert rep.outcome == "deadlock" and rep.step == 2
     assert rep.rank_reports[0].status == "finished"
@@ -129,21 +129,21 @@ if rank != 0:
 
 
 def test_wait_without_commit_is_an_error_not_a_hang(write_operator):
-    body = '''
+    body = """
 h = hccl.AllReduce(x, y, n, F16)  # no commit
 hccl.Wait(h)
-'''
+"""
     rep = run_ranks(str(op_file(write_operator, "nocommit", body)), 2, timeout_s=20)
     assert rep.outcome == "error" and "never committed" in rep.message
 
 
 def test_a_rank_in_an_endless_loop_is_stopped_at_the_timeout(write_operator):
-    body = '''
+    body = """
 while rank == 1:
     pass  # spin
 h = hccl.AllReduce(x, y, n, F16, SUM, commit=True)
 hccl.Wait(h)
-'''
+"""
     rep = run_ranks(str(op_file(write_operator, "spin", body)), 2, timeout_s=1.0)
     assert rep.outcome == "timeout"
     r1 = rep.rank_reports[1]
@@ -153,7 +153,7 @@ hccl.Wait(h)
 
 
 def test_allgather_reducescatter_and_broadcast_move_the_right_data(write_operator):
-    body = '''
+    body = """
 from asc_tui.ascendc import GlobalTensor
 g = GlobalTensor(half)
 g.SetGlobalBuffer(y, n * 8)
@@ -163,7 +163,7 @@ h = hccl.ReduceScatter(y, y + 4 * n, n // 4, F16, SUM, commit=True)
 hccl.Wait(h)
 h = hccl.Broadcast(x, 8, F16, 2, commit=True)
 hccl.Wait(h)
-'''
+"""
     import numpy as np
 
     from asc_tui.ascendc import hccl as H
@@ -189,12 +189,12 @@ hccl.Wait(h)
     gathered = ys[0][: 4 * n]
     for r in range(4):  # every rank holds all x's (theirs past the first 8, broadcast later)
         assert np.array_equal(ys[r][: 4 * n], gathered)
-        assert np.array_equal(gathered[r * n + 8: (r + 1) * n], xs[r][8:])
+        assert np.array_equal(gathered[r * n + 8 : (r + 1) * n], xs[r][8:])
     # ReduceScatter of the gathered buffer (identical on every rank): rank r gets 4 x chunk r
     chunk = (gathered.astype(np.float32) * 4).astype(np.float16)
     for r in range(4):
-        want = chunk[r * (n // 4): (r + 1) * (n // 4)]
-        assert np.array_equal(ys[r][4 * n: 4 * n + n // 4], want)
+        want = chunk[r * (n // 4) : (r + 1) * (n // 4)]
+        assert np.array_equal(ys[r][4 * n : 4 * n + n // 4], want)
     for r in range(4):  # Broadcast from rank 2 overwrote everyone's first 8 elements of x
         assert np.array_equal(xs[r][:8], xs[2][:8])
     assert not np.array_equal(xs[0][8:16], xs[2][8:16])

@@ -28,10 +28,13 @@ def test_distributed_operator_passes_the_deadlock_check():
     assert rep.deadlock.outcome == "ok" and rep.clean
 
 
-@pytest.mark.parametrize("name, tools, kind", [
-    ("add_tail_oob", ("memcheck",), "out-of-bounds"),
-    ("double_buffer_race", ("racecheck",), "race-raw"),
-])
+@pytest.mark.parametrize(
+    "name, tools, kind",
+    [
+        ("add_tail_oob", ("memcheck",), "out-of-bounds"),
+        ("double_buffer_race", ("racecheck",), "race-raw"),
+    ],
+)
 def test_teaching_case_is_caught_by_its_tool(name, tools, kind):
     rep = debug(DebugRequest(str(REPO / "operators" / "bugs" / f"{name}.py"), tools=tools))
     assert [f.kind for f in rep.findings] == [kind]

@@ -55,13 +55,11 @@ def test_error_within_the_fp16_threshold_passes_and_just_outside_warns():
 
 def test_operator_precision_dict_overrides_the_dtype_threshold(write_operator):
     body = COPY.replace("AscendC.Adds(b, a, 0.0, N)", "AscendC.Adds(b, a, 0.015625, N)")
-    strict = debug(DebugRequest(str(write_operator("off", source(body))), tools=(),
-                                precision_check=True))
+    strict = debug(DebugRequest(str(write_operator("off", source(body))), tools=(), precision_check=True))
     assert strict.precision.verdict != "PASS" and not strict.clean
     assert strict.precision.outputs[0].max_abs_error == pytest.approx(0.015625, abs=0.002)
     loose = source(body).replace("N = 1024", "N = 1024\nPRECISION = {'float16': (0.02, 0.01)}")
-    rep = debug(DebugRequest(str(write_operator("off_ok", loose)), tools=(),
-                             precision_check=True))
+    rep = debug(DebugRequest(str(write_operator("off_ok", loose)), tools=(), precision_check=True))
     assert rep.precision.outputs[0].atol == 0.02
     assert rep.precision.verdict == "PASS" and rep.clean
 

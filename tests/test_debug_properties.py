@@ -14,8 +14,12 @@ from asc_tui.devkit.sanitizer import TOOLS, Sanitizer
 ADD = load_operator("add_custom")
 
 
-@given(n=st.integers(16, 20_000), tile=st.sampled_from([256, 512, 1024, 2048]),
-       buffers=st.sampled_from([1, 2]), blocks=st.sampled_from([1, 2, 3, 8]))
+@given(
+    n=st.integers(16, 20_000),
+    tile=st.sampled_from([256, 512, 1024, 2048]),
+    buffers=st.sampled_from([1, 2]),
+    blocks=st.sampled_from([1, 2, 3, 8]),
+)
 def test_add_custom_is_clean_under_every_tool_for_any_tiling(n, tile, buffers, blocks):
     from asc_tui.operator import Case
 
@@ -24,10 +28,13 @@ def test_add_custom_is_clean_under_every_tool_for_any_tiling(n, tile, buffers, b
     cases["prop"] = Case("prop", {"n": n, "dtype": "float16"})
     op = type(op)(**{**op.__dict__, "cases": cases})
     san = Sanitizer(TOOLS)
-    rep = run(RunRequest("add_custom", "prop", params={"tile_length": tile,
-                                                         "buffer_num": buffers,
-                                                         "block_dim": blocks}),
-              op=op, sanitizer=san)
+    rep = run(
+        RunRequest(
+            "add_custom", "prop", params={"tile_length": tile, "buffer_num": buffers, "block_dim": blocks}
+        ),
+        op=op,
+        sanitizer=san,
+    )
     assert rep.errors == (), [e.format() for e in rep.errors]
     assert san.findings() == [], [f.format() for f in san.findings()]
     assert rep.passed

@@ -112,16 +112,20 @@ def test_missing_waitflag_in_double_buffering_is_a_raw_race():
 
 
 def test_double_buffering_with_the_waitflag_restored_is_clean(write_operator):
-    src = (BUGS / "double_buffer_race.py").read_text().replace(
-        "# BUG: missing AscendC.WaitFlag(HardEvent.MTE2_V, b)",
-        "AscendC.WaitFlag(HardEvent.MTE2_V, b)")
+    src = (
+        (BUGS / "double_buffer_race.py")
+        .read_text()
+        .replace(
+            "# BUG: missing AscendC.WaitFlag(HardEvent.MTE2_V, b)", "AscendC.WaitFlag(HardEvent.MTE2_V, b)"
+        )
+    )
     path = write_operator("double_buffer_fixed", src)
     rep = debug(DebugRequest(str(path)))
     assert rep.findings == () and rep.errors == ()
 
 
 def test_dma_overwriting_a_buffer_the_vector_pipe_reads_is_a_war_race(write_operator):
-    body = '''
+    body = """
 buf = TBuf(QuePosition.VECCALC)
 pipe.InitBuffer(buf, 4 * N)
 t = buf.Get(half)
@@ -130,7 +134,7 @@ AscendC.SetFlag(HardEvent.MTE2_V, 0)
 AscendC.WaitFlag(HardEvent.MTE2_V, 0)
 AscendC.Adds(t[N], t, 1.0, N)
 AscendC.DataCopy(t, x_gm, N)  # here
-'''
+"""
     rep, text = check(write_operator, "war", body, ("racecheck",))
     f = only(rep, "race-war")
     assert f.line == line_of(text, "# here") and f.pipe == "mte2" and f.access == "Write"
@@ -138,13 +142,13 @@ AscendC.DataCopy(t, x_gm, N)  # here
 
 # ---- initcheck --------------------------------------------------------------------------------
 def test_reading_scratch_memory_nobody_wrote_is_uninitialized(write_operator):
-    body = '''
+    body = """
 buf = TBuf(QuePosition.VECCALC)
 pipe.InitBuffer(buf, 4 * N)
 t = buf.Get(half)
 AscendC.Duplicate(t, 1.0, 512)
 AscendC.Adds(t[N], t, 1.0, N)  # here
-'''
+"""
     rep, text = check(write_operator, "uninit", body, ("initcheck",))
     f = only(rep, "uninitialized")
     assert f.line == line_of(text, "# here") and f.tensor == "t"
@@ -154,13 +158,13 @@ AscendC.Adds(t[N], t, 1.0, N)  # here
 
 # ---- synccheck --------------------------------------------------------------------------------
 def test_waitflag_without_setflag_is_an_in_core_deadlock_with_pipe_states(write_operator):
-    body = '''
+    body = """
 buf = TBuf(QuePosition.VECCALC)
 pipe.InitBuffer(buf, 2 * N)
 t = buf.Get(half)
 AscendC.DataCopy(t, x_gm, N)
 AscendC.WaitFlag(HardEvent.MTE2_V, 1)  # here
-'''
+"""
     rep, text = check(write_operator, "hang", body, ("synccheck",))
     assert [f.kind for f in rep.findings] == ["deadlock"] and rep.errors == ()
     f = rep.findings[0]
@@ -177,11 +181,11 @@ def test_event_id_beyond_the_chip_is_reported(write_operator):
 
 
 def test_set_twice_before_wait_is_redundant_and_a_left_over_set_unpaired(write_operator):
-    body = '''
+    body = """
 AscendC.SetFlag(HardEvent.MTE2_V, 0)  # first
 AscendC.SetFlag(HardEvent.MTE2_V, 0)  # second
 AscendC.WaitFlag(HardEvent.MTE2_V, 0)
-'''
+"""
     rep, text = check(write_operator, "sets", body, ("synccheck",))
     red = only(rep, "redundant-set")
     assert red.line == line_of(text, "# second")
@@ -198,14 +202,14 @@ def test_a_tool_not_asked_for_reports_nothing(tool):
 
 
 def test_cube_load_past_an_l1_tensor_is_out_of_bounds(write_operator):
-    body = '''
+    body = """
 from asc_tui.ascendc import LoadData, LoadData2DParams, TPosition
 a1, a2 = TQue(TPosition.A1, 1), TQue(TPosition.A2, 1)
 pipe.InitBuffer(a1, 1, 512)
 pipe.InitBuffer(a2, 1, 1024)
 l1, l0a = a1.AllocTensor(half), a2.AllocTensor(half)
 LoadData(l0a, l1, LoadData2DParams(repeatTimes=2, srcStride=1))  # here
-'''
+"""
     rep, text = check(write_operator, "l1_oob", body, ("memcheck",))
     f = only(rep, "out-of-bounds")
     assert f.line == line_of(text, "# here") and "L1 tensor holds 512 B" in f.reason
@@ -213,14 +217,14 @@ LoadData(l0a, l1, LoadData2DParams(repeatTimes=2, srcStride=1))  # here
 
 
 def test_cube_load_into_an_unaligned_l0a_address_is_misaligned(write_operator):
-    body = '''
+    body = """
 from asc_tui.ascendc import LoadData, LoadData2DParams, TPosition
 a1, a2 = TQue(TPosition.A1, 1), TQue(TPosition.A2, 1)
 pipe.InitBuffer(a1, 1, 512)
 pipe.InitBuffer(a2, 1, 2048)
 l1, l0a = a1.AllocTensor(half), a2.AllocTensor(half)
 LoadData(l0a[16], l1, LoadData2DParams())  # here
-'''
+"""
     rep, text = check(write_operator, "l0_align", body, ("memcheck",))
     f = only(rep, "misaligned")
     assert f.line == line_of(text, "# here") and "L0A" in f.reason
@@ -237,11 +241,14 @@ def test_blocks_writing_the_same_gm_are_a_race_between_blocks(write_operator):
 
 
 def test_blocks_on_disjoint_slices_are_not_a_race(write_operator):
-    text = source(COPY).replace("return Launch(1, None)", "return Launch(4, None)").replace(
-        "x_gm.SetGlobalBuffer(x, N)", "x_gm.SetGlobalBuffer(x + AscendC.GetBlockIdx() * 256, 256)"
-    ).replace("y_gm.SetGlobalBuffer(y, N)",
-              "y_gm.SetGlobalBuffer(y + AscendC.GetBlockIdx() * 256, 256)").replace(
-        "N * 2)", "512)").replace(", N)", ", 256)")
+    text = (
+        source(COPY)
+        .replace("return Launch(1, None)", "return Launch(4, None)")
+        .replace("x_gm.SetGlobalBuffer(x, N)", "x_gm.SetGlobalBuffer(x + AscendC.GetBlockIdx() * 256, 256)")
+        .replace("y_gm.SetGlobalBuffer(y, N)", "y_gm.SetGlobalBuffer(y + AscendC.GetBlockIdx() * 256, 256)")
+        .replace("N * 2)", "512)")
+        .replace(", N)", ", 256)")
+    )
     rep = debug(DebugRequest(str(write_operator("slices", text))))
     assert rep.findings == () and rep.errors == () and rep.precision.verdict == "PASS"
 
@@ -254,8 +261,10 @@ def test_dequeue_of_an_empty_queue_is_queue_misuse(write_operator):
 
 
 def test_allocating_more_buffers_than_a_queue_has_is_exhaustion(write_operator):
-    body = ("q = TQue(QuePosition.VECIN, 1)\npipe.InitBuffer(q, 1, 64)\n"
-            "a = q.AllocTensor(half)\nb = q.AllocTensor(half)  # here\n")
+    body = (
+        "q = TQue(QuePosition.VECIN, 1)\npipe.InitBuffer(q, 1, 64)\n"
+        "a = q.AllocTensor(half)\nb = q.AllocTensor(half)  # here\n"
+    )
     rep, text = check(write_operator, "exhaust", body, ("memcheck",))
     f = only(rep, "alloc-exhausted")
     assert f.line == line_of(text, "# here")
@@ -267,7 +276,7 @@ def test_guard_rail_errors_of_tools_not_asked_for_stay_errors(write_operator):
     assert rep.findings == () and [e.kind for e in rep.errors] == ["kernel"] and not rep.clean
 
 
-SCALAR_STORE = '''
+SCALAR_STORE = """
 buf = TBuf(QuePosition.VECCALC)
 pipe.InitBuffer(buf, 2 * N)
 t = buf.Get(half)
@@ -277,7 +286,7 @@ AscendC.WaitFlag(HardEvent.V_S, 0)
 t.SetValue(0, 1.0)  # store
 SYNC
 AscendC.Adds(t, t, 1.0, N)  # here
-'''
+"""
 
 
 def test_vector_read_of_a_scalar_store_without_s_v_is_a_race(write_operator):

@@ -27,10 +27,18 @@ def _outputs(name: str, case: str, threaded: bool, monkeypatch) -> dict[str, np.
     return {g.buffer.name: g.buffer.data.copy() for g in gm}
 
 
-@pytest.mark.parametrize("name,case", [("matmul", "small"), ("matmul", "tails"),
-                                       ("matmul", "int8_tails"), ("matmul", "bf16"),
-                                       ("matmul_official", "bias"), ("conv2d", "tails"),
-                                       ("matmul_leaky", "small")])
+@pytest.mark.parametrize(
+    "name,case",
+    [
+        ("matmul", "small"),
+        ("matmul", "tails"),
+        ("matmul", "int8_tails"),
+        ("matmul", "bf16"),
+        ("matmul_official", "bias"),
+        ("conv2d", "tails"),
+        ("matmul_leaky", "small"),
+    ],
+)
 def test_numbers_thread_gives_the_bits_of_inline_numbers(name, case, monkeypatch):
     inline = _outputs(name, case, False, monkeypatch)
     threaded = _outputs(name, case, True, monkeypatch)
@@ -38,7 +46,9 @@ def test_numbers_thread_gives_the_bits_of_inline_numbers(name, case, monkeypatch
         assert want.tobytes() == threaded[buf].tobytes(), buf
 
 
-CHAINED = CUBE_BODY + '''
+CHAINED = (
+    CUBE_BODY
+    + """
     t1 = a1.AllocTensor(half)
     # Y = X·X, written to GM by Fixpipe; then Z = Y·X reads Y back from GM in the same launch
     for step in range(2):
@@ -50,13 +60,16 @@ CHAINED = CUBE_BODY + '''
         AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16))
         AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 16, 16, 16, QuantMode_t.F322F16))
     AscendC.printf("y0=%.6f", gy.GetValue(0))
-'''
+"""
+)
 
 
 def _chained_golden() -> str:
-    return ("(lambda a: np.pad(((a @ a).astype(np.float16).astype(np.float32) @ a)"
-            ".astype(np.float16).ravel(), (0, x.size - 256)))"
-            "(x[:256].reshape(16, 16).astype(np.float32))")
+    return (
+        "(lambda a: np.pad(((a @ a).astype(np.float16).astype(np.float32) @ a)"
+        ".astype(np.float16).ravel(), (0, x.size - 256)))"
+        "(x[:256].reshape(16, 16).astype(np.float32))"
+    )
 
 
 def test_gm_written_by_a_pending_fixpipe_is_read_back_after_it(write_operator, monkeypatch):
@@ -152,8 +165,10 @@ def test_inline_mode_runs_jobs_at_once():
     assert seen == [threading.current_thread()] and o.thread is None
 
 
-@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
-                    reason="needs Linux and two CPUs")
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
+    reason="needs Linux and two CPUs",
+)
 def test_a_launch_that_hands_work_over_pins_the_threads_apart_and_then_frees_them():
     o = Offload(threaded=True)
     cpus = os.sched_getaffinity(0)

@@ -38,17 +38,36 @@ def test_idle_cores_fires_when_most_cores_sit_idle():
 
 def test_small_dma_fires_on_small_tiles_not_on_large_ones():
     assert "small_dma" in _rules("add_custom", tile_length=512)
-    p = profile(run(RunRequest("add_custom", case="large", timing_only=True,
-                               params={"tile_length": 8192, "block_dim": 48})))
+    p = profile(
+        run(
+            RunRequest(
+                "add_custom", case="large", timing_only=True, params={"tile_length": 8192, "block_dim": 48}
+            )
+        )
+    )
     assert "small_dma" not in {a.rule for a in p.pipeline.advice}
 
 
 def _facts(**kw) -> rules.Facts:
     base = rules.Facts(
-        utilisation={"vec": 0.5, "mte2": 0.5}, wait_ratios={}, overlap=0.9, cores_used=48,
-        chip_cores=48, core_kind="AIV", waves=1, last_wave_cores=48, balance=1.0,
-        dma_mean_bytes=64 * 1024, dma_fixed_share=0.05, uses_cube=False, bound="compute",
-        roof_fraction=0.3, capacity={}, kernel_us=100.0, launch_overhead_us=3.0)
+        utilisation={"vec": 0.5, "mte2": 0.5},
+        wait_ratios={},
+        overlap=0.9,
+        cores_used=48,
+        chip_cores=48,
+        core_kind="AIV",
+        waves=1,
+        last_wave_cores=48,
+        balance=1.0,
+        dma_mean_bytes=64 * 1024,
+        dma_fixed_share=0.05,
+        uses_cube=False,
+        bound="compute",
+        roof_fraction=0.3,
+        capacity={},
+        kernel_us=100.0,
+        launch_overhead_us=3.0,
+    )
     return replace(base, **kw)
 
 
@@ -57,10 +76,8 @@ def test_a_healthy_run_gets_no_advice():
 
 
 def test_tail_imbalance_fires_on_a_short_last_wave_and_on_a_slow_core():
-    assert [a.rule for a in rules.advise(_facts(waves=2, last_wave_cores=12))] == [
-        "tail_imbalance"]
-    assert [a.rule for a in rules.advise(_facts(balance=rules.BALANCE_MAX))] == [
-        "tail_imbalance"]
+    assert [a.rule for a in rules.advise(_facts(waves=2, last_wave_cores=12))] == ["tail_imbalance"]
+    assert [a.rule for a in rules.advise(_facts(balance=rules.BALANCE_MAX))] == ["tail_imbalance"]
     assert rules.advise(_facts(balance=rules.BALANCE_MAX - 0.01)) == ()
 
 
@@ -73,8 +90,7 @@ def test_low_cube_fires_below_its_threshold_only_when_the_cube_is_used():
 
 
 def test_memory_bound_fires_near_the_roof():
-    assert [a.rule for a in rules.advise(_facts(bound="memory", roof_fraction=0.7))] == [
-        "memory_bound"]
+    assert [a.rule for a in rules.advise(_facts(bound="memory", roof_fraction=0.7))] == ["memory_bound"]
     assert rules.advise(_facts(bound="memory", roof_fraction=0.69)) == ()
 
 
@@ -88,13 +104,27 @@ def test_capacity_reports_full_memories_and_headroom_only_with_a_tiling_problem(
 
 
 def test_rules_with_unmeasured_facts_are_skipped():
-    assert rules.advise(_facts(overlap=None, wait_ratios={"mte2": 0.5}, chip_cores=None,
-                               balance=None, dma_mean_bytes=None, dma_fixed_share=None)) == ()
+    assert (
+        rules.advise(
+            _facts(
+                overlap=None,
+                wait_ratios={"mte2": 0.5},
+                chip_cores=None,
+                balance=None,
+                dma_mean_bytes=None,
+                dma_fixed_share=None,
+            )
+        )
+        == ()
+    )
 
 
 def test_tail_imbalance_fires_when_a_second_wave_runs_on_few_cores():
-    report = run(RunRequest("add_custom", case="large", timing_only=True,
-                            params={"block_dim": 60, "tile_length": 4096}))
+    report = run(
+        RunRequest(
+            "add_custom", case="large", timing_only=True, params={"block_dim": 60, "tile_length": 4096}
+        )
+    )
     p = profile(report)
     cb = p.pipeline.core_balance
     assert (cb.waves, cb.last_wave_cores, cb.cores_used) == (2, 12, 48)

@@ -21,8 +21,7 @@ def test_union_length_merges_overlapping_and_touching_intervals():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 31)),
-                max_size=60))
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 31)), max_size=60))
 def test_union_lengths_equals_one_union_length_per_subset(spans):
     start = np.array([float(a) for a, _, _ in spans])
     end = start + np.array([float(d) for _, d, _ in spans])
@@ -73,8 +72,7 @@ def test_breakdown_matches_the_run_pipe_table_on_a_bundled_operator():
     for key in ("vec", "scalar", "mte2", "mte3"):
         assert rows[key].time_us == pytest.approx(stats[key].busy_us / em.cores_used)
     assert sum(b.share for b in p.breakdown) == pytest.approx(1.0)
-    assert p.to_dict()["breakdown_total_us"] == pytest.approx(
-        sum(b.time_us for b in p.breakdown))
+    assert p.to_dict()["breakdown_total_us"] == pytest.approx(sum(b.time_us for b in p.breakdown))
     assert p.bottleneck == max(p.breakdown, key=lambda b: b.time_us).key
 
 
@@ -92,19 +90,31 @@ def test_json_has_the_documented_shape():
         assert k in d
     assert {"name", "time_us", "share"} <= set(d["breakdown"][0])
     assert {"bound", "fraction"} <= set(d["roofline"])
-    assert {"utilisation", "overlap", "wait_ratios", "advice", "core_balance"} <= set(
-        d["pipeline"])
+    assert {"utilisation", "overlap", "wait_ratios", "advice", "core_balance"} <= set(d["pipeline"])
     assert {"file", "line", "calls", "cycles", "share", "pipe"} <= set(d["lines"][0])
     names = [b["name"] for b in d["breakdown"]]
-    assert names == ["Compute (Cube)", "Compute (Vector)", "Scalar", "HBM Read (MTE2)",
-                     "HBM Write (MTE3)", "L1→L0 (MTE1)", "FixPipe", "Sync Wait"]
+    assert names == [
+        "Compute (Cube)",
+        "Compute (Vector)",
+        "Scalar",
+        "HBM Read (MTE2)",
+        "HBM Write (MTE3)",
+        "L1→L0 (MTE1)",
+        "FixPipe",
+        "Sync Wait",
+    ]
 
 
 def test_small_kernels_are_latency_bound_and_big_tiles_on_all_cores_approach_the_roof():
     small = profile(run(RunRequest("add_custom", timing_only=True)))
     assert small.roofline.bound == "latency"
-    big = profile(run(RunRequest("add_custom", case="large", timing_only=True,
-                                 params={"tile_length": 8192, "block_dim": 48})))
+    big = profile(
+        run(
+            RunRequest(
+                "add_custom", case="large", timing_only=True, params={"tile_length": 8192, "block_dim": 48}
+            )
+        )
+    )
     assert big.roofline.bound == "memory"
     assert big.roofline.fraction > 4 * small.roofline.fraction
 
@@ -120,8 +130,7 @@ def test_roofline_uses_the_chip_peaks():
 
 def test_full_and_timing_only_runs_profile_identically():
     full = profile(run(RunRequest("add_custom", params={"buffer_num": 1}))).to_dict()
-    timing = profile(run(RunRequest("add_custom", params={"buffer_num": 1},
-                                    timing_only=True))).to_dict()
+    timing = profile(run(RunRequest("add_custom", params={"buffer_num": 1}, timing_only=True))).to_dict()
     for key in ("time_us", "breakdown", "bottleneck", "roofline", "pipeline", "lines"):
         assert full[key] == timing[key], key
 

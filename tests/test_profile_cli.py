@@ -32,11 +32,18 @@ def test_json_is_one_object_with_the_documented_fields(capsys):
 
 def test_human_report_marks_the_bottleneck_and_prints_advice(capsys, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
-    code, out, _ = cli(capsys, "add_custom", "--param", "buffer_num=1", "--timing-only",
-                       "--pipeline-report")
+    code, out, _ = cli(capsys, "add_custom", "--param", "buffer_num=1", "--timing-only", "--pipeline-report")
     assert code == 0
-    for text in ("add_custom [default]", "HBM Read (MTE2)", "← bottleneck", "Sync Wait",
-                 "Roofline", "Pipeline report", "overlap", "BUFFER_NUM=2"):
+    for text in (
+        "add_custom [default]",
+        "HBM Read (MTE2)",
+        "← bottleneck",
+        "Sync Wait",
+        "Roofline",
+        "Pipeline report",
+        "overlap",
+        "BUFFER_NUM=2",
+    ):
         assert text in out
     assert "\x1b[" not in out
 
@@ -52,8 +59,18 @@ def test_lines_prints_the_top_n_with_their_source(capsys):
 
 def test_trace_and_msprof_files_are_written_and_reimported(capsys, tmp_path):
     trace, msp = tmp_path / "t.json", tmp_path / "msprof"
-    code, out, _ = cli(capsys, "add_custom", "--timing-only", "--trace", str(trace),
-                       "--trace-limit", "50", "--msprof-dir", str(msp), "--json")
+    code, out, _ = cli(
+        capsys,
+        "add_custom",
+        "--timing-only",
+        "--trace",
+        str(trace),
+        "--trace-limit",
+        "50",
+        "--msprof-dir",
+        str(msp),
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["trace"]["events"] <= 50 and d["trace"]["truncated"]

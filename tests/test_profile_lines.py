@@ -11,8 +11,7 @@ from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 
 
-@pytest.mark.parametrize("op,params", [("add_custom", {"buffer_num": 1}),
-                                       ("softmax", {}), ("rms_norm", {})])
+@pytest.mark.parametrize("op,params", [("add_custom", {"buffer_num": 1}), ("softmax", {}), ("rms_norm", {})])
 def test_line_cycles_add_up_to_every_pipe_total(op, params):
     report = run(RunRequest(op, params=params, timing_only=True))
     em = report.emulation
@@ -37,8 +36,7 @@ def test_lines_are_sorted_and_name_their_source_and_pipe():
 
 
 def test_calls_count_the_instructions_issued_at_the_line():
-    report = run(RunRequest("add_custom", params={"tile_length": 2048, "block_dim": 8},
-                            timing_only=True))
+    report = run(RunRequest("add_custom", params={"tile_length": 2048, "block_dim": 8}, timing_only=True))
     p = profile(report)
     add = next(ln for ln in p.lines if "AscendC.Add(" in ln.code)
     tiles = 8 * 2048 * 8 // 2048  # default case n over tile_length

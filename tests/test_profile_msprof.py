@@ -28,12 +28,20 @@ def test_writes_the_four_files_with_msprof_column_names(prof, tmp_path):
     basic = _header(tmp_path / "OpBasicInfo.csv")
     assert basic[:4] == ["Op Name", "Op Type", "Task Duration(us)", "Block Dim"]
     pipe = _header(tmp_path / "PipeUtilization.csv")
-    for col in ("block_id", "sub_block_id", "aiv_time(us)", "aiv_total_cycles", "aiv_vec_ratio",
-                "aiv_mte2_time(us)", "aiv_mte2_ratio", "aiv_mte3_ratio", "aiv_scalar_ratio"):
+    for col in (
+        "block_id",
+        "sub_block_id",
+        "aiv_time(us)",
+        "aiv_total_cycles",
+        "aiv_vec_ratio",
+        "aiv_mte2_time(us)",
+        "aiv_mte2_ratio",
+        "aiv_mte3_ratio",
+        "aiv_scalar_ratio",
+    ):
         assert col in pipe
     mem = _header(tmp_path / "Memory.csv")
-    for col in ("GM_to_UB_datas(KB)", "UB_to_GM_datas(KB)", "aiv_gm_to_ub_bw(GB/s)",
-                "aiv_mte2_instructions"):
+    for col in ("GM_to_UB_datas(KB)", "UB_to_GM_datas(KB)", "aiv_gm_to_ub_bw(GB/s)", "aiv_mte2_instructions"):
         assert col in mem
     assert "aiv_vec_wait_ratio" in _header(tmp_path / "ResourceConflictRatio.csv")
 
@@ -46,7 +54,7 @@ def test_values_are_the_profile_figures(prof, tmp_path):
     c = prof.cores[0]
     assert float(rows[0]["GM_to_UB_datas(KB)"]) * 1024 == c.read_bytes
     assert int(rows[0]["aiv_mte2_instructions"]) == c.instructions["mte2"]
-    gib_s = c.read_bytes / 1024 ** 3 / (c.time_us * 1e-6)
+    gib_s = c.read_bytes / 1024**3 / (c.time_us * 1e-6)
     assert float(rows[0]["aiv_gm_to_ub_bw(GB/s)"]) == pytest.approx(gib_s)
 
 
@@ -83,26 +91,29 @@ def test_imported_breakdown_matches_except_the_unmeasured_sync_wait(prof, tmp_pa
     assert back.pipeline.overlap is None and back.lines == ()
 
 
-REAL_BASIC = ("Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,"
-              "Current Freq,Rated Freq,\nadd_custom_0,vector,2041.400024,8,NA,4,1304945,1650,"
-              "1650,\n")
+REAL_BASIC = (
+    "Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,"
+    "Current Freq,Rated Freq,\nadd_custom_0,vector,2041.400024,8,NA,4,1304945,1650,"
+    "1650,\n"
+)
 
 
 def test_reads_a_real_tool_directory_with_na_cells_and_trailing_commas(tmp_path):
     d = tmp_path / "OPPROF_20240101_ABC"
     d.mkdir()
     (d / "OpBasicInfo.csv").write_text(REAL_BASIC)
-    rows = ["block_id,sub_block_id,aic_time(us),aic_total_cycles,aiv_time(us),aiv_total_cycles,"
-            "aiv_vec_time(us),aiv_vec_ratio,aic_cube_time(us),aic_cube_ratio,aiv_mte2_time(us),"
-            "aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,"]
+    rows = [
+        "block_id,sub_block_id,aic_time(us),aic_total_cycles,aiv_time(us),aiv_total_cycles,"
+        "aiv_vec_time(us),aiv_vec_ratio,aic_cube_time(us),aic_cube_ratio,aiv_mte2_time(us),"
+        "aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,"
+    ]
     for i in range(8):
-        rows.append(f"{i},vector0,NA,NA,2030.0,3349500,210.0,0.103,NA,NA,1750.0,0.862,"
-                    "780.0,0.384,")
+        rows.append(f"{i},vector0,NA,NA,2030.0,3349500,210.0,0.103,NA,NA,1750.0,0.862,780.0,0.384,")
     (d / "PipeUtilization.csv").write_text("\n".join(rows) + "\n")
     (d / "Memory_20240101.csv").write_text(
         "block_id,sub_block_id,aiv_time(us),aiv_mte2_instructions,GM_to_UB_datas(KB),"
-        "UB_to_GM_datas(KB),\n" + "".join(f"{i},vector0,2030.0,10241,40960,20480,\n"
-                                           for i in range(8)))
+        "UB_to_GM_datas(KB),\n" + "".join(f"{i},vector0,2030.0,10241,40960,20480,\n" for i in range(8))
+    )
     p = read_dir(tmp_path, load_chip("ascend910b4"))  # finds the OPPROF_* subdirectory
     assert p.operator == "add_custom_0" and p.time_us == pytest.approx(2041.4)
     assert p.clock_mhz == 1650 and p.block_dim == 8 and len(p.cores) == 8

@@ -27,24 +27,53 @@ def timelines(draw):
                 dur = draw(st.floats(0, 100))
                 kind = draw(st.sampled_from([0, 0, 1, 2]))
                 dur = 0.0 if kind == 2 else dur
-                rows.append((pipe, t + gap, t + gap + dur, kind, draw(st.integers(0, n_lines - 1)),
-                             draw(st.integers(0, 4096)) if kind == 0 else 0))
+                rows.append(
+                    (
+                        pipe,
+                        t + gap,
+                        t + gap + dur,
+                        kind,
+                        draw(st.integers(0, n_lines - 1)),
+                        draw(st.integers(0, 4096)) if kind == 0 else 0,
+                    )
+                )
                 t += gap + dur
         rows.sort(key=lambda r: r[1])
         c = list(zip(*rows))
         t_end = max(r[2] for r in rows)
-        blocks.append(BlockTimeline(
-            block=b, core=b, wave=0, t_start=0.0, t_end=t_end,
-            pipe=np.array(c[0], np.int8), start=np.array(c[1]), end=np.array(c[2]),
-            op=np.zeros(len(rows), np.int32), line=np.array(c[4], np.int32),
-            nbytes=np.array(c[5], np.int64), kind=np.array(c[3], np.int8),
-            link=np.full(len(rows), -1, np.int32),
-            scalar_cycles=draw(st.floats(0, 50))))
+        blocks.append(
+            BlockTimeline(
+                block=b,
+                core=b,
+                wave=0,
+                t_start=0.0,
+                t_end=t_end,
+                pipe=np.array(c[0], np.int8),
+                start=np.array(c[1]),
+                end=np.array(c[2]),
+                op=np.zeros(len(rows), np.int32),
+                line=np.array(c[4], np.int32),
+                nbytes=np.array(c[5], np.int64),
+                kind=np.array(c[3], np.int8),
+                link=np.full(len(rows), -1, np.int32),
+                scalar_cycles=draw(st.floats(0, 50)),
+            )
+        )
     kernel = max(b.t_end for b in blocks)
     return EmulationResult(
-        chip="synthetic", clock_mhz=1000.0, mode="timing", block_dim=n_blocks,
-        cores_used=n_blocks, kernel_cycles=kernel, launch_overhead_us=1.0, blocks=tuple(blocks),
-        ops=("op",), lines=tuple(("k.py", i + 1) for i in range(n_lines)), gm_read=0, gm_write=0)
+        chip="synthetic",
+        clock_mhz=1000.0,
+        mode="timing",
+        block_dim=n_blocks,
+        cores_used=n_blocks,
+        kernel_cycles=kernel,
+        launch_overhead_us=1.0,
+        blocks=tuple(blocks),
+        ops=("op",),
+        lines=tuple(("k.py", i + 1) for i in range(n_lines)),
+        gm_read=0,
+        gm_write=0,
+    )
 
 
 @given(timelines())

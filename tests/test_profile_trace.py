@@ -27,8 +27,7 @@ def test_one_named_process_per_core_and_one_named_thread_per_pipe(emulation):
     ev = trace["traceEvents"]
     procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name"}
     assert sorted(procs) == sorted({b.core for b in emulation.blocks})
-    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
-               if e.get("name") == "thread_name"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
     used = {(e["pid"], e["tid"]) for e in ev if e["ph"] == "X"}
     assert used == set(threads)
     assert threads[(0, 4)].startswith("PIPE_MTE2")
@@ -36,8 +35,7 @@ def test_one_named_process_per_core_and_one_named_thread_per_pipe(emulation):
 
 def test_complete_events_carry_op_line_code_and_bytes(emulation):
     trace, _ = build_trace(emulation)
-    copies = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "DataCopy"
-              and e["tid"] == 4]
+    copies = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "DataCopy" and e["tid"] == 4]
     assert copies
     a = copies[0]["args"]
     assert a["file"] == "add_custom.py" and a["bytes"] == 4096
@@ -74,14 +72,19 @@ def test_written_file_loads_as_json(emulation, tmp_path):
 
 
 def test_validator_rejects_overlaps_unnamed_threads_and_dangling_flows():
-    meta = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "c"}},
-            {"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "v"}}]
-    overlap = meta + [{"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 0, "dur": 2},
-                      {"ph": "X", "name": "b", "pid": 0, "tid": 1, "ts": 1, "dur": 2}]
+    meta = [
+        {"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "c"}},
+        {"ph": "M", "name": "thread_name", "pid": 0, "tid": 1, "args": {"name": "v"}},
+    ]
+    overlap = meta + [
+        {"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 0, "dur": 2},
+        {"ph": "X", "name": "b", "pid": 0, "tid": 1, "ts": 1, "dur": 2},
+    ]
     assert any("overlaps" in p for p in validate_trace({"traceEvents": overlap}))
     unnamed = meta + [{"ph": "X", "name": "a", "pid": 0, "tid": 2, "ts": 0, "dur": 1}]
     assert any("thread_name" in p for p in validate_trace({"traceEvents": unnamed}))
-    dangling = meta + [{"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 0, "dur": 1},
-                       {"ph": "s", "name": "e", "cat": "sync", "id": 1, "pid": 0, "tid": 1,
-                        "ts": 0.5}]
+    dangling = meta + [
+        {"ph": "X", "name": "a", "pid": 0, "tid": 1, "ts": 0, "dur": 1},
+        {"ph": "s", "name": "e", "cat": "sync", "id": 1, "pid": 0, "tid": 1, "ts": 0.5},
+    ]
     assert any("flow" in p for p in validate_trace({"traceEvents": dangling}))

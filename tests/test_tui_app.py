@@ -74,6 +74,7 @@ def test_start_runs_every_operator_and_marks_them(ops):
             assert "add_custom [default]" in status and "PASS" in status and "µs" in status
             assert "add_twice: precision PASS" in log_text(app)
             assert getattr(app, "dropped_messages", 0) == 0  # nothing lost while running
+
     asyncio.run(go())
 
 
@@ -96,6 +97,7 @@ def test_tab_keys_and_timeline_zoom_pan_block_keys(ops):
             assert "bottleneck" in app.query_one("#profile-pane").plain
             await pilot.press("4")
             assert app.query_one("#source-view").hot_line() is not None
+
     asyncio.run(go())
 
 
@@ -108,11 +110,14 @@ def test_next_operator_and_next_case_keys_rerun_with_the_new_case(ops):
             await pilot.press("n")
             assert app.selected != first
             await pilot.press("c")
-            await until(pilot, lambda: app.ops[app.selected].good is not None
-                        and app.ops[app.selected].good.case == "tail", what="tail case run")
+            await until(
+                pilot,
+                lambda: app.ops[app.selected].good is not None and app.ops[app.selected].good.case == "tail",
+                what="tail case run",
+            )
             assert "[tail]" in str(app.query_one("#status").render())
-            assert app.query_one("#bench-table").row(
-                f"{app.selected.stem}/tail/ascend910b") is not None
+            assert app.query_one("#bench-table").row(f"{app.selected.stem}/tail/ascend910b") is not None
+
     asyncio.run(go())
 
 
@@ -130,6 +135,7 @@ def test_keymap_from_config_remaps_and_help_lists_it(ops):
             assert ("f5", "Rerun") == app.screen.rows[0][:2]
             await pilot.press("escape")
             assert app.screen.__class__.__name__ != "HelpScreen"
+
     asyncio.run(go())
 
 
@@ -142,13 +148,17 @@ def test_saving_an_operator_reruns_it_and_updates_the_panes(ops):
             before = app.ops[app.selected].good.emulation.kernel_cycles
             target = ops / "add_custom.py"
             save_atomically(target, SRC.replace("n=8 * 2048 * 8,", "n=8 * 2048 * 16,"))
-            await until(pilot, lambda: app.ops[target.resolve()].good.emulation.kernel_cycles
-                        != before, what="rerun after atomic save")
+            await until(
+                pilot,
+                lambda: app.ops[target.resolve()].good.emulation.kernel_cycles != before,
+                what="rerun after atomic save",
+            )
             assert app.ops[(ops / "add_twice.py").resolve()].last.report.emulation is not None
             assert "saved add_custom.py → rerun 1 operator(s)" in log_text(app)
             prof = app.query_one("#profile-pane").plain
             em = app.ops[target.resolve()].good.emulation
             assert f"kernel {em.kernel_us:.3f} µs" in prof
+
     asyncio.run(go())
 
 
@@ -161,12 +171,16 @@ def test_syntax_error_shows_file_line_and_keeps_the_last_good_result_stale(ops):
             target = (ops / "add_custom.py").resolve()
             good = app.ops[target].good
             target.write_text(SRC.replace("def tensors(case):", "def tensors(case:"))
-            await until(pilot, lambda: f"{target}:47: syntax error" in log_text(app),
-                        what="the syntax error in the log")
+            await until(
+                pilot,
+                lambda: f"{target}:47: syntax error" in log_text(app),
+                what="the syntax error in the log",
+            )
             assert app.ops[target].status == "error"
             assert app.ops[target].good is good and app.ops[target].stale
             assert "STALE" in str(app.query_one("#status").render())
             assert "[STALE]" in app.query_one("#profile-pane").plain
+
     asyncio.run(go())
 
 
@@ -177,19 +191,22 @@ def test_infinite_loop_times_out_while_the_keyboard_keeps_working(ops):
             await started(pilot, app)
             await pilot.pause(0.2)
             target = (ops / "add_custom.py").resolve()
-            target.write_text(SRC.replace("def tensors(case):",
-                                          "def tensors(case):\n    while True:\n        pass\n"))
+            target.write_text(
+                SRC.replace("def tensors(case):", "def tensors(case):\n    while True:\n        pass\n")
+            )
             await until(pilot, lambda: app.ops[target].status == "running", what="running")
             await pilot.press("3")
             assert app.query_one("#tabs").active == "timeline"
             await pilot.press("n")
             assert app.selected != target
             assert app.ops[target].status == "running"  # keys worked while the run hangs
-            await until(pilot, lambda: "did not finish within 4 s" in log_text(app),
-                        what="timeout")
+            await until(pilot, lambda: "did not finish within 4 s" in log_text(app), what="timeout")
             assert app.ops[target].status == "error"
-            assert ("48 | while True:" in log_text(app)  # the loop's lines, wherever the
-                    or "49 | pass" in log_text(app))  # stack was sampled
+            assert (
+                "48 | while True:" in log_text(app)  # the loop's lines, wherever the
+                or "49 | pass" in log_text(app)
+            )  # stack was sampled
+
     asyncio.run(go())
 
 
@@ -200,14 +217,16 @@ def test_a_crashing_operator_is_reported_and_the_next_save_works(ops):
             await started(pilot, app)
             await pilot.pause(0.2)
             target = (ops / "add_custom.py").resolve()
-            target.write_text(SRC.replace("def tensors(case):",
-                                          "def tensors(case):\n    import os\n    os._exit(9)\n"))
+            target.write_text(
+                SRC.replace("def tensors(case):", "def tensors(case):\n    import os\n    os._exit(9)\n")
+            )
             await until(pilot, lambda: "died (exit code 9)" in log_text(app), what="crash")
             assert app.ops[target].status == "error"
             save_atomically(target, SRC)
             await until(pilot, lambda: app.ops[target].status == "pass", what="recovery")
             assert not app.ops[target].stale
             assert getattr(app, "dropped_messages", 0) == 0
+
     asyncio.run(go())
 
 
@@ -220,8 +239,8 @@ def test_command_palette_runs_actions_by_name(ops):
             await pilot.press(*"Run all")
             await pilot.pause(0.3)
             await pilot.press("enter")
-            await until(pilot, lambda: "run all (2 operators)" in log_text(app),
-                        what="palette action")
+            await until(pilot, lambda: "run all (2 operators)" in log_text(app), what="palette action")
+
     asyncio.run(go())
 
 
@@ -237,6 +256,7 @@ def test_wide_terminals_show_the_log_as_its_own_pane(ops):
         async with app.run_test(size=(80, 24)) as pilot:
             assert not app.screen.has_class("-wide")
             assert app.query_one("#tabs").active == "log"
+
     asyncio.run(go())
 
 
@@ -247,6 +267,7 @@ def test_theme_option_and_f2_cycle_the_file_themes(ops):
             assert app.theme == "light"
             await pilot.press("f2")
             assert app.theme != "light" and app.theme in ("dark", "high-contrast", "light")
+
     asyncio.run(go())
 
 
@@ -257,9 +278,13 @@ def test_debug_key_runs_the_sanitizer_in_the_tool_worker(ops):
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.press("d")
-            await until(pilot, lambda: "sanitizer clean" in log_text(app)
-                        or "debug " in log_text(app), what="sanitizer result")
+            await until(
+                pilot,
+                lambda: "sanitizer clean" in log_text(app) or "debug " in log_text(app),
+                what="sanitizer result",
+            )
             assert "add_custom: sanitizer clean" in log_text(app)
+
     asyncio.run(go())
 
 
@@ -274,10 +299,10 @@ def test_save_baseline_then_bench_fills_the_row_in_place(ops):
             await pilot.press("b")
             table = app.query_one("#bench-table")
             key = "add_custom/default/ascend910b"
-            await until(pilot, lambda: table.row(key).verdict not in ("", "saved"),
-                        what="bench verdict")
+            await until(pilot, lambda: table.row(key).verdict not in ("", "saved"), what="bench verdict")
             assert table.row(key).baseline is not None
             assert table.get_cell(key, "vs base") == "100.0%"
+
     asyncio.run(go())
 
 
@@ -288,6 +313,7 @@ def test_precision_key_lists_per_output_figures(ops):
             await started(pilot, app)
             await pilot.press("v")
             assert "add_custom: z float16 PASS: max abs" in log_text(app)
+
     asyncio.run(go())
 
 
@@ -304,20 +330,23 @@ def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
             assert pane.table.row_count >= 1 and pane.best[0][0] <= pane.best[-1][0]
             best = dict(app.ops[app.selected].best_params)
             await pilot.press("a")
-            await until(pilot, lambda: app.ops[app.selected].good.params == best,
-                        what="run with the tuned parameters")
+            await until(
+                pilot, lambda: app.ops[app.selected].good.params == best, what="run with the tuned parameters"
+            )
             assert f"block_dim={best['block_dim']}" in str(app.query_one("#status").render())
             await pilot.press("A")  # into the file: the watcher reruns with the new defaults
             src = (ops / "add_custom.py").read_text()
             assert f'"block_dim": Param({best["block_dim"]},' in src
             await until(pilot, lambda: "saved add_custom.py" in log_text(app), what="rerun")
+
     asyncio.run(go())
 
 
 @pytest.mark.skipif(optional("tuner.session") is None, reason="devkit.tuner not in this build")
 def test_cancel_key_stops_a_running_tune(ops):
-    slow = SRC.replace("    def Process(self):", "    def Process(self):\n        import time\n"
-                       "        time.sleep(0.05)\n")
+    slow = SRC.replace(
+        "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
+    )
     (ops / "add_custom.py").write_text(slow)
 
     async def go():
@@ -326,12 +355,14 @@ def test_cancel_key_stops_a_running_tune(ops):
             await started(pilot, app)
             await pilot.press("t")
             pane = app.query_one("#tune-pane")
-            await until(pilot, lambda: "start" in pane.status_text or "result" in
-                        pane.status_text, what="tune start")
+            await until(
+                pilot, lambda: "start" in pane.status_text or "result" in pane.status_text, what="tune start"
+            )
             await pilot.press("x")
             await until(pilot, lambda: not app.tune_running, what="tune end")
             assert pane.status_text.startswith("tune cancelled")
             assert "cancelled: tune" in log_text(app)
+
     asyncio.run(go())
 
 
@@ -349,6 +380,7 @@ def test_export_key_writes_trace_and_report(ops, tmp_path):
             assert any(f.endswith(".report.txt") for f in files)
         if optional("trace") is not None:
             assert any(f.endswith(".trace.json") for f in files)
+
     asyncio.run(go())
 
 
@@ -360,12 +392,12 @@ def test_chip_key_reruns_on_the_next_chip_and_sidebar_key_hides_the_tree(ops):
             await pilot.press("C")
             chip = app.chip
             assert chip and f"chip {chip}" in str(app.query_one("#status").render())
-            await until(pilot, lambda: app.ops[app.selected].good.chip == chip,
-                        what="run on the new chip")
+            await until(pilot, lambda: app.ops[app.selected].good.chip == chip, what="run on the new chip")
             await pilot.press("o")
             assert not app.query_one("#sidebar").display
             await pilot.press("N")
             assert app.selected.stem == "add_twice"
+
     asyncio.run(go())
 
 
@@ -373,21 +405,25 @@ def test_editing_the_config_reloads_it_and_reports_mistakes_with_line_and_column
     from asc_tui.config import load_config
 
     cfg = tmp_path / "asc-tui.toml"
-    cfg.write_text('worker_timeout = 20\n')
+    cfg.write_text("worker_timeout = 20\n")
 
     async def go():
         app = make_app(ops, config=load_config(cfg))
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.pause(0.2)
-            cfg.write_text('worker_timeout = 20\ntheme = 3\n')
-            await until(pilot, lambda: f"config error: {cfg}:2:1: theme must be" in log_text(app),
-                        what="config error in the log")
+            cfg.write_text("worker_timeout = 20\ntheme = 3\n")
+            await until(
+                pilot,
+                lambda: f"config error: {cfg}:2:1: theme must be" in log_text(app),
+                what="config error in the log",
+            )
             cfg.write_text('worker_timeout = 20\n[keymap]\nrerun = "f6"\n')
             await until(pilot, lambda: "config reloaded" in log_text(app), what="reload")
             seen = app.results_seen
             await pilot.press("f6")
             await until(pilot, lambda: app.results_seen > seen, what="rerun via remapped key")
+
     asyncio.run(go())
 
 
@@ -403,8 +439,8 @@ def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
             await pilot.press("d")
             await until(pilot, lambda: "debug found" in log_text(app), what="findings")
             assert f"memcheck: {(ops / 'add_tail_oob.py').resolve()}:" in log_text(app)
-            assert app.query_one("#sidebar").status((ops / "add_tail_oob.py").resolve()) \
-                == "sanitizer"
+            assert app.query_one("#sidebar").status((ops / "add_tail_oob.py").resolve()) == "sanitizer"
+
     asyncio.run(go())
 
 
@@ -421,10 +457,25 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
     n = BIG_TIMELINE + 1000
     s = np.arange(n, dtype=float) * 2
     z = np.zeros(n, dtype=np.int32)
-    block = BlockTimeline(0, 0, 0, 0.0, 2.0 * n, np.full(n, 4, np.int8), s, s + 1, z, z,
-                          z.astype(np.int64), np.zeros(n, np.int8), z - 1, 0.0)
-    big = dataclasses.replace(rep, emulation=dataclasses.replace(
-        rep.emulation, blocks=(block,), kernel_cycles=2.0 * n))
+    block = BlockTimeline(
+        0,
+        0,
+        0,
+        0.0,
+        2.0 * n,
+        np.full(n, 4, np.int8),
+        s,
+        s + 1,
+        z,
+        z,
+        z.astype(np.int64),
+        np.zeros(n, np.int8),
+        z - 1,
+        0.0,
+    )
+    big = dataclasses.replace(
+        rep, emulation=dataclasses.replace(rep.emulation, blocks=(block,), kernel_cycles=2.0 * n)
+    )
 
     async def go():
         app = make_app(ops, run_on_start=False, watch=False)
@@ -436,6 +487,7 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
             view = app.query_one("#timeline-view")
             await until(pilot, lambda: view.model is not None, what="indexed timeline")
             assert "mte2" in view.text() and f"{n:,} instructions" in view.text()
+
     asyncio.run(go())
 
 
@@ -449,6 +501,7 @@ def test_profile_key_writes_the_pipeline_report_and_hot_lines_to_the_log(ops):
             text = log_text(app)
             assert "add_custom: profile report" in text
             assert "MTE2" in text and "add_custom.py:" in text  # breakdown and hot lines
+
     asyncio.run(go())
 
 
@@ -460,6 +513,7 @@ def test_timeline_bindings_are_remappable_by_id_too(ops):
             await pilot.press("3", "z")
             assert app.query_one("#timeline-view").zoom == 2
             assert "no binding with id" not in log_text(app)
+
     asyncio.run(go())
 
 
@@ -474,10 +528,10 @@ def test_debug_key_runs_the_deadlock_check_for_multi_rank_operators(ops):
             path = (ops / "allreduce_skip.py").resolve()
             app.select_operator(path)
             await pilot.press("d")
-            await until(pilot, lambda: "allreduce_skip: debug found" in log_text(app),
-                        what="deadlock report")
+            await until(pilot, lambda: "allreduce_skip: debug found" in log_text(app), what="deadlock report")
             assert "deadlock check (4 ranks): Deadlock detected" in log_text(app)
             assert app.query_one("#sidebar").status(path) == "sanitizer"
+
     asyncio.run(go())
 
 
@@ -490,8 +544,8 @@ def test_palette_offers_each_case_and_chip_by_name(ops):
             await pilot.press(*"Case: fp32")
             await pilot.pause(0.3)
             await pilot.press("enter")
-            await until(pilot, lambda: app.ops[app.selected].good.case == "fp32",
-                        what="run on the fp32 case")
+            await until(pilot, lambda: app.ops[app.selected].good.case == "fp32", what="run on the fp32 case")
+
     asyncio.run(go())
 
 
@@ -508,4 +562,5 @@ def test_new_and_deleted_operator_files_appear_and_are_marked(ops):
             save_atomically(ops / "add_new.py", SRC)
             new = (ops / "add_new.py").resolve()
             await until(pilot, lambda: tree.status(new) == "pass", what="new operator run")
+
     asyncio.run(go())

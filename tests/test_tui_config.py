@@ -14,12 +14,15 @@ def write(tmp_path, name, text):
 
 
 def test_reads_every_key_from_asc_tui_toml(tmp_path):
-    p = write(tmp_path, "asc-tui.toml", 'operators = "ops"\nchip = "ascend910b4"\n'
-              'theme = "light"\nworker_timeout = 5\n[keymap]\nrerun = "f5"\n'
-              "[thresholds]\nship = 0.97\n")
+    p = write(
+        tmp_path,
+        "asc-tui.toml",
+        'operators = "ops"\nchip = "ascend910b4"\n'
+        'theme = "light"\nworker_timeout = 5\n[keymap]\nrerun = "f5"\n'
+        "[thresholds]\nship = 0.97\n",
+    )
     c = load_config(p)
-    assert (c.operators, c.chip, c.theme, c.worker_timeout) == ("ops", "ascend910b4", "light",
-                                                                5.0)
+    assert (c.operators, c.chip, c.theme, c.worker_timeout) == ("ops", "ascend910b4", "light", 5.0)
     assert c.keymap == {"rerun": "f5"}
     assert c.thresholds == Thresholds(ship=0.97)
 
@@ -32,8 +35,9 @@ def test_pyproject_table_is_found_from_a_subdirectory(tmp_path):
 
 
 def test_unknown_key_is_reported_with_line_column_and_suggestion(tmp_path):
-    p = write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n[tool.asc-tui]\n'
-              'chip = "a"\n  them = "dark"\n')
+    p = write(
+        tmp_path, "pyproject.toml", '[project]\nname = "x"\n[tool.asc-tui]\nchip = "a"\n  them = "dark"\n'
+    )
     with pytest.raises(ConfigError) as err:
         load_config(p)
     (problem,) = err.value.problems
@@ -43,8 +47,11 @@ def test_unknown_key_is_reported_with_line_column_and_suggestion(tmp_path):
 
 
 def test_bad_values_are_each_reported_at_their_line(tmp_path):
-    p = write(tmp_path, "asc-tui.toml", 'worker_timeout = -1\n[keymap]\nrerun = 3\n'
-              '[thresholds]\nship = "high"\nspeed = 1\n')
+    p = write(
+        tmp_path,
+        "asc-tui.toml",
+        'worker_timeout = -1\n[keymap]\nrerun = 3\n[thresholds]\nship = "high"\nspeed = 1\n',
+    )
     with pytest.raises(ConfigError) as err:
         load_config(p)
     where = {(pr.line, pr.column) for pr in err.value.problems}

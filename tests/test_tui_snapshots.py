@@ -16,8 +16,9 @@ DATA = Path(__file__).parent / "tui_data"
 
 
 def pinned_app() -> Workbench:
-    return Workbench(str(DATA), config=Config(), theme="dark", watch=False,
-                     clock=lambda: "00:00:00", show_host_times=False)
+    return Workbench(
+        str(DATA), config=Config(), theme="dark", watch=False, clock=lambda: "00:00:00", show_host_times=False
+    )
 
 
 async def settled(pilot) -> None:

@@ -19,11 +19,25 @@ def synthetic(intervals_by_pipe: dict[int, list[tuple[float, float]]], waits=())
         pipe.append(p), start.append(s), end.append(e), kind.append(1)
     n = len(pipe)
     z = np.zeros(n, dtype=np.int32)
-    b = BlockTimeline(0, 0, 0, 0.0, float(max(end, default=1)), np.array(pipe, np.int8),
-                      np.array(start, float), np.array(end, float), z, z, z.astype(np.int64),
-                      np.array(kind, np.int8), z - 1, 0.0)
-    return EmulationResult("t", 1000.0, "timing", 1, 1, float(max(end, default=1)), 0.0, (b,),
-                           ("op",), (("f.py", 1),), 0, 0)
+    b = BlockTimeline(
+        0,
+        0,
+        0,
+        0.0,
+        float(max(end, default=1)),
+        np.array(pipe, np.int8),
+        np.array(start, float),
+        np.array(end, float),
+        z,
+        z,
+        z.astype(np.int64),
+        np.array(kind, np.int8),
+        z - 1,
+        0.0,
+    )
+    return EmulationResult(
+        "t", 1000.0, "timing", 1, 1, float(max(end, default=1)), 0.0, (b,), ("op",), (("f.py", 1),), 0, 0
+    )
 
 
 def brute(ivs, t0, t1, width):
@@ -37,8 +51,7 @@ def brute(ivs, t0, t1, width):
 
 @st.composite
 def serial_intervals(draw):
-    gaps = draw(st.lists(st.tuples(st.floats(0, 50), st.floats(0.5, 50)), min_size=1,
-                         max_size=30))
+    gaps = draw(st.lists(st.tuples(st.floats(0, 50), st.floats(0.5, 50)), min_size=1, max_size=30))
     t, ivs = 0.0, []
     for gap, dur in gaps:
         t += gap
@@ -74,10 +87,23 @@ def test_a_million_records_frame_touches_only_the_screen_width():
     s = np.arange(n, dtype=float) * 2
     em = synthetic({})
     z = np.zeros(n, dtype=np.int32)
-    b = BlockTimeline(0, 0, 0, 0.0, 2.0 * n, np.full(n, 3, np.int8), s, s + 1, z, z,
-                      z.astype(np.int64), np.zeros(n, np.int8), z - 1, 0.0)
-    em = EmulationResult("t", 1000.0, "timing", 1, 1, 2.0 * n, 0.0, (b,), ("op",),
-                         (("f.py", 1),), 0, 0)
+    b = BlockTimeline(
+        0,
+        0,
+        0,
+        0.0,
+        2.0 * n,
+        np.full(n, 3, np.int8),
+        s,
+        s + 1,
+        z,
+        z,
+        z.astype(np.int64),
+        np.zeros(n, np.int8),
+        z - 1,
+        0.0,
+    )
+    em = EmulationResult("t", 1000.0, "timing", 1, 1, 2.0 * n, 0.0, (b,), ("op",), (("f.py", 1),), 0, 0)
     m = TimelineModel(em)
     lane = m.frame(0, 2.0 * n, 100, None).lanes[0]
     np.testing.assert_allclose(lane.busy, 0.5, atol=1e-6)
@@ -94,11 +120,28 @@ def test_block_overview_matches_each_blocks_own_frame():
         pipe = np.concatenate([np.full(50, 4), np.full(50, 1)]).astype(np.int8)
         start = np.concatenate([t, t + 3])
         end = np.concatenate([t + rng.uniform(0.5, 10, 50), t + 4])
-        blocks.append(BlockTimeline(i, i, 0, 0.0, float(end.max()), pipe, start, end, z, z,
-                                    z.astype(np.int64), np.zeros(100, np.int8), z - 1, 0.0))
+        blocks.append(
+            BlockTimeline(
+                i,
+                i,
+                0,
+                0.0,
+                float(end.max()),
+                pipe,
+                start,
+                end,
+                z,
+                z,
+                z.astype(np.int64),
+                np.zeros(100, np.int8),
+                z - 1,
+                0.0,
+            )
+        )
     cycles = max(b.t_end for b in blocks)
-    em = EmulationResult("t", 1000.0, "timing", 5, 5, cycles, 0.0, tuple(blocks), ("op",),
-                         (("f.py", 1),), 0, 0)
+    em = EmulationResult(
+        "t", 1000.0, "timing", 5, 5, cycles, 0.0, tuple(blocks), ("op",), (("f.py", 1),), 0, 0
+    )
     m = TimelineModel(em)
     act, share = m.block_activity(100, 700, 37)
     for i in range(5):

@@ -55,8 +55,11 @@ def test_save_and_atomic_rename_rerun_only_the_saved_operator(tmp_path):
     b.write_text(src)
     results: queue.Queue = queue.Queue()
     worker = RunWorker(timeout_s=10)
-    rr = Rerunner(worker, lambda p: RunRequest(str(p), case="tail", timing_only=True),
-                  on_result=lambda p, r: results.put((p, r)))
+    rr = Rerunner(
+        worker,
+        lambda p: RunRequest(str(p), case="tail", timing_only=True),
+        on_result=lambda p, r: results.put((p, r)),
+    )
     w = FileWatcher(ops, lambda cs: rr.submit(p for p in (a, b) if cs.affects(p))).start()
     try:
         assert w.wait_ready()
@@ -78,16 +81,20 @@ def test_save_and_atomic_rename_rerun_only_the_saved_operator(tmp_path):
 
 
 def test_a_new_save_cancels_the_run_in_flight(tmp_path):
-    loop = ADD_CUSTOM.read_text().replace("def tensors(case):",
-                                          "def tensors(case):\n    while True:\n        pass\n")
+    loop = ADD_CUSTOM.read_text().replace(
+        "def tensors(case):", "def tensors(case):\n    while True:\n        pass\n"
+    )
     p = tmp_path / "slow.py"
     p.write_text(loop)
     results: queue.Queue = queue.Queue()
     worker = RunWorker(timeout_s=30)
     started = queue.Queue()
-    rr = Rerunner(worker, lambda q: RunRequest(str(q), case="tail"),
-                  on_start=lambda q, r: started.put(q),
-                  on_result=lambda q, r: results.put((q, r)))
+    rr = Rerunner(
+        worker,
+        lambda q: RunRequest(str(q), case="tail"),
+        on_start=lambda q, r: started.put(q),
+        on_result=lambda q, r: results.put((q, r)),
+    )
     try:
         rr.submit([p])
         started.get(timeout=20)
@@ -114,8 +121,12 @@ def _dir_with_add(tmp_path) -> Path:
 
 def test_watch_command_prints_a_line_per_rerun(tmp_path):
     ops = _dir_with_add(tmp_path)
-    proc = subprocess.Popen([*CLI, "watch", str(ops), "--case", "tail", "--count", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*CLI, "watch", str(ops), "--case", "tail", "--count", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -123,8 +134,7 @@ def test_watch_command_prints_a_line_per_rerun(tmp_path):
             if "watching" in line:
                 break
         first = proc.stdout.readline()
-        (ops / "add.py").write_text(ADD_CUSTOM.read_text().replace("def tensors(case):",
-                                                                  "def tensors(case:"))
+        (ops / "add.py").write_text(ADD_CUSTOM.read_text().replace("def tensors(case):", "def tensors(case:"))
         second = proc.stdout.readline()
         assert proc.wait(30) == 1
     finally:
@@ -160,9 +170,11 @@ def test_a_saved_operator_jumps_ahead_of_a_queued_run_all(tmp_path):
     order: queue.Queue = queue.Queue()
     worker = RunWorker(timeout_s=10)
     gate = queue.Queue()
-    rr = Rerunner(worker, lambda p: (gate.get(timeout=10), RunRequest(str(p), case="tail",
-                                                                       timing_only=True))[1],
-                  on_start=lambda p, r: order.put(p))
+    rr = Rerunner(
+        worker,
+        lambda p: (gate.get(timeout=10), RunRequest(str(p), case="tail", timing_only=True))[1],
+        on_start=lambda p, r: order.put(p),
+    )
     try:
         rr.submit(ops)  # run all: op0 is taken (blocked at the gate), op1..op3 queue
         deadline = time.monotonic() + 10
@@ -171,8 +183,9 @@ def test_a_saved_operator_jumps_ahead_of_a_queued_run_all(tmp_path):
         rr.submit([ops[3]], front=True)  # a save of op3
         for _ in range(4):
             gate.put(1)
-        assert [order.get(timeout=10) for _ in range(4)] == [p.resolve() for p in
-                                                            (ops[0], ops[3], ops[1], ops[2])]
+        assert [order.get(timeout=10) for _ in range(4)] == [
+            p.resolve() for p in (ops[0], ops[3], ops[1], ops[2])
+        ]
     finally:
         rr.stop()
         worker.close()
@@ -182,8 +195,12 @@ def test_watch_command_json_prints_one_run_object_per_result(tmp_path):
     import json
 
     ops = _dir_with_add(tmp_path)
-    out = subprocess.run([*CLI, "watch", str(ops / "add.py"), "--case", "tail", "--json",
-                          "--count", "1"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [*CLI, "watch", str(ops / "add.py"), "--case", "tail", "--json", "--count", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout.splitlines()[0])
     assert d["operator"] == "add" and d["status"] == "ok" and d["passed"]

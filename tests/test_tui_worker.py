@@ -59,8 +59,10 @@ def test_hard_crash_is_reported_and_the_worker_restarts(worker, tmp_path):
 
 def test_edited_helper_modules_are_imported_afresh(worker, tmp_path):
     (tmp_path / "helper_tui_w.py").write_text("N = 1024\n")
-    header = (f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nfrom helper_tui_w import N\n"
-              "CASES['h'] = dict(n=N, dtype='float16')\n\ndef tensors(case):")
+    header = (
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nfrom helper_tui_w import N\n"
+        "CASES['h'] = dict(n=N, dtype='float16')\n\ndef tensors(case):"
+    )
     src = ADD_CUSTOM.read_text().replace("def tensors(case):", header)
     p = tmp_path / "uses_helper.py"
     p.write_text(src)
@@ -72,16 +74,20 @@ def test_edited_helper_modules_are_imported_afresh(worker, tmp_path):
 
 def test_call_forwards_progress_and_returns_the_value(worker):
     seen = []
-    res = worker.call(Call("asc_tui.tui.jobs:debug_run",
-                           (RunRequest(str(ADD_CUSTOM), case="tail"),)), on_progress=seen.append)
+    res = worker.call(
+        Call("asc_tui.tui.jobs:debug_run", (RunRequest(str(ADD_CUSTOM), case="tail"),)),
+        on_progress=seen.append,
+    )
     assert res.ok and res.report["report"].passed
 
 
 def test_faulthandler_dump_parsing_skips_library_frames():
-    dump = ('Current thread 0x1 (most recent call first):\n'
-            '  File "/usr/lib/python3.11/threading.py", line 10 in wait\n'
-            '  File "/home/u/ops/foo.py", line 42 in Compute\n'
-            '  File "/home/u/ops/foo.py", line 12 in Process\n')
+    dump = (
+        "Current thread 0x1 (most recent call first):\n"
+        '  File "/usr/lib/python3.11/threading.py", line 10 in wait\n'
+        '  File "/home/u/ops/foo.py", line 42 in Compute\n'
+        '  File "/home/u/ops/foo.py", line 12 in Process\n'
+    )
     assert innermost_user_frame(dump) == ("/home/u/ops/foo.py", 42)
 
 

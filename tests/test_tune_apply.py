@@ -32,12 +32,13 @@ PARAMS = {
 def test_only_the_default_literals_change(tmp_path):
     p = tmp_path / "op.py"
     p.write_text(SRC)
-    plan = plan_apply(p, {"tile_length": 4096, "buffer_num": 2, "block_dim": 16,
-                          "mode": "slow"})
-    assert plan.after == (SRC.replace("TILE = 2048", "TILE = 4096")
-                          .replace("Param(1, values=[1, 2])", "Param(2, values=[1, 2])")
-                          .replace("Param(default=8,", "Param(default=16,")
-                          .replace('"mode": "fast"', '"mode": "slow"'))
+    plan = plan_apply(p, {"tile_length": 4096, "buffer_num": 2, "block_dim": 16, "mode": "slow"})
+    assert plan.after == (
+        SRC.replace("TILE = 2048", "TILE = 4096")
+        .replace("Param(1, values=[1, 2])", "Param(2, values=[1, 2])")
+        .replace("Param(default=8,", "Param(default=16,")
+        .replace('"mode": "fast"', '"mode": "slow"')
+    )
     assert "-TILE = 2048  # the tile we ship" in plan.diff()
     assert "+TILE = 4096  # the tile we ship" in plan.diff()
     assert p.read_text() == SRC  # planning writes nothing
@@ -69,9 +70,13 @@ def test_non_ascii_comments_keep_their_bytes(tmp_path):
 
 def test_cli_apply_prints_the_diff_then_writes_the_best_params(write_operator, isolated_project):
     path = write_operator("op", tune_op_source())
-    out = subprocess.run([sys.executable, "-m", "asc_tui", "tune", str(path), "--workers", "0",
-                          "--apply", "--json"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "ASC_TUI_PROJECT": str(isolated_project)})
+    out = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "tune", str(path), "--workers", "0", "--apply", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ASC_TUI_PROJECT": str(isolated_project)},
+    )
     assert out.returncode == 0, out.stderr
     best = json.loads(out.stdout)["best"]["params"]
     assert f'+    "tile": Param({best["tile"]}, values=' in out.stderr
@@ -81,8 +86,7 @@ def test_cli_apply_prints_the_diff_then_writes_the_best_params(write_operator, i
     assert "# elements per tile" in text
 
 
-@given(st.integers(-10**6, 10**6), st.sampled_from([1, 2, 4]),
-       st.text(alphabet="abc xyz_", max_size=8))
+@given(st.integers(-(10**6), 10**6), st.sampled_from([1, 2, 4]), st.text(alphabet="abc xyz_", max_size=8))
 def test_applied_values_read_back_from_the_file(tmp_path_factory, tile, bufs, mode):
     p = tmp_path_factory.mktemp("apply") / "op.py"
     p.write_text(SRC)

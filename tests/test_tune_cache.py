@@ -53,8 +53,9 @@ def test_editing_the_operator_retunes_only_that_operator(write_operator):
 
 def test_another_case_or_chip_is_a_separate_cache_entry():
     tune(TuneRequest("add_custom", case="default", workers=0, budget=3, strategy="random"))
-    other = tune(TuneRequest("add_custom", case="default", chip="ascend910b4", workers=0,
-                             budget=3, strategy="random"))
+    other = tune(
+        TuneRequest("add_custom", case="default", chip="ascend910b4", workers=0, budget=3, strategy="random")
+    )
     assert other.cached == 0 and other.evaluated == 3
 
 
@@ -65,15 +66,20 @@ def test_fresh_forgets_the_scope(write_operator):
     assert r.cached == 0 and r.evaluated > 0
 
 
-def test_a_tune_killed_with_sigkill_resumes_losing_only_configs_in_flight(write_operator,
-                                                                          isolated_project):
+def test_a_tune_killed_with_sigkill_resumes_losing_only_configs_in_flight(write_operator, isolated_project):
     # every tile costs 2 ms of wall time in the kernel, so the tune takes a few seconds
-    path = write_operator("slow", tune_op_source(n=65536, tiles=(256, 512, 2048, 4096),
-                                                 refused=0, tiling_refuses=0, sleep=0.002))
+    path = write_operator(
+        "slow",
+        tune_op_source(n=65536, tiles=(256, 512, 2048, 4096), refused=0, tiling_refuses=0, sleep=0.002),
+    )
     env = {**os.environ, "ASC_TUI_PROJECT": str(isolated_project)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "asc_tui", "tune", str(path), "--workers", "2", "--json"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while _rows(isolated_project) < 3 and time.monotonic() < deadline:
         assert proc.poll() is None, proc.stderr.read().decode()
@@ -85,7 +91,11 @@ def test_a_tune_killed_with_sigkill_resumes_losing_only_configs_in_flight(write_
     kept = _rows(isolated_project)
     out = subprocess.run(
         [sys.executable, "-m", "asc_tui", "tune", str(path), "--workers", "2", "--json"],
-        env=env, capture_output=True, text=True, timeout=120)
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     valid = report["space_size"] - report["invalid"]

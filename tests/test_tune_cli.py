@@ -57,8 +57,9 @@ def test_human_output_names_best_table_and_pruning_reasons(capsys, write_operato
 
 def test_param_pins_a_subset_from_the_command_line(capsys, write_operator):
     path = str(write_operator("op", tune_op_source()))
-    code, d = _json(capsys, ["tune", path, "--workers", "0", "--param", "tile=256",
-                             "--param", "block_dim=1,4", "--json"])
+    code, d = _json(
+        capsys, ["tune", path, "--workers", "0", "--param", "tile=256", "--param", "block_dim=1,4", "--json"]
+    )
     assert code == 0 and d["space_size"] == 1 * 2 * 2
     assert {r["params"]["block_dim"] for r in d["results"]} == {1, 4}
 

@@ -46,8 +46,12 @@ def test_cancelling_mid_tune_keeps_every_reported_result_in_the_cache(write_oper
 
 
 def test_cancelling_with_workers_stops_promptly_and_stays_consistent(write_operator):
-    path = str(write_operator("op", tune_op_source(n=65536, tiles=(256, 512, 2048, 4096),
-                                                   refused=0, tiling_refuses=0, sleep=0.002)))
+    path = str(
+        write_operator(
+            "op",
+            tune_op_source(n=65536, tiles=(256, 512, 2048, 4096), refused=0, tiling_refuses=0, sleep=0.002),
+        )
+    )
     cancel = CancelToken()
     reported = []
 
@@ -65,11 +69,13 @@ def test_cancelling_with_workers_stops_promptly_and_stays_consistent(write_opera
 
 def test_a_worker_that_dies_costs_only_its_config(write_operator):
     src = tune_op_source(n=65536, tiles=(256, 512, 2048, 4096), refused=0, tiling_refuses=0)
-    src = src.replace("        q.EnQue(a)\n",
-                      "        if t.tile == 512 and t.bufs == 2:\n"
-                      "            import os\n"
-                      "            os._exit(3)  # the worker process dies mid-emulation\n"
-                      "        q.EnQue(a)\n")
+    src = src.replace(
+        "        q.EnQue(a)\n",
+        "        if t.tile == 512 and t.bufs == 2:\n"
+        "            import os\n"
+        "            os._exit(3)  # the worker process dies mid-emulation\n"
+        "        q.EnQue(a)\n",
+    )
     path = str(write_operator("op", src))
     report = tune(TuneRequest(path, workers=1))
     dead = [o for o in report.outcomes if not o.ok]
@@ -81,8 +87,9 @@ def test_a_worker_that_dies_costs_only_its_config(write_operator):
 
 
 def test_an_operator_that_kills_the_pruning_process_is_an_error_not_a_crash(write_operator):
-    src = tune_op_source().replace("    pipe = TPipe()\n",
-                                   "    import os\n    os._exit(3)\n    pipe = TPipe()\n")
+    src = tune_op_source().replace(
+        "    pipe = TPipe()\n", "    import os\n    os._exit(3)\n    pipe = TPipe()\n"
+    )
     path = str(write_operator("op", src))
     with pytest.raises(BuildError, match="killed the process while the tuner pruned"):
         tune(TuneRequest(path, workers=1))

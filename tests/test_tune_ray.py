@@ -12,8 +12,7 @@ ray = pytest.importorskip("ray")
 
 @pytest.fixture(scope="module")
 def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
 
@@ -41,8 +40,9 @@ def test_ray_workers_evaluate_the_exact_source_even_without_the_file(local_ray, 
     try:
         backend._sources[str(path)] = ray.put(path.read_bytes())
         path.unlink()  # a cluster node without the checkout
-        backend.submit(Task(str(path), op.source_hash, "default", None, "k",
-                            {"tile": 256, "bufs": 1, "block_dim": 1}))
+        backend.submit(
+            Task(str(path), op.source_hash, "default", None, "k", {"tile": 256, "bufs": 1, "block_dim": 1})
+        )
         out = []
         while not out:
             out = backend.wait(timeout=30)

@@ -50,9 +50,7 @@ def test_buffers_that_overflow_ub_are_pruned_by_the_dry_run(write_operator):
 
 
 def test_declared_local_memory_is_checked_against_the_chip_without_a_dry_run(write_operator):
-    src = tune_op_source() + (
-        "\n\ndef local_memory(case, p):\n"
-        "    return {'ub': [p.tile * 2] * p.bufs}\n")
+    src = tune_op_source() + ("\n\ndef local_memory(case, p):\n    return {'ub': [p.tile * 2] * p.bufs}\n")
     sp = _space(write_operator("op", src))
     over = {(p.params["tile"], p.params["bufs"]) for p in sp.invalid if "UB needs" in p.reason}
     assert over == {(65536, 2), (131072, 1), (131072, 2)}
@@ -93,8 +91,7 @@ def test_matmul_configs_that_overflow_l0_are_never_emulated(monkeypatch):
     pytest.importorskip("asc_tui.ascendc.cube")
     seen = []
     real = evaluate_mod.evaluate
-    monkeypatch.setattr(evaluate_mod, "evaluate", lambda task: seen.append(task.key) or
-                        real(task))
+    monkeypatch.setattr(evaluate_mod, "evaluate", lambda task: seen.append(task.key) or real(task))
     fixed = {"tile_m": "128,256", "tile_n": "128,256", "tile_k": "256", "block_dim": "24"}
     report = tune(TuneRequest("matmul", workers=0, fixed=fixed))
     reasons = " ".join(p.reason for p in report.invalid)

@@ -21,8 +21,9 @@ def brute_force(op_name: str, case: str | None = None, fixed: dict | None = None
     op = load_operator(op_name)
     fixed = fixed or {}
     names = list(op.params)
-    axes = [[int(v) for v in fixed[n].split(",")] if n in fixed else list(op.params[n].space())
-            for n in names]
+    axes = [
+        [int(v) for v in fixed[n].split(",")] if n in fixed else list(op.params[n].space()) for n in names
+    ]
     best = None
     for combo in itertools.product(*axes):
         params = dict(zip(names, combo))
@@ -105,7 +106,8 @@ def test_random_strategy_is_reproducible_with_a_seed(write_operator):
 
 
 def test_gflops_objective_picks_the_highest_gflops():
-    report = tune(TuneRequest("add_custom", strategy="random", budget=8, seed=1, workers=0,
-                              objective="gflops"))
+    report = tune(
+        TuneRequest("add_custom", strategy="random", budget=8, seed=1, workers=0, objective="gflops")
+    )
     assert report.best.gflops == max(o.gflops for o in report.outcomes if o.ok)
     assert report.objective == "gflops"

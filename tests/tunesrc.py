@@ -68,8 +68,12 @@ def copy(x: GM_ADDR, y: GM_ADDR, t: T):
 '''
 
 
-def tune_op_source(n: int = 524288, tiles=(256, 1024, 4096, 65536, 131072), refused: int = 1024,
-                   tiling_refuses: int = 4096, sleep: float = 0.0) -> str:
+def tune_op_source(
+    n: int = 524288,
+    tiles=(256, 1024, 4096, 65536, 131072),
+    refused: int = 1024,
+    tiling_refuses: int = 4096,
+    sleep: float = 0.0,
+) -> str:
     """Tiles of 65536 and 131072 half elements (128/256 KB x bufs) overflow the 192 KB UB."""
-    return TUNE_OP.format(n=n, tiles=list(tiles), refused=refused,
-                          tiling_refuses=tiling_refuses, sleep=sleep)
+    return TUNE_OP.format(n=n, tiles=list(tiles), refused=refused, tiling_refuses=tiling_refuses, sleep=sleep)

@@ -36,23 +36,29 @@ def _frame(depth: int):
 def _group(core, what: str, fr):
     g = getattr(core, "group", None)
     if g is None:
-        raise KernelError(f"{what} needs a mixed kernel: declare it with "
-                          "@AscendC.kernel(core_type=\"mix\") so AIC and AIV run together",
-                          fr.f_code.co_filename, fr.f_lineno)
+        raise KernelError(
+            f"{what} needs a mixed kernel: declare it with "
+            '@AscendC.kernel(core_type="mix") so AIC and AIV run together',
+            fr.f_code.co_filename,
+            fr.f_lineno,
+        )
     return g
 
 
 def _check(mode: int, flag: int, what: str, fr) -> None:
     if mode == 0:
-        raise KernelError(f"{what} with modeId 0 (sync of all cores) is not emulated: blocks run "
-                          "one after another; use mode 2 (AIC↔AIV) or 1 (AIV↔AIV)",
-                          fr.f_code.co_filename, fr.f_lineno)
+        raise KernelError(
+            f"{what} with modeId 0 (sync of all cores) is not emulated: blocks run "
+            "one after another; use mode 2 (AIC↔AIV) or 1 (AIV↔AIV)",
+            fr.f_code.co_filename,
+            fr.f_lineno,
+        )
     if mode not in (1, 2):
-        raise KernelError(f"{what}: modeId must be 0, 1 or 2, got {mode}",
-                          fr.f_code.co_filename, fr.f_lineno)
+        raise KernelError(f"{what}: modeId must be 0, 1 or 2, got {mode}", fr.f_code.co_filename, fr.f_lineno)
     if not 0 <= flag < MAX_FLAG_ID:
-        raise SyncError(f"{what}: flag id {flag} is out of range 0..{MAX_FLAG_ID - 1}",
-                        fr.f_code.co_filename, fr.f_lineno)
+        raise SyncError(
+            f"{what}: flag id {flag} is out of range 0..{MAX_FLAG_ID - 1}", fr.f_code.co_filename, fr.f_lineno
+        )
 
 
 def _latency(core) -> float:
@@ -78,8 +84,7 @@ class _CrossCore:
         try:
             mode, pipe, flag = _parse(args, Pipe.PIPE_FIX if self.is_set else Pipe.PIPE_S)
         except (TypeError, ValueError) as exc:
-            raise KernelError(f"{self.__name__}: {exc}", fr.f_code.co_filename,
-                              fr.f_lineno) from None
+            raise KernelError(f"{self.__name__}: {exc}", fr.f_code.co_filename, fr.f_lineno) from None
         what = f"{self.__name__}({mode}, {pipe.name}, {flag})"
         _check(mode, flag, what, fr)
         g = _group(core, what, fr)
@@ -88,11 +93,11 @@ class _CrossCore:
         p = int(pipe)
         if self.is_set:
             if core.kind == "aic" and mode == 1:
-                raise KernelError(f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2",
-                                  fr.f_code.co_filename, fr.f_lineno)
+                raise KernelError(
+                    f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2", fr.f_code.co_filename, fr.f_lineno
+                )
             t = core.set_time(p) - core.ev_lat
-            core.rec.append((p, t, t, what, fr.f_code.co_filename, fr.f_lineno, 0, 2,
-                             core.last[p]))
+            core.rec.append((p, t, t, what, fr.f_code.co_filename, fr.f_lineno, 0, 2, core.last[p]))
             core.ts += core.issue
             t_vis = t + _latency(core)
             if mode == 2 and core.kind == "aic":
@@ -110,8 +115,9 @@ class _CrossCore:
             keys = [(flag, 2, "aiv", core.sub_block)]
         else:
             if core.kind == "aic":
-                raise KernelError(f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2",
-                                  fr.f_code.co_filename, fr.f_lineno)
+                raise KernelError(
+                    f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2", fr.f_code.co_filename, fr.f_lineno
+                )
             keys = [(flag, 1, core.sub_block, j) for j in range(n_aiv)]
         core.ts += core.issue
         t_evt = g.take(me, keys, what, fr)
@@ -132,7 +138,7 @@ CrossCoreWaitFlag = _CrossCore("CrossCoreWaitFlag", False)
 
 
 def GetCoreType() -> str:
-    """"aic" or "aiv": which kind of core this code is running on."""
+    """ "aic" or "aiv": which kind of core this code is running on."""
     core = state.core
     kind = getattr(core, "kind", None)
     if kind is None:

@@ -74,14 +74,16 @@ def c0_of(dtype) -> int:
 
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
     if not isinstance(t, LocalTensor) or t.mem not in mems:
-        where = f"{t.pos.name} ({t.mem.upper()})" if isinstance(t, LocalTensor) else \
-            type(t).__name__
-        _fail(f"{what}: {role} must be a local tensor in {' or '.join(m.upper() for m in mems)}"
-              f", got {where}", fr,
-              hint="A1/B1 live in L1, A2 in L0A, B2 in L0B, CO1 in L0C")
+        where = f"{t.pos.name} ({t.mem.upper()})" if isinstance(t, LocalTensor) else type(t).__name__
+        _fail(
+            f"{what}: {role} must be a local tensor in {' or '.join(m.upper() for m in mems)}, got {where}",
+            fr,
+            hint="A1/B1 live in L1, A2 in L0A, B2 in L0B, CO1 in L0C",
+        )
 
 
 # ---- GM → L1 ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Nd2NzParams:
@@ -128,8 +130,9 @@ class _Nd2NzPlan:
 
 
 @lru_cache(maxsize=4096)
-def _nd2nz_plan(nd: int, n: int, d: int, ms: int, sd: int, c0s: int, ns: int, dms: int,
-                isz: int) -> _Nd2NzPlan | tuple | None:
+def _nd2nz_plan(
+    nd: int, n: int, d: int, ms: int, sd: int, c0s: int, ns: int, dms: int, isz: int
+) -> _Nd2NzPlan | tuple | None:
     """The plan, None for an empty copy, or (message, hint) for parameters that are wrong
     whatever the tensors (checked in the order the errors are reported)."""
     c0 = 32 // isz
@@ -140,16 +143,33 @@ def _nd2nz_plan(nd: int, n: int, d: int, ms: int, sd: int, c0s: int, ns: int, dm
     if sd <= 0:  # srcDValue < dValue (overlapping rows, img2col-style reads) is legal
         return f"Nd2NzParams.srcDValue={sd}: the source row stride must be positive", None
     if c0s < n:
-        return (f"Nd2NzParams.dstNzC0Stride={c0s} is smaller than nValue={n}: the C0 column "
-                f"blocks of the NZ tile would overlap",
-                "dstNzC0Stride is the padded row count, usually ceil(nValue / 16) * 16")
+        return (
+            f"Nd2NzParams.dstNzC0Stride={c0s} is smaller than nValue={n}: the C0 column "
+            f"blocks of the NZ tile would overlap",
+            "dstNzC0Stride is the padded row count, usually ceil(nValue / 16) * 16",
+        )
     d1 = -(-d // c0)
     n_pad = min(-(-n // 16) * 16, c0s) if ns == 1 else n  # rows up to the fractal boundary
     s_need = (nd - 1) * ms + (n - 1) * sd + d
     d_need = (nd - 1) * dms + (d1 - 1) * c0s * c0 + (n_pad - 1) * ns * c0 + c0
     full = d // c0
-    return _Nd2NzPlan(nd, n, d, d1, n_pad, full, d - full * c0, s_need, d_need, nd * n * d * isz,
-                      sd * isz, ms * isz, dms * isz, c0s * 32, ns * 32)
+    return _Nd2NzPlan(
+        nd,
+        n,
+        d,
+        d1,
+        n_pad,
+        full,
+        d - full * c0,
+        s_need,
+        d_need,
+        nd * n * d * isz,
+        sd * isz,
+        ms * isz,
+        dms * isz,
+        c0s * 32,
+        ns * 32,
+    )
 
 
 def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
@@ -161,29 +181,45 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
         _need_mem(dst, ("l1",), "DataCopy with Nd2NzParams", "the destination", fr)
     dt = src.dtype
     if dt != dst.dtype:
-        _fail(f"DataCopy with Nd2NzParams: source is {dtype_name(dt)} but destination is "
-              f"{dtype_name(dst.dtype)} (Nd2Nz does not convert types)", fr)
+        _fail(
+            f"DataCopy with Nd2NzParams: source is {dtype_name(dt)} but destination is "
+            f"{dtype_name(dst.dtype)} (Nd2Nz does not convert types)",
+            fr,
+        )
     isz = dt.itemsize
-    plan = _nd2nz_plan(int(p.ndNum), int(p.nValue), int(p.dValue), int(p.srcNdMatrixStride),
-                       int(p.srcDValue), int(p.dstNzC0Stride), int(p.dstNzNStride),
-                       int(p.dstNzMatrixStride), isz)
+    plan = _nd2nz_plan(
+        int(p.ndNum),
+        int(p.nValue),
+        int(p.dValue),
+        int(p.srcNdMatrixStride),
+        int(p.srcDValue),
+        int(p.dstNzC0Stride),
+        int(p.dstNzNStride),
+        int(p.dstNzMatrixStride),
+        isz,
+    )
     if type(plan) is not _Nd2NzPlan:
         if plan is None:
             return
         _fail(plan[0], fr, hint=plan[1])
     if dst.offset % 32:
-        _fail(f"DataCopy with Nd2NzParams: destination offset {dst.offset} B in L1 is not "
-              f"32 B aligned", fr)
+        _fail(f"DataCopy with Nd2NzParams: destination offset {dst.offset} B in L1 is not 32 B aligned", fr)
     if plan.s_need > _gm_extent(src):
-        _fail(f"DataCopy with Nd2NzParams reads {plan.s_need} elements of GlobalTensor "
-              f"'{src.name}' from element {src.start}, but only {_gm_extent(src)} are there", fr,
-              hint="check nValue/dValue/srcDValue of the last (tail) tile")
+        _fail(
+            f"DataCopy with Nd2NzParams reads {plan.s_need} elements of GlobalTensor "
+            f"'{src.name}' from element {src.start}, but only {_gm_extent(src)} are there",
+            fr,
+            hint="check nValue/dValue/srcDValue of the last (tail) tile",
+        )
     if plan.d_need > dst.count:
         c0 = 32 // isz
-        _fail(f"DataCopy with Nd2NzParams writes {plan.d_need} elements ({plan.d_need * isz} B) "
-              f"of NZ tile but the L1 tensor holds {dst.count} ({dst.count * isz} B)", fr,
-              hint=f"an NZ tile of {plan.n}x{plan.d} {dtype_name(dt)} needs "
-                   f"{plan.d1} x dstNzC0Stride x {c0} elements")
+        _fail(
+            f"DataCopy with Nd2NzParams writes {plan.d_need} elements ({plan.d_need * isz} B) "
+            f"of NZ tile but the L1 tensor holds {dst.count} ({dst.count * isz} B)",
+            fr,
+            hint=f"an NZ tile of {plan.n}x{plan.d} {dtype_name(dt)} needs "
+            f"{plan.d1} x dstNzC0Stride x {c0} elements",
+        )
     if core.numeric:
         lmap = nd2nz_map(plan, isz) if core.lineage else None
         if lmap is not None:  # L1 holds "these GM elements" until the bytes are needed
@@ -193,8 +229,9 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
                 core.lazy.settle_range("l1", dst.offset, dst.offset + plan.d_need * isz)
             gm_ready(src.buffer)
             _nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
-    gm_read_cost(core, src, plan.nbytes, fr, "DataCopy(Nd2Nz)", plan.nd, plan.n, plan.d * isz,
-                 plan.sd_b, plan.ms_b)
+    gm_read_cost(
+        core, src, plan.nbytes, fr, "DataCopy(Nd2Nz)", plan.nd, plan.n, plan.d * isz, plan.sd_b, plan.ms_b
+    )
     san = core.san
     if san is not None:
         san.access(core, src, 0, plan.s_need, False, fr, span=True)
@@ -204,8 +241,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
 _V32 = np.dtype("V32")
 
 
-def _nd2nz_numbers(q: _Nd2NzPlan, dst: np.ndarray, src: np.ndarray, src_off_b: int,
-                   isz: int) -> None:
+def _nd2nz_numbers(q: _Nd2NzPlan, dst: np.ndarray, src: np.ndarray, src_off_b: int, isz: int) -> None:
     """Move the data of one Nd2Nz copy (bounds already checked).
 
     Whole C0 blocks move as opaque 32 B items (`V32`): one fractal row per element is about
@@ -218,16 +254,26 @@ def _nd2nz_numbers(q: _Nd2NzPlan, dst: np.ndarray, src: np.ndarray, src_off_b: i
     c0 = 32 // isz
     if q.tail:
         dv = np.ndarray((nd, n, c0), dst.dtype, dst, full * q.c0s_b, (q.dms_b, q.ns_b, isz))
-        dv[:, :, :q.tail] = np.ndarray((nd, n, q.tail), src.dtype, src,
-                                       src_off_b + full * 32, (q.ms_b, q.sd_b, isz))
-        dv[:, :, q.tail:] = 0
+        dv[:, :, : q.tail] = np.ndarray(
+            (nd, n, q.tail), src.dtype, src, src_off_b + full * 32, (q.ms_b, q.sd_b, isz)
+        )
+        dv[:, :, q.tail :] = 0
     if q.n_pad > n:  # zero the fractal's padding rows (stale on hardware; Mmad ignores them)
-        np.ndarray((nd, q.d1, q.n_pad - n, c0), dst.dtype, dst, n * 32,
-                   (q.dms_b, q.c0s_b, 32, isz))[...] = 0
+        np.ndarray((nd, q.d1, q.n_pad - n, c0), dst.dtype, dst, n * 32, (q.dms_b, q.c0s_b, 32, isz))[...] = 0
 
 
-def gm_read_cost(core, src: GlobalTensor, nbytes: int, fr, op: str, nd: int, rows: int,
-                 row_bytes: int, stride_bytes: int, matrix_stride_bytes: int) -> None:
+def gm_read_cost(
+    core,
+    src: GlobalTensor,
+    nbytes: int,
+    fr,
+    op: str,
+    nd: int,
+    rows: int,
+    row_bytes: int,
+    stride_bytes: int,
+    matrix_stride_bytes: int,
+) -> None:
     """Charge one GM→L1 MTE2 instruction, splitting its bytes into HBM first reads and L2 hits."""
     l2 = l2_of(core.run)
     base = src.start * src.dtype.itemsize
@@ -241,6 +287,7 @@ def gm_read_cost(core, src: GlobalTensor, nbytes: int, fr, op: str, nd: int, row
 
 
 # ---- L1 → L0A / L0B ----------------------------------------------------------------------------
+
 
 @dataclass
 class LoadData2DParams:
@@ -258,8 +305,7 @@ class LoadData2DParams:
 
 
 @lru_cache(maxsize=4096)
-def _load_plan(rep: int, start: int, sstride: int, gap: int, transpose: bool,
-               isz: int) -> tuple:
+def _load_plan(rep: int, start: int, sstride: int, gap: int, transpose: bool, isz: int) -> tuple:
     """(s_need, d_need) in elements for one LoadData2DParams combination, or which parameter
     is wrong whatever the tensors ("repeat", "transpose"; checked in the order reported)."""
     if not 0 < rep <= 255:
@@ -287,16 +333,22 @@ def load_at(dst, dst_off: int, src, src_off: int, params: LoadData2DParams) -> N
     operands the plain call would.
     """
     core = state.core
-    if (core.san is not None or type(dst) is not LocalTensor or type(src) is not LocalTensor
-            or not 0 <= dst_off <= dst.count or not 0 <= src_off <= src.count):
+    if (
+        core.san is not None
+        or type(dst) is not LocalTensor
+        or type(src) is not LocalTensor
+        or not 0 <= dst_off <= dst.count
+        or not 0 <= src_off <= src.count
+    ):
         dst, src, dst_off, src_off = dst[dst_off], src[src_off], 0, 0
     if core.run.l2_record:
         return
     _load(core, dst, dst_off, src, src_off, params, sys._getframe(1))
 
 
-def load_rows(dst, dst_step: int, src, count: int, start: int, start_step: int, rep: int,
-              sstride: int, transpose: bool) -> None:
+def load_rows(
+    dst, dst_step: int, src, count: int, start: int, start_step: int, rep: int, sstride: int, transpose: bool
+) -> None:
     """`count` LoadData instructions for library code (the high-level Matmul's row groups), the
     i-th exactly `LoadData(dst[i * dst_step], src, LoadData2DParams(start + i * start_step, rep,
     sstride, 0, 0, transpose))` issued from the caller's line.
@@ -324,8 +376,7 @@ def load_rows(dst, dst_step: int, src, count: int, start: int, start_step: int, 
         doff = i * dst_step
         if doff > dst.count:
             dst[doff]  # raises what the offset tensor would
-        _load_one(core, dst, doff, src, 0, rep, start + i * start_step, sstride, 0, transpose,
-                  isz, fr)
+        _load_one(core, dst, doff, src, 0, rep, start + i * start_step, sstride, 0, transpose, isz, fr)
 
 
 def _load(core, dst, doff: int, src, soff: int, params, fr) -> None:
@@ -334,8 +385,20 @@ def _load(core, dst, doff: int, src, soff: int, params, fr) -> None:
     if not isinstance(params, LoadData2DParams):
         _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
     isz = _load_operands(dst, src, fr)
-    _load_one(core, dst, doff, src, soff, int(params.repeatTimes), int(params.startIndex),
-              int(params.srcStride), int(params.dstGap), bool(params.ifTranspose), isz, fr)
+    _load_one(
+        core,
+        dst,
+        doff,
+        src,
+        soff,
+        int(params.repeatTimes),
+        int(params.startIndex),
+        int(params.srcStride),
+        int(params.dstGap),
+        bool(params.ifTranspose),
+        isz,
+        fr,
+    )
 
 
 def _load_operands(dst, src, fr) -> int:
@@ -350,45 +413,79 @@ def _load_operands(dst, src, fr) -> int:
     return isz
 
 
-def _load_one(core, dst, doff: int, src, soff: int, rep: int, start: int, sstride: int,
-              gap: int, transpose: bool, isz: int, fr) -> None:
+def _load_one(
+    core,
+    dst,
+    doff: int,
+    src,
+    soff: int,
+    rep: int,
+    start: int,
+    sstride: int,
+    gap: int,
+    transpose: bool,
+    isz: int,
+    fr,
+) -> None:
     """One LoadData whose operands are checked: its parameters, bounds, data and timing."""
     plan = _load_plan(rep, start, sstride, gap, transpose, isz)
     if plan == "repeat":
         _fail(f"LoadData2DParams.repeatTimes={rep}: must be 1..255", fr)
     if plan == "transpose":
-        _fail(f"LoadData with ifTranspose transposes 16x16 fractals of 2-byte types; "
-              f"{dtype_name(src.dtype)} needs LoadDataWithTranspose", fr,
-              hint="for int8 keep B as N x K in GM so that no transpose is needed")
+        _fail(
+            f"LoadData with ifTranspose transposes 16x16 fractals of 2-byte types; "
+            f"{dtype_name(src.dtype)} needs LoadDataWithTranspose",
+            fr,
+            hint="for int8 keep B as N x K in GM so that no transpose is needed",
+        )
     s_need, d_need = plan
     offset = dst.offset + doff * isz
     if offset % FRACTAL_BYTES:
-        _fail(f"LoadData: destination offset {offset} B in {dst.mem.upper()} is not 512 B "
-              "aligned (one fractal)", fr)
+        _fail(
+            f"LoadData: destination offset {offset} B in {dst.mem.upper()} is not 512 B "
+            "aligned (one fractal)",
+            fr,
+        )
     fr_el = FRACTAL_BYTES // isz
     if s_need > src.count - soff:
-        _fail(f"LoadData reads fractals up to #{start + (rep - 1) * sstride} "
-              f"({s_need * isz} B) but the L1 tensor holds {(src.count - soff) * isz} B", fr)
+        _fail(
+            f"LoadData reads fractals up to #{start + (rep - 1) * sstride} "
+            f"({s_need * isz} B) but the L1 tensor holds {(src.count - soff) * isz} B",
+            fr,
+        )
     if d_need > dst.count - doff:
-        _fail(f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
-              f"{dst.mem.upper()} tensor holds {(dst.count - doff) * isz} B", fr)
-    if core.numeric and not _load_lazily(core, dst, doff, src, soff + start * fr_el, rep,
-                                         sstride, gap, transpose, isz, d_need):
-        _load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap,
-                      transpose, isz)
+        _fail(
+            f"LoadData writes {rep} fractal(s) ({d_need * isz} B) but the "
+            f"{dst.mem.upper()} tensor holds {(dst.count - doff) * isz} B",
+            fr,
+        )
+    if core.numeric and not _load_lazily(
+        core, dst, doff, src, soff + start * fr_el, rep, sstride, gap, transpose, isz, d_need
+    ):
+        _load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap, transpose, isz)
     cfg = core.chip.cube_timing
     nbytes = rep * FRACTAL_BYTES
     bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
     core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData", nbytes, fr)
     san = core.san
     if san is not None:  # (offsets are 0 here: load_at/load_rows hand it real operands)
-        san.access(core, src, soff + start * fr_el, s_need - start * fr_el, False, fr,
-                   span=True)
+        san.access(core, src, soff + start * fr_el, s_need - start * fr_el, False, fr, span=True)
         san.access(core, dst, doff, d_need, True, fr, span=True)
 
 
-def _load_lazily(core, dst, doff: int, src, first: int, rep: int, sstride: int, gap: int,
-                 transpose: bool, isz: int, d_need: int) -> bool:
+def _load_lazily(
+    core,
+    dst,
+    doff: int,
+    src,
+    first: int,
+    rep: int,
+    sstride: int,
+    gap: int,
+    transpose: bool,
+    isz: int,
+    d_need: int,
+) -> bool:
     """Record a LoadData from a lazy L1 region as a lazy L0 region (ascendc/lineage.py);
     False if the bytes must move (after materialising what the copy reads or overwrites)."""
     lz = core.lazy
@@ -410,24 +507,34 @@ def _load_lazily(core, dst, doff: int, src, first: int, rep: int, sstride: int, 
     return False
 
 
-def _load_numbers(dst: np.ndarray, base: int, src: np.ndarray, first: int, rep: int,
-                  sstride: int, gap: int, transpose: bool, isz: int) -> None:
+def _load_numbers(
+    dst: np.ndarray,
+    base: int,
+    src: np.ndarray,
+    first: int,
+    rep: int,
+    sstride: int,
+    gap: int,
+    transpose: bool,
+    isz: int,
+) -> None:
     """Move `rep` fractals for LoadData (bounds already checked) to dst from element `base`,
     from src's element `first`."""
     c0 = 32 // isz
     fr_el = FRACTAL_BYTES // isz
     if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks
-        sv = src[first: first + rep * fr_el].reshape(rep, 16, c0)
+        sv = src[first : first + rep * fr_el].reshape(rep, 16, c0)
     else:
         sv = strided(src, first, (rep, 16, c0), (sstride * FRACTAL_BYTES, c0 * isz, isz))
     if gap == 0:
-        dv = dst[base: base + rep * fr_el].reshape(rep, 16, c0)
+        dv = dst[base : base + rep * fr_el].reshape(rep, 16, c0)
     else:
         dv = strided(dst, base, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
     dv[...] = sv.transpose(0, 2, 1) if transpose else sv
 
 
 # ---- Mmad ----------------------------------------------------------------------------------------
+
 
 @dataclass
 class MmadParams:
@@ -471,8 +578,11 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         _fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
     sub = getattr(core, "kind", None)
     if sub == "aiv":
-        _fail("Mmad on a vector core (AIV): the cube runs on the AIC", fr,
-              hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`")
+        _fail(
+            "Mmad on a vector core (AIV): the cube runs on the AIC",
+            fr,
+            hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`",
+        )
     if type(dst) is not LocalTensor or dst.mem != "l0c":
         _need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
     if type(fm) is not LocalTensor or fm.mem != "l0a":
@@ -481,11 +591,17 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
     out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
     if out_t is None:
-        _fail(f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
-              "type combination (half/bf16 → float, int8 → int32, float → float)", fr)
+        _fail(
+            f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
+            "type combination (half/bf16 → float, int8 → int32, float → float)",
+            fr,
+        )
     if dst.dtype != out_t:
-        _fail(f"Mmad of {dtype_name(fm.dtype)} accumulates in {dtype_name(out_t)}, but the L0C "
-              f"tensor is {dtype_name(dst.dtype)}", fr)
+        _fail(
+            f"Mmad of {dtype_name(fm.dtype)} accumulates in {dtype_name(out_t)}, but the L0C "
+            f"tensor is {dtype_name(dst.dtype)}",
+            fr,
+        )
     m, n, k = int(params.m), int(params.n), int(params.k)
     if m <= 0 or n <= 0 or k <= 0:
         _fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
@@ -493,8 +609,16 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
     need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
     if need_a > fm.count or need_b > filter_.count or need_c > dst.count:
-        _mmad_too_small(((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"),
-                         (dst, need_c, "C (L0C)")), m, n, k, m1, n1, k1, fr)
+        _mmad_too_small(
+            ((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
+            m,
+            n,
+            k,
+            m1,
+            n1,
+            k1,
+            fr,
+        )
     if core.numeric:
         key = (dst.mem, dst.offset, m, n)
         pend = core.mmad_pending
@@ -506,8 +630,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         pend = core.mmad_pending
         if pend is None:
             init = params.cmatrixInitVal
-            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init,
-                                               bias if init else None)
+            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, bias if init else None)
         # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
         steps = pend.runs[-1] if pend.runs else None
         if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != fm.dtype:
@@ -527,9 +650,12 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
     for t, need, role in operands:
         if need > t.count:
             isz = t.dtype.itemsize
-            _fail(f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
-                  f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
-                  f"tensor holds {t.count * isz} B", fr)
+            _fail(
+                f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
+                f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
+                f"tensor holds {t.count * isz} B",
+                fr,
+            )
 
 
 def flush_cube(core, wait: bool = True) -> None:
@@ -562,5 +688,13 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-__all__ = ["Nd2NzParams", "LoadData2DParams", "LoadData", "MmadParams", "Mmad", "c0_of",
-           "cube_peak_flops", "flush_cube"]
+__all__ = [
+    "Nd2NzParams",
+    "LoadData2DParams",
+    "LoadData",
+    "MmadParams",
+    "Mmad",
+    "c0_of",
+    "cube_peak_flops",
+    "flush_cube",
+]

@@ -65,8 +65,10 @@ def _local_oob(t: LocalTensor, need: int, what: str, fr):
     from .pipe import name_in_frame
 
     name = name_in_frame(t, fr) or "local tensor"
-    msg = (f"{what} touches {need} elements of '{name}' but it holds {t.count} "
-           f"({t.count * t.dtype.itemsize} B in {t.mem.upper()})")
+    msg = (
+        f"{what} touches {need} elements of '{name}' but it holds {t.count} "
+        f"({t.count * t.dtype.itemsize} B in {t.mem.upper()})"
+    )
     _san_oob(t, 0, need, "writes" in what, fr, msg)
     raise KernelError(msg, *_where(fr))
 
@@ -80,17 +82,22 @@ def _san_oob(t, first: int, count: int, is_write: bool, fr, msg: str) -> None:
 
 def _gm_oob(g: GlobalTensor, first: int, last: int, what: str, fr):
     cap = g.buffer.count * g.buffer.dtype.itemsize // g.dtype.itemsize
-    msg = (f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
-           f"{g.start + last}) but the tensor covers "
-           f"[{g.base}, {g.base + min(g.base_size, cap - g.base)})")
+    msg = (
+        f"{what} outside the GlobalTensor '{g.name}': elements [{g.start + first}, "
+        f"{g.start + last}) but the tensor covers "
+        f"[{g.base}, {g.base + min(g.base_size, cap - g.base)})"
+    )
     _san_oob(g, first, last - first, "writes" in what, fr, msg)
     raise KernelError(msg, *_where(fr), hint="check the offset and length of the last (tail) tile")
 
 
 def _rounded(core, nbytes: int, isz: int, fr, what: str) -> int:
-    core.run.warn("misaligned-length",
-                  f"{what} of {nbytes} B is not a multiple of 32 B: hardware copies only "
-                  f"{nbytes // BLOCK * BLOCK} B (use DataCopyPad for the tail)", fr)
+    core.run.warn(
+        "misaligned-length",
+        f"{what} of {nbytes} B is not a multiple of 32 B: hardware copies only "
+        f"{nbytes // BLOCK * BLOCK} B (use DataCopyPad for the tail)",
+        fr,
+    )
     return nbytes // BLOCK * BLOCK // isz
 
 
@@ -123,7 +130,7 @@ def DataCopy(dst, src, count_or_params) -> None:
             if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
                 core.lazy.settle()
             s = src.start
-            dst.arr[:n] = src.arr[s: s + n]
+            dst.arr[:n] = src.arr[s : s + n]
         # core.work(MTE2, ...) inlined: this is the hottest path of every vector kernel
         ts = core.ts = core.ts + core.issue
         tp = core.tp
@@ -155,7 +162,7 @@ def DataCopy(dst, src, count_or_params) -> None:
             if core.lazy is not None:
                 core.lazy.settle()
             s = dst.start
-            dst.arr[s: s + n] = src.arr[:n]
+            dst.arr[s : s + n] = src.arr[:n]
         ts = core.ts = core.ts + core.issue
         tp = core.tp
         t = tp[MTE3]
@@ -200,8 +207,11 @@ def _local_copy_cycles(core, nbytes: int) -> float:
 def _copy_other(core, dst, src, params, fr) -> None:
     if isinstance(params, Nd2NzParams):
         return copy_nd2nz(core, dst, src, params, fr)
-    raise KernelError(f"DataCopy does not understand {type(params).__name__} here "
-                      "(expected a count, DataCopyParams or Nd2NzParams)", *_where(fr))
+    raise KernelError(
+        f"DataCopy does not understand {type(params).__name__} here "
+        "(expected a count, DataCopyParams or Nd2NzParams)",
+        *_where(fr),
+    )
 
 
 def _bytes_of(t) -> np.ndarray | None:
@@ -225,8 +235,7 @@ def _extent_bytes(t) -> int:
     return t.count * t.dtype.itemsize
 
 
-def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
-                  fr, what: str) -> None:
+def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int, fr, what: str) -> None:
     """Copy `count` blocks of `blen` bytes; blocks start every sstep / dstep bytes."""
     if count <= 0 or blen <= 0:
         return
@@ -250,8 +259,17 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
         dv[...] = sv
 
 
-def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1, src_ext: int | None = None,
-             dst_ext: int | None = None) -> None:
+def _account(
+    core,
+    dst,
+    src,
+    nb: int,
+    fr,
+    op: str,
+    blocks: int = 1,
+    src_ext: int | None = None,
+    dst_ext: int | None = None,
+) -> None:
     """Time the copy; the sanitizer sees each side's extent in bytes (strided: first to last)."""
     if type(src) is GlobalTensor:
         core.work(MTE2, core.dma_lat + nb / core.rd_bpc, op, nb, fr)
@@ -270,12 +288,29 @@ def _account(core, dst, src, nb: int, fr, op: str, blocks: int = 1, src_ext: int
 
 def _copy_params(core, dst, src, p: DataCopyParams, fr) -> None:
     blen = p.blockLen * BLOCK
-    _strided_copy(core, dst, src, p.blockCount, blen, (p.blockLen + p.srcStride) * BLOCK,
-                  (p.blockLen + p.dstStride) * BLOCK, fr, "DataCopy")
+    _strided_copy(
+        core,
+        dst,
+        src,
+        p.blockCount,
+        blen,
+        (p.blockLen + p.srcStride) * BLOCK,
+        (p.blockLen + p.dstStride) * BLOCK,
+        fr,
+        "DataCopy",
+    )
     n = p.blockCount
-    _account(core, dst, src, n * blen, fr, "DataCopy", n,
-             (n - 1) * (p.blockLen + p.srcStride) * BLOCK + blen if n > 0 else 0,
-             (n - 1) * (p.blockLen + p.dstStride) * BLOCK + blen if n > 0 else 0)
+    _account(
+        core,
+        dst,
+        src,
+        n * blen,
+        fr,
+        "DataCopy",
+        n,
+        (n - 1) * (p.blockLen + p.srcStride) * BLOCK + blen if n > 0 else 0,
+        (n - 1) * (p.blockLen + p.dstStride) * BLOCK + blen if n > 0 else 0,
+    )
 
 
 def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams | None = None):
@@ -299,7 +334,7 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
             typed = dst.arr
             step_e = dstep // isz
             for i in range(params.blockCount):
-                typed[i * step_e: i * step_e + padded // isz] = pad.paddingValue
+                typed[i * step_e : i * step_e + padded // isz] = pad.paddingValue
         _strided_copy_into(core, dst, src, params.blockCount, blen, sstep, dstep, left * isz, fr)
         d_ext = need
     else:
@@ -309,8 +344,17 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
         _strided_copy(core, dst, src, params.blockCount, blen, sstep, dstep, fr, "DataCopyPad")
         d_ext = (params.blockCount - 1) * dstep + blen
     s_ext = (params.blockCount - 1) * sstep + blen
-    _account(core, dst, src, params.blockCount * blen, fr, "DataCopyPad", params.blockCount,
-             max(s_ext, 0), max(d_ext, 0))
+    _account(
+        core,
+        dst,
+        src,
+        params.blockCount * blen,
+        fr,
+        "DataCopyPad",
+        params.blockCount,
+        max(s_ext, 0),
+        max(d_ext, 0),
+    )
 
 
 def _strided_copy_into(core, dst, src, count, blen, sstep, dstep, dst_skip, fr):

@@ -61,9 +61,7 @@ def _as_dtype(value) -> np.dtype:
         try:
             return _BY_NAME[value]
         except KeyError:
-            raise ValueError(
-                f"unknown dtype {value!r}; known: {', '.join(sorted(_BY_NAME))}"
-            ) from None
+            raise ValueError(f"unknown dtype {value!r}; known: {', '.join(sorted(_BY_NAME))}") from None
     return np.dtype(value)
 
 

@@ -73,35 +73,49 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     if n <= 0 or m <= 0:
         _fail(f"FixpipeParams(nSize={n}, mSize={m}): both must be positive", fr)
     if sstride < m or sstride % 16:
-        _fail(f"FixpipeParams.srcStride={sstride}: must be a multiple of 16 and at least "
-              f"mSize={m} (it is the padded row count of the L0C tile)", fr)
+        _fail(
+            f"FixpipeParams.srcStride={sstride}: must be a multiple of 16 and at least "
+            f"mSize={m} (it is the padded row count of the L0C tile)",
+            fr,
+        )
     if dstride < n:
-        _fail(f"FixpipeParams.dstStride={dstride} is smaller than nSize={n}: output rows "
-              "would overlap", fr)
+        _fail(f"FixpipeParams.dstStride={dstride} is smaller than nSize={n}: output rows would overlap", fr)
     q = params.quantPre
     if q is QuantMode_t.NoQuant:
         if dst.dtype != src.dtype:
-            _fail(f"Fixpipe from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
-                  f"conversion: set quantPre (e.g. QuantMode_t.F322F16)", fr)
+            _fail(
+                f"Fixpipe from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
+                f"conversion: set quantPre (e.g. QuantMode_t.F322F16)",
+                fr,
+            )
     else:
         want = _QUANT_OUT[q]
         if (src.dtype, dst.dtype) != want:
-            _fail(f"Fixpipe quantPre={q.name} converts {dtype_name(want[0])} → "
-                  f"{dtype_name(want[1])}, but the tensors are {dtype_name(src.dtype)} → "
-                  f"{dtype_name(dst.dtype)}", fr)
+            _fail(
+                f"Fixpipe quantPre={q.name} converts {dtype_name(want[0])} → "
+                f"{dtype_name(want[1])}, but the tensors are {dtype_name(src.dtype)} → "
+                f"{dtype_name(dst.dtype)}",
+                fr,
+            )
     n1 = -(-n // 16)
     need_c = n1 * sstride * 16
     if need_c > src.count:
-        _fail(f"Fixpipe reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the "
-              f"tensor holds {src.count * 4} B", fr)
+        _fail(
+            f"Fixpipe reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the "
+            f"tensor holds {src.count * 4} B",
+            fr,
+        )
     to_gm = type(dst) is GlobalTensor
     isz = dst.dtype.itemsize
     d_need = (m - 1) * dstride + n
     if to_gm:
         if d_need > _gm_extent(dst):
-            _fail(f"Fixpipe writes {d_need} elements of GlobalTensor '{dst.name}' from element "
-                  f"{dst.start}, but only {_gm_extent(dst)} are there", fr,
-                  hint="check mSize/nSize of the last (tail) tile")
+            _fail(
+                f"Fixpipe writes {d_need} elements of GlobalTensor '{dst.name}' from element "
+                f"{dst.start}, but only {_gm_extent(dst)} are there",
+                fr,
+                hint="check mSize/nSize of the last (tail) tile",
+            )
     elif not isinstance(dst, LocalTensor) or dst.mem not in ("l1", "ub"):
         _fail("Fixpipe writes to GM or L1", fr)
     elif d_need > dst.count:

@@ -146,14 +146,20 @@ class Communicator:
                 raise CollectiveError(
                     f"collectives called in different order: collective #{call.seq + 1} of "
                     f"block {call.block} is {call.kind} on rank {call.rank} but {other.kind} on "
-                    f"rank {other.rank} ({other.where()})", call.file, call.line,
-                    hint="every rank must call the same collectives in the same order")
+                    f"rank {other.rank} ({other.where()})",
+                    call.file,
+                    call.line,
+                    hint="every rank must call the same collectives in the same order",
+                )
             if other.signature() != call.signature():
                 raise CollectiveError(
                     f"mismatched {call.kind} #{call.seq + 1}: rank {call.rank} calls "
                     f"{call.describe()} but rank {other.rank} calls {other.describe()} "
-                    f"({other.where()})", call.file, call.line,
-                    hint="count, data type, reduce op and root must agree on every rank")
+                    f"({other.where()})",
+                    call.file,
+                    call.line,
+                    hint="count, data type, reduce op and root must agree on every rank",
+                )
             break
         call.committed = True
         g.calls[call.rank] = call
@@ -170,8 +176,12 @@ class Communicator:
             _move(calls)
             nbytes = calls[0].count * as_dtype(calls[0].dtype).itemsize
             n = self.n_ranks
-            factor = {"AllReduce": 2 * (n - 1) / n, "AllGather": (n - 1),
-                      "ReduceScatter": (n - 1), "Broadcast": 1.0 if n > 1 else 0.0}[calls[0].kind]
+            factor = {
+                "AllReduce": 2 * (n - 1) / n,
+                "AllGather": (n - 1),
+                "ReduceScatter": (n - 1),
+                "Broadcast": 1.0 if n > 1 else 0.0,
+            }[calls[0].kind]
             us = 0.0 if n == 1 else self.latency_us + factor * nbytes / (self.link_gbps * 1e3)
             g.t_done = max(c.t_commit for c in calls) + us * clock_mhz
             g.done = True
@@ -189,7 +199,7 @@ def _view(addr: GM_ADDR | None, dtype, count: int) -> np.ndarray | None:
     nb = count * dtype.itemsize
     if byte_off + nb > raw.size:
         return None
-    return raw[byte_off: byte_off + nb].view(dtype)
+    return raw[byte_off : byte_off + nb].view(dtype)
 
 
 def _move(calls: list[CollectiveCall]) -> None:
@@ -226,7 +236,7 @@ def _move(calls: list[CollectiveCall]) -> None:
         for r, c in enumerate(calls):
             dst = _view(c.recv, dt, cnt)
             if dst is not None:
-                dst[:] = out[r * cnt: (r + 1) * cnt]
+                dst[:] = out[r * cnt : (r + 1) * cnt]
     elif c0.kind == "Broadcast":
         src = _view(calls[c0.root].send, dt, cnt)
         if src is None:
@@ -292,22 +302,44 @@ class Hccl:
         pass
 
     # ---- preparing ----------------------------------------------------------------------------
-    def AllReduce(self, sendBuf, recvBuf, count: int, dataType, op=HCCL_REDUCE_SUM,
-                  repeat: int = 1, commit: bool = False) -> HcclHandle:
+    def AllReduce(
+        self,
+        sendBuf,
+        recvBuf,
+        count: int,
+        dataType,
+        op=HCCL_REDUCE_SUM,
+        repeat: int = 1,
+        commit: bool = False,
+    ) -> HcclHandle:
         return self._prepare("AllReduce", sendBuf, recvBuf, count, dataType, op, None, commit)
 
-    def AllGather(self, sendBuf, recvBuf, sendCount: int, dataType, strideCount: int = 0,
-                  repeat: int = 1, commit: bool = False) -> HcclHandle:
-        return self._prepare("AllGather", sendBuf, recvBuf, sendCount, dataType, None, None,
-                             commit)
+    def AllGather(
+        self,
+        sendBuf,
+        recvBuf,
+        sendCount: int,
+        dataType,
+        strideCount: int = 0,
+        repeat: int = 1,
+        commit: bool = False,
+    ) -> HcclHandle:
+        return self._prepare("AllGather", sendBuf, recvBuf, sendCount, dataType, None, None, commit)
 
-    def ReduceScatter(self, sendBuf, recvBuf, recvCount: int, dataType, op=HCCL_REDUCE_SUM,
-                      strideCount: int = 0, repeat: int = 1, commit: bool = False) -> HcclHandle:
-        return self._prepare("ReduceScatter", sendBuf, recvBuf, recvCount, dataType, op, None,
-                             commit)
+    def ReduceScatter(
+        self,
+        sendBuf,
+        recvBuf,
+        recvCount: int,
+        dataType,
+        op=HCCL_REDUCE_SUM,
+        strideCount: int = 0,
+        repeat: int = 1,
+        commit: bool = False,
+    ) -> HcclHandle:
+        return self._prepare("ReduceScatter", sendBuf, recvBuf, recvCount, dataType, op, None, commit)
 
-    def Broadcast(self, buf, count: int, dataType, root: int = 0,
-                  commit: bool = False) -> HcclHandle:
+    def Broadcast(self, buf, count: int, dataType, root: int = 0, commit: bool = False) -> HcclHandle:
         return self._prepare("Broadcast", buf, None, count, dataType, None, int(root), commit)
 
     def _prepare(self, kind, send, recv, count, dtype, op, root, commit) -> HcclHandle:
@@ -317,10 +349,20 @@ class Hccl:
         block = core.block
         seq = self._seq.get(block, 0)
         self._seq[block] = seq + 1
-        call = CollectiveCall(kind, ctx.rank, block, seq, int(count), _dtype_of(dtype, fr),
-                              op.value if isinstance(op, HcclReduceOp) else op, root,
-                              _addr(send, fr), _addr(recv, fr), fr.f_code.co_filename,
-                              fr.f_lineno)
+        call = CollectiveCall(
+            kind,
+            ctx.rank,
+            block,
+            seq,
+            int(count),
+            _dtype_of(dtype, fr),
+            op.value if isinstance(op, HcclReduceOp) else op,
+            root,
+            _addr(send, fr),
+            _addr(recv, fr),
+            fr.f_code.co_filename,
+            fr.f_lineno,
+        )
         core.ts += core.issue
         handle = HcclHandle(call)
         if commit:
@@ -334,8 +376,7 @@ class Hccl:
     def _commit(self, handle: HcclHandle, fr) -> None:
         call = handle.call
         if call.committed:
-            raise CollectiveError(f"{call.kind} handle committed twice", fr.f_code.co_filename,
-                                  fr.f_lineno)
+            raise CollectiveError(f"{call.kind} handle committed twice", fr.f_code.co_filename, fr.f_lineno)
         core = state.core
         call.file, call.line = fr.f_code.co_filename, fr.f_lineno
         # the data must be in GM: commit after every pending write-back
@@ -354,13 +395,18 @@ class Hccl:
         if not call.committed:
             raise CollectiveError(
                 f"Wait on a {call.kind} that was never committed: this rank would hang",
-                fr.f_code.co_filename, fr.f_lineno,
-                hint="call hccl.Commit(handle) (or prepare with commit=True) before Wait")
+                fr.f_code.co_filename,
+                fr.f_lineno,
+                hint="call hccl.Commit(handle) (or prepare with commit=True) before Wait",
+            )
         comm = self._context().comm
         if not comm.complete(call.block, call.seq):
             if comm.scheduler is None:
-                raise KernelError(f"{call.kind} waits for {comm.n_ranks} ranks but runs alone",
-                                  fr.f_code.co_filename, fr.f_lineno)
+                raise KernelError(
+                    f"{call.kind} waits for {comm.n_ranks} ranks but runs alone",
+                    fr.f_code.co_filename,
+                    fr.f_lineno,
+                )
             comm.scheduler.block_until_complete(call, fr)
         core = state.core
         t_done = comm.finish(call.block, call.seq, core.chip.clock_mhz)
@@ -375,8 +421,7 @@ def _dtype_of(dtype, fr) -> str:
     try:
         return dtype_name(as_dtype(dtype))
     except (TypeError, ValueError, KeyError):
-        raise KernelError(f"unknown HCCL data type {dtype!r}", fr.f_code.co_filename,
-                          fr.f_lineno) from None
+        raise KernelError(f"unknown HCCL data type {dtype!r}", fr.f_code.co_filename, fr.f_lineno) from None
 
 
 def _addr(x, fr) -> GM_ADDR | None:
@@ -385,12 +430,30 @@ def _addr(x, fr) -> GM_ADDR | None:
     if isinstance(x, GlobalTensor):
         b = x.buffer
         return GM_ADDR(b, x.start * x.dtype.itemsize // b.dtype.itemsize)
-    raise KernelError(f"collective buffers are GM_ADDR or GlobalTensor, got {type(x).__name__}",
-                      fr.f_code.co_filename, fr.f_lineno)
+    raise KernelError(
+        f"collective buffers are GM_ADDR or GlobalTensor, got {type(x).__name__}",
+        fr.f_code.co_filename,
+        fr.f_lineno,
+    )
 
 
-__all__ = ["Hccl", "HcclHandle", "HcclContext", "HcclReduceOp", "HcclDataType",
-           "GetHcclContext", "Communicator", "CollectiveCall", "CollectiveError",
-           "HCCL_REDUCE_SUM", "HCCL_REDUCE_PROD", "HCCL_REDUCE_MAX", "HCCL_REDUCE_MIN",
-           "HCCL_DATA_TYPE_FP16", "HCCL_DATA_TYPE_FP32", "HCCL_DATA_TYPE_INT32",
-           "HCCL_DATA_TYPE_INT8", "HCCL_DATA_TYPE_BFP16"]
+__all__ = [
+    "Hccl",
+    "HcclHandle",
+    "HcclContext",
+    "HcclReduceOp",
+    "HcclDataType",
+    "GetHcclContext",
+    "Communicator",
+    "CollectiveCall",
+    "CollectiveError",
+    "HCCL_REDUCE_SUM",
+    "HCCL_REDUCE_PROD",
+    "HCCL_REDUCE_MAX",
+    "HCCL_REDUCE_MIN",
+    "HCCL_DATA_TYPE_FP16",
+    "HCCL_DATA_TYPE_FP32",
+    "HCCL_DATA_TYPE_INT32",
+    "HCCL_DATA_TYPE_INT8",
+    "HCCL_DATA_TYPE_BFP16",
+]

@@ -97,10 +97,17 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
             start = tensor.start
         elif state.core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             state.core.lazy.settle()
-        data = np.asarray(tensor.arr[start: start + int(dumpSize)])
-    body = "(timing-only run: no data)" if data is None else np.array2string(
-        data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,
-        threshold=64, max_line_width=100, separator=", ")
+        data = np.asarray(tensor.arr[start : start + int(dumpSize)])
+    body = (
+        "(timing-only run: no data)"
+        if data is None
+        else np.array2string(
+            data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,
+            threshold=64,
+            max_line_width=100,
+            separator=", ",
+        )
+    )
     _log(f"DumpTensor desc={desc} size={dumpSize}: {body}", fr)
 
 
@@ -115,8 +122,9 @@ def ascendc_assert(cond, fmt: str = "assertion failed", *args) -> None:
         text = fmt
     _log(f"assert failed: {text}", fr, "error")
     core = state.core
-    raise KernelAssert(f"ascendc_assert failed in block {core.block}: {text}",
-                       fr.f_code.co_filename, fr.f_lineno)
+    raise KernelAssert(
+        f"ascendc_assert failed in block {core.block}: {text}", fr.f_code.co_filename, fr.f_lineno
+    )
 
 
 def trap() -> None:

@@ -218,7 +218,7 @@ class Lazy:
 
     def _materialise(self, e: Entry) -> None:
         gm_ready(e.buffer)
-        region = self.core.memory(e.mem)[e.start:e.end].view(e.gm.dtype)
+        region = self.core.memory(e.mem)[e.start : e.end].view(e.gm.dtype)
         region[...] = e.map.gather(e.gm, e.base)
 
     def _retire_if_empty(self) -> None:

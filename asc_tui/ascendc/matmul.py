@@ -98,8 +98,10 @@ def check_tiling(t: TCubeTiling, chip_memory: dict[str, int], dtype=half) -> lis
     for mem, need in tiling_footprint(t, dtype).items():
         cap = chip_memory.get(mem, 0)
         if need > cap:
-            out.append(f"{mem.upper()} needs {need} B (baseM={t.baseM} baseN={t.baseN} "
-                       f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B")
+            out.append(
+                f"{mem.upper()} needs {need} B (baseM={t.baseM} baseN={t.baseN} "
+                f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B"
+            )
     if t.depthA1 % t.stepKa or t.depthB1 % t.stepKb:
         out.append("depthA1/depthB1 must be multiples of stepKa/stepKb")
     if max(t.stepKa, t.stepKb) % min(t.stepKa, t.stepKb):
@@ -121,8 +123,7 @@ class MultiCoreMatmulTiling:
         self.bias = False
         self.fixed: tuple[int, int, int] | None = None
         self.step_ka = self.step_kb = 4
-        self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072,
-                                 "bt": 1024}
+        self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
 
     def SetDim(self, n: int) -> None:
         self.dim = int(n)
@@ -186,10 +187,27 @@ class MultiCoreMatmulTiling:
         used = min(dim, -(-m // sm) * -(-n // sn))
         k_slices = -(-k // bk)
         sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
-        t = TCubeTiling(usedCoreNum=used, M=m, N=n, Ka=k, Kb=k, singleCoreM=sm, singleCoreN=sn,
-                        singleCoreK=k, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * sa,
-                        depthB1=2 * sb, stepKa=sa, stepKb=sb, isBias=int(self.bias),
-                        dbL0A=2, dbL0B=2, dbL0C=1)
+        t = TCubeTiling(
+            usedCoreNum=used,
+            M=m,
+            N=n,
+            Ka=k,
+            Kb=k,
+            singleCoreM=sm,
+            singleCoreN=sn,
+            singleCoreK=k,
+            baseM=bm,
+            baseN=bn,
+            baseK=bk,
+            depthA1=2 * sa,
+            depthB1=2 * sb,
+            stepKa=sa,
+            stepKb=sb,
+            isBias=int(self.bias),
+            dbL0A=2,
+            dbL0B=2,
+            dbL0C=1,
+        )
         while check_tiling(t, self.memory, self.dtype) and max(t.stepKa, t.stepKb) > 1:
             sa, sb = t.stepKa, t.stepKb
             sa, sb = (max(1, sa // 2), sb) if sa * bm >= sb * bn else (sa, max(1, sb // 2))
@@ -207,8 +225,9 @@ class Matmul:
     """`Matmul<A, B, C, Bias>`: SetTensorA/B, SetBias, SetTail, IterateAll or Iterate +
     GetTensorC, End."""
 
-    def __init__(self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType,
-                 bias_type: MatmulType | None = None):
+    def __init__(
+        self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType, bias_type: MatmulType | None = None
+    ):
         self.a_type, self.b_type, self.c_type, self.bias_type = a_type, b_type, c_type, bias_type
         self.dt = as_dtype(a_type.dtype)
         self.cdt = as_dtype(c_type.dtype)
@@ -223,8 +242,7 @@ class Matmul:
     def Init(self, tiling: TCubeTiling, pipe: TPipe | None = None) -> None:
         fr = _user()
         if self.acc is None:
-            _fail(fr, f"Matmul of {dtype_name(self.dt)} is not a cube type (half, bfloat16, "
-                      "int8, float)")
+            _fail(fr, f"Matmul of {dtype_name(self.dt)} is not a cube type (half, bfloat16, int8, float)")
         if self.dt == int8 and not self.b_type.isTrans:
             _fail(fr, "int8 Matmul needs B as N x K (MatmulType(..., isTrans=True))")
         self.tiling = t = tiling
@@ -306,16 +324,18 @@ class Matmul:
         self._pending = (self._block(m0, n0, mt, nt, sk), m0, n0, mt, nt)
         return True
 
-    def GetTensorC(self, c: GlobalTensor, enAtomic: int = 0,
-                   enSequentialWrite: bool = False) -> None:
+    def GetTensorC(self, c: GlobalTensor, enAtomic: int = 0, enSequentialWrite: bool = False) -> None:
         """Write the block of the last Iterate(): at its place in `c` (the region's C), or at
         the start of `c` as a dense baseM × baseN tile when enSequentialWrite."""
         fr = _user()
         if self._pending is None:
             _fail(fr, "GetTensorC() without a block: call Iterate() first")
         if not isinstance(c, GlobalTensor):
-            _fail(fr, "GetTensorC to a local tensor is not emulated (on 910B the AIC's result "
-                      "reaches the AIVs through GM): pass a GlobalTensor")
+            _fail(
+                fr,
+                "GetTensorC to a local tensor is not emulated (on 910B the AIC's result "
+                "reaches the AIVs through GM): pass a GlobalTensor",
+            )
         co, m0, n0, mt, nt = self._pending
         self._pending = None
         if enSequentialWrite:
@@ -330,8 +350,7 @@ class Matmul:
         bias_t = None
         if self.bt is not None:
             bias_t = self.bt.Get(self.bias.dtype)
-            DataCopyPad(bias_t, self.bias[n0],
-                        DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
+            DataCopyPad(bias_t, self.bias[n0], DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
         ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
         a1 = b1 = None
         for ks in range(0, sk, t.baseK):
@@ -375,11 +394,15 @@ class Matmul:
         quant = QuantMode_t.NoQuant
         if self.cdt != self.acc:
             quant = {half: QuantMode_t.F322F16, bfloat16: QuantMode_t.F322BF16}.get(
-                self.cdt, QuantMode_t.NoQuant)
+                self.cdt, QuantMode_t.NoQuant
+            )
             if self.acc == int32 and self.cdt == half:
                 quant = QuantMode_t.DEQF16
-        Fixpipe(dst, co, FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16),
-                                           dstStride=stride, quantPre=quant))
+        Fixpipe(
+            dst,
+            co,
+            FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16), dstStride=stride, quantPre=quant),
+        )
         self.q_c.FreeTensor(co)
 
     # L1 holds A as NZ (column blocks of C0, baseM padded rows each) so that a baseK slice is a
@@ -387,8 +410,7 @@ class Matmul:
     # K) so that a baseK slice is one contiguous run LoadData can transpose in one go.
     def _copy_a(self, a1, m0: int, kc: int, mt: int, kl: int) -> None:
         t = self.tiling
-        DataCopy(a1, self.a[m0 * t.Ka + kc],
-                 Nd2NzParams(1, mt, kl, 0, t.Ka, self.bm, 1, 0))
+        DataCopy(a1, self.a[m0 * t.Ka + kc], Nd2NzParams(1, mt, kl, 0, t.Ka, self.bm, 1, 0))
 
     def _copy_b(self, b1, n0: int, kc: int, nt: int, kl: int) -> None:
         t = self.tiling
@@ -399,11 +421,13 @@ class Matmul:
         n1 = -(-nt // 16)
         frac = n1 * 256
         if full:
-            DataCopy(b1, self.b[kc * t.N + n0], Nd2NzParams(full, 16, nt, 16 * t.N, t.N, 16, 1,
-                                                            frac))
+            DataCopy(b1, self.b[kc * t.N + n0], Nd2NzParams(full, 16, nt, 16 * t.N, t.N, 16, 1, frac))
         if rem:
-            DataCopy(b1[full * frac], self.b[(kc + full * 16) * t.N + n0],
-                     Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0))
+            DataCopy(
+                b1[full * frac],
+                self.b[(kc + full * 16) * t.N + n0],
+                Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0),
+            )
 
     def _load_a(self, a2, a1, mt: int, ks: int, kt: int) -> None:
         m1 = -(-mt // 16)
@@ -411,8 +435,9 @@ class Matmul:
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
         per = 512 // self.dt.itemsize
         # ZZ in L0A: row group r < m1 takes fractals (k1s.., r) of the NZ tile into a2[r·k1·per]
-        load_rows(a2, k1 * per, a1, m1, k1s * bm1, 1,
-                  k1, bm1, False)  # LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False)
+        load_rows(
+            a2, k1 * per, a1, m1, k1s * bm1, 1, k1, bm1, False
+        )  # LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False)
 
     def _load_b(self, b2, b1, nt: int, ks: int, kt: int) -> None:
         k1s, k1 = ks // self.c0, -(-kt // self.c0)
@@ -421,14 +446,16 @@ class Matmul:
             bn1 = self.bn // 16
             n1 = -(-nt // 16)
             # K row r < k1 takes the n1 fractals of NZ row group k1s + r into b2[r·n1·per]
-            load_rows(b2, n1 * per, b1, k1, k1s * bn1, bn1,
-                      n1, 1, False)  # LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0, False)
+            load_rows(
+                b2, n1 * per, b1, k1, k1s * bn1, bn1, n1, 1, False
+            )  # LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0, False)
             return
         n1 = -(-nt // 16)
         total = k1 * n1
         for f in range(0, total, 255):
-            load_at(b2, f * per, b1, (k1s * n1 + f) * per,
-                    LoadData2DParams(0, min(255, total - f), 1, 0, 0, True))
+            load_at(
+                b2, f * per, b1, (k1s * n1 + f) * per, LoadData2DParams(0, min(255, total - f), 1, 0, 0, True)
+            )
 
 
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
@@ -450,5 +477,14 @@ def _fail(fr, msg: str):
     raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno)
 
 
-__all__ = ["Matmul", "MatmulType", "CubeFormat", "TCubeTiling", "MultiCoreMatmulTiling",
-           "REGIST_MATMUL_OBJ", "GetSysWorkSpacePtr", "tiling_footprint", "check_tiling"]
+__all__ = [
+    "Matmul",
+    "MatmulType",
+    "CubeFormat",
+    "TCubeTiling",
+    "MultiCoreMatmulTiling",
+    "REGIST_MATMUL_OBJ",
+    "GetSysWorkSpacePtr",
+    "tiling_footprint",
+    "check_tiling",
+]

@@ -155,16 +155,23 @@ class LinStack:
         return out if out.dtype == self.dtype else out.view(self.dtype)
 
     def key(self, t: int) -> tuple:
-        return (id(self.gm), self.buffer.version, self.map.serial, self.rel, self.need,
-                self.dtype, tuple(self.bases[:t]))
+        return (
+            id(self.gm),
+            self.buffer.version,
+            self.map.serial,
+            self.rel,
+            self.need,
+            self.dtype,
+            tuple(self.bases[:t]),
+        )
 
 
 @lru_cache(maxsize=1024)
 def _grid(map_, rel: int, need: int, side: str, cols: int, k1: int, c0: int) -> tuple | None:
     """(GM element of operand (0, 0), step per row of A / column of B, step along K) if the
     operand of one K step is a regular grid of GM, else None (cached per map and shape)."""
-    idx = map_.index[rel: rel + need]
-    if map_.pad is not None and map_.pad[rel: rel + need].any():
+    idx = map_.index[rel : rel + need]
+    if map_.pad is not None and map_.pad[rel : rel + need].any():
         return None
     if side == "a":  # ZZ: (m1, k1, 16, c0) → rows m, then k
         g = idx.reshape(cols, k1, 16, c0).transpose(0, 2, 1, 3).reshape(cols * 16, k1 * c0)
@@ -177,8 +184,7 @@ def _grid(map_, rel: int, need: int, side: str, cols: int, k1: int, c0: int) -> 
     return (first, s_row, s_k) if np.array_equal(g, expect) else None
 
 
-def wide_grid(wide: dict, gm: np.ndarray, buffer, start: int, shape: tuple,
-              strides: tuple) -> np.ndarray:
+def wide_grid(wide: dict, gm: np.ndarray, buffer, start: int, shape: tuple, strides: tuple) -> np.ndarray:
     """The 2-D grid of GM array `gm` (fp16/bf16, all of `buffer`) from element `start`, widened
     to fp32: a read-only view of the launch's fp32 twin of the buffer (`wide`: one per buffer
     version), where each grid is widened when an operand first needs it.
@@ -197,8 +203,11 @@ def wide_grid(wide: dict, gm: np.ndarray, buffer, start: int, shape: tuple,
     if grid not in done:
         gm_ready(buffer)  # jobs may still write it
         isz = gm.itemsize
-        _widen_into(view, np.ndarray(shape, gm.dtype, gm, start * isz,
-                                     (strides[0] * isz, strides[1] * isz)), np.float32)
+        _widen_into(
+            view,
+            np.ndarray(shape, gm.dtype, gm, start * isz, (strides[0] * isz, strides[1] * isz)),
+            np.float32,
+        )
         done.add(grid)
     view.flags.writeable = False
     return view
@@ -299,8 +308,7 @@ def _held_bytes(view: np.ndarray) -> int:
 class Pending:
     """Mmads accumulating into one L0C tile, computed as one wide matmul when C is next read."""
 
-    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs",
-                 "__weakref__")
+    __slots__ = ("key", "dst", "m", "n", "m1", "n1", "out_t", "init", "bias", "runs", "__weakref__")
 
     def __init__(self, key, dst, m, n, m1, n1, out_t, init, bias):
         self.key, self.dst, self.m, self.n, self.m1, self.n1 = key, dst, m, n, m1, n1
@@ -312,10 +320,12 @@ class Pending:
         wide = np.float64 if self.out_t == int32 else np.float32
         shape = tuple((r.k, r.k1, r.c0, r.count, r.dtype) for r in self.runs)
         ks = sum(r.k * r.count for r in self.runs) * np.dtype(wide).itemsize
-        a = self._operand(widened, ("A", self.m, self.m1, wide, shape), "a", self.m * ks,
-                          lambda: self._widen_a(wide))
-        b = self._operand(widened, ("B", self.n, self.n1, wide, shape), "b", self.n * ks,
-                          lambda: self._widen_b(wide))
+        a = self._operand(
+            widened, ("A", self.m, self.m1, wide, shape), "a", self.m * ks, lambda: self._widen_a(wide)
+        )
+        b = self._operand(
+            widened, ("B", self.n, self.n1, wide, shape), "b", self.n * ks, lambda: self._widen_b(wide)
+        )
         return a, b
 
     def _operand(self, widened: Widened, key: tuple, side: str, nbytes: int, widen) -> Later:
@@ -323,9 +333,11 @@ class Pending:
         stacks = [getattr(r, side) for r in self.runs]
         keys = [s.key(r.count) for s, r in zip(stacks, self.runs)]
         if all(k is not None for k in keys):
+
             def by_lineage():  # on a miss only
                 view = self._strided(side, key[3])
                 return widen() if view is None else view
+
             return widened.get_exact((*key, *keys), nbytes, by_lineage)
         for r in self.runs:  # as bytes, here: the numbers thread must not gather from GM
             need = r.need_a if side == "a" else r.need_b
@@ -364,8 +376,7 @@ class Pending:
         if gm.dtype.itemsize != 2 or gm.dtype.kind in "iu" or state.core.run.wide is None:
             return None
         start = bases[0] + first
-        shape, strides = ((rows, t * k), (s_row, s_k)) if side == "a" else \
-            ((t * k, rows), (s_k, s_row))
+        shape, strides = ((rows, t * k), (s_row, s_k)) if side == "a" else ((t * k, rows), (s_k, s_row))
         last = start + (shape[0] - 1) * strides[0] + (shape[1] - 1) * strides[1]
         if start < 0 or last >= gm.size or min(strides) < 0:
             return None
@@ -381,11 +392,11 @@ class Pending:
             kp, kt = k1 * c0, t * k
             za = r.rows_a().reshape(t, m1, k1, 16, c0).transpose(1, 3, 0, 2, 4)
             if m == m1 * 16 and k == kp:
-                _widen_into(_split(a[:, k0:k0 + kt], (m1, 16, t, k1, c0)), za, wide)
+                _widen_into(_split(a[:, k0 : k0 + kt], (m1, 16, t, k1, c0)), za, wide)
             else:
                 full = np.empty((m1, 16, t, k1, c0), wide)
                 _widen_into(full, za, wide)
-                a[:, k0:k0 + kt] = full.reshape(m1 * 16, t, kp)[:m, :, :k].reshape(m, kt)
+                a[:, k0 : k0 + kt] = full.reshape(m1 * 16, t, kp)[:m, :, :k].reshape(m, kt)
             k0 += kt
         return a
 
@@ -399,11 +410,11 @@ class Pending:
             kp, kt = k1 * c0, t * k
             zb = r.rows_b().reshape(t, k1, n1, 16, c0).transpose(0, 1, 4, 2, 3)
             if n == n1 * 16 and k == kp:
-                _widen_into(_split(b[k0:k0 + kt], (t, k1, c0, n1, 16)), zb, wide)
+                _widen_into(_split(b[k0 : k0 + kt], (t, k1, c0, n1, 16)), zb, wide)
             else:
                 full = np.empty((t, k1, c0, n1, 16), wide)
                 _widen_into(full, zb, wide)
-                b[k0:k0 + kt] = full.reshape(t, kp, n1 * 16)[:, :k, :n].reshape(kt, n)
+                b[k0 : k0 + kt] = full.reshape(t, kp, n1 * 16)[:, :k, :n].reshape(kt, n)
             k0 += kt
         return b
 
@@ -424,8 +435,11 @@ class Pending:
         c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
         # lane: this core's L0C (Fixpipe's conversion follows in it); ready: the operands are
         # in (a job that would widen one may share it with another job)
-        numbers.submit(lambda: self._compute(a, b, bias, c4), lane=core,
-                       ready=lambda: a.value is not None and b.value is not None)
+        numbers.submit(
+            lambda: self._compute(a, b, bias, c4),
+            lane=core,
+            ready=lambda: a.value is not None and b.value is not None,
+        )
 
     def _compute(self, a: Later, b: Later, bias: np.ndarray | None, c4: np.ndarray) -> None:
         r = a() @ b()  # BLAS on one thread during a launch (npu/blas.py)

@@ -41,8 +41,7 @@ def name_in_frame(obj, frame) -> str | None:
 class Slot:
     """One buffer of a queue: its place in memory and where it is in its life cycle."""
 
-    __slots__ = ("index", "offset", "nbytes", "state", "release", "link", "views", "alloc_line",
-                 "owner")
+    __slots__ = ("index", "offset", "nbytes", "state", "release", "link", "views", "alloc_line", "owner")
 
     def __init__(self, index: int, offset: int, nbytes: int):
         self.owner = None
@@ -72,8 +71,11 @@ class TPipe:
         else:
             if length is None:
                 file, line = user_location()
-                raise KernelError("InitBuffer(que, num, len) needs the number of buffers and "
-                                  "their length in bytes", file, line)
+                raise KernelError(
+                    "InitBuffer(que, num, len) needs the number of buffers and their length in bytes",
+                    file,
+                    line,
+                )
             nbuf, length = int(num_or_len), int(length)
         mem = POSITION_MEMORY[que.position]
         chip = core.chip
@@ -83,16 +85,21 @@ class TPipe:
         cap = chip.usable.get(mem, 0)
         frame = user_frame()
         if nbuf < 1 or length <= 0:
-            raise KernelError(f"InitBuffer with {nbuf} buffer(s) of {length} B: both must be "
-                              "positive", frame.f_code.co_filename, frame.f_lineno)
+            raise KernelError(
+                f"InitBuffer with {nbuf} buffer(s) of {length} B: both must be positive",
+                frame.f_code.co_filename,
+                frame.f_lineno,
+            )
         if used + nbuf * per > cap:
             name = name_in_frame(que, frame) or "the queue"
             raise KernelError(
                 f"InitBuffer({name}, {nbuf}, {length}) needs {nbuf} x {per} B = {nbuf * per} B "
                 f"of {mem.upper()} ({que.position.name}); {used} B are already taken and "
                 f"{chip.name} has {cap} B ({cap - used} B left)",
-                frame.f_code.co_filename, frame.f_lineno,
-                hint="use smaller tiles or fewer buffers (BUFFER_NUM)")
+                frame.f_code.co_filename,
+                frame.f_lineno,
+                hint="use smaller tiles or fewer buffers (BUFFER_NUM)",
+            )
         if isinstance(que, TQue):
             pipes = QUEUE_PIPES.get(que.position)
             if pipes is not None:
@@ -101,8 +108,10 @@ class TPipe:
                     raise KernelError(
                         f"{same} queue buffers now sync {pipes[0].name}→{pipes[1].name}, but "
                         f"{chip.name} has {chip.event_ids} event ids per event type",
-                        frame.f_code.co_filename, frame.f_lineno,
-                        hint="fewer buffers per position (each TQue buffer holds an event id)")
+                        frame.f_code.co_filename,
+                        frame.f_lineno,
+                        hint="fewer buffers per position (each TQue buffer holds an event id)",
+                    )
             que._init(core, mem, [Slot(i, used + i * per, per) for i in range(nbuf)])
             self._queues.append(que)
         else:
@@ -163,8 +172,9 @@ class TQue:
         t = slot.views.get(dtype)
         if t is None:
             dt = as_dtype(dtype)
-            t = slot.views[dtype] = LocalTensor(self.position, self.mem, dt, slot.offset,
-                                                slot.nbytes // dt.itemsize, None, slot)
+            t = slot.views[dtype] = LocalTensor(
+                self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize, None, slot
+            )
         return t
 
     def _enque_counting(self, tensor: LocalTensor) -> bool:
@@ -187,8 +197,7 @@ class TQue:
     def _fail(self, message: str, hint: str | None = None):
         frame = user_frame(3)
         name = name_in_frame(self, frame) or "queue"
-        raise KernelError(message.format(name=name), frame.f_code.co_filename, frame.f_lineno,
-                          hint=hint)
+        raise KernelError(message.format(name=name), frame.f_code.co_filename, frame.f_lineno, hint=hint)
 
     def AllocTensor(self, dtype) -> LocalTensor:
         slots = self.slots
@@ -211,8 +220,9 @@ class TQue:
             t = tp[p]
             ready = t if t > ts else ts
             if release > ready:  # core.wait_until inlined (hot): record the blocked interval
-                core.rec.append((p, ready, release, "AllocTensor", fr.f_code.co_filename,
-                                 fr.f_lineno, 0, 1, slot.link))
+                core.rec.append(
+                    (p, ready, release, "AllocTensor", fr.f_code.co_filename, fr.f_lineno, 0, 1, slot.link)
+                )
                 tp[p] = release
             else:
                 tp[p] = ready
@@ -222,9 +232,8 @@ class TQue:
             arr = None
             if core.numeric:
                 m = core.memory(self.mem)
-                arr = m[slot.offset: slot.offset + slot.nbytes].view(dt)
-            t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize,
-                            arr, slot)
+                arr = m[slot.offset : slot.offset + slot.nbytes].view(dt)
+            t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize, arr, slot)
             slot.views[dtype] = t
         san = core.san
         if san is not None:
@@ -241,9 +250,11 @@ class TQue:
             if slot.state is FREE:
                 return slot
         lines = ", ".join(str(s.alloc_line) for s in slots)
-        self._fail(f"AllocTensor on '{{name}}': all {len(slots)} buffer(s) are in use (allocated "
-                   f"at line(s) {lines}) and none was freed",
-                   "FreeTensor each tensor after its last use, or InitBuffer more buffers")
+        self._fail(
+            f"AllocTensor on '{{name}}': all {len(slots)} buffer(s) are in use (allocated "
+            f"at line(s) {lines}) and none was freed",
+            "FreeTensor each tensor after its last use, or InitBuffer more buffers",
+        )
 
     def EnQue(self, tensor: LocalTensor) -> bool:
         slot = tensor.slot
@@ -253,8 +264,10 @@ class TQue:
             self._fail(f"EnQue on '{{name}}' of a tensor that is {slot.state}, not allocated")
         fifo = self.fifo
         if len(fifo) >= self.depth:
-            self._fail(f"EnQue on '{{name}}': the queue already holds {len(fifo)} tensor(s) "
-                       f"and its depth is {self.depth}")
+            self._fail(
+                f"EnQue on '{{name}}': the queue already holds {len(fifo)} tensor(s) "
+                f"and its depth is {self.depth}"
+            )
         core = state.core
         prod = self.pipes[0] if self.pipes else 0
         slot.state = QUEUED
@@ -269,8 +282,10 @@ class TQue:
 
     def DeQue(self, dtype=None) -> LocalTensor:
         if not self.fifo:
-            self._fail("DeQue on empty queue '{name}': nothing was EnQue'd (or it was already "
-                       "DeQue'd)", "each DeQue needs an earlier EnQue on the same queue")
+            self._fail(
+                "DeQue on empty queue '{name}': nothing was EnQue'd (or it was already DeQue'd)",
+                "each DeQue needs an earlier EnQue on the same queue",
+            )
         tensor, t_set, link = self.fifo.popleft()
         tensor.slot.state = DEQUEUED
         core = state.core
@@ -283,8 +298,7 @@ class TQue:
             ready = t if t > ts else ts
             if t_set > ready:  # core.wait_until inlined (hot): record the blocked interval
                 fr = sys._getframe(1)
-                core.rec.append((p, ready, t_set, "DeQue", fr.f_code.co_filename, fr.f_lineno, 0,
-                                 1, link))
+                core.rec.append((p, ready, t_set, "DeQue", fr.f_code.co_filename, fr.f_lineno, 0, 1, link))
                 tp[p] = t_set
             else:
                 tp[p] = ready
@@ -360,15 +374,19 @@ class TBuf:
         n = cap if count is None else int(count)
         if n > cap:
             file, line = user_location()
-            raise KernelError(f"TBuf.Get({dtype_name(dt)}, {n}) asks for {n * dt.itemsize} B but "
-                              f"the buffer has {self.nbytes} B", file, line)
+            raise KernelError(
+                f"TBuf.Get({dtype_name(dt)}, {n}) asks for {n * dt.itemsize} B but "
+                f"the buffer has {self.nbytes} B",
+                file,
+                line,
+            )
         key = (dt, n)
         t = self._views.get(key)
         if t is None:
             arr = None
             core = state.core
             if core.numeric:
-                arr = core.memory(self.mem)[self.offset: self.offset + n * dt.itemsize].view(dt)
+                arr = core.memory(self.mem)[self.offset : self.offset + n * dt.itemsize].view(dt)
             t = self._views[key] = LocalTensor(self.position, self.mem, dt, self.offset, n, arr)
         return t
 

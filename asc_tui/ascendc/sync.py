@@ -20,8 +20,9 @@ class _FlagOp:
         core = state.core
         fr = sys._getframe(_depth)
         if not isinstance(event, HardEvent):
-            raise KernelError(f"{self.__name__} expects a HardEvent, got {event!r}",
-                              fr.f_code.co_filename, fr.f_lineno)
+            raise KernelError(
+                f"{self.__name__} expects a HardEvent, got {event!r}", fr.f_code.co_filename, fr.f_lineno
+            )
         core.check_event_id(event, event_id)
         src, dst = event.value
         key = (event, int(event_id))

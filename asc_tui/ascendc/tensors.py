@@ -70,8 +70,7 @@ class GlobalTensor:
     def SetGlobalBuffer(self, addr: GM_ADDR, size: int | None = None) -> None:
         if not isinstance(addr, GM_ADDR):
             file, line = user_location()
-            raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}",
-                              file, line)
+            raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}", file, line)
         buf = addr.buffer
         if self.dtype is None:
             self.dtype = buf.dtype
@@ -110,9 +109,11 @@ class GlobalTensor:
     def _check(self, i: int, n: int, what: str) -> None:
         if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):
             file, line = user_location(4)
-            msg = (f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
-                   f"{self.start + i + n}) of {self.name}, but the tensor covers "
-                   f"[{self.base}, {self.base + min(self.base_size, _capacity(self) - self.base)})")
+            msg = (
+                f"{what} outside the GlobalTensor '{self.name}': elements [{self.start + i}, "
+                f"{self.start + i + n}) of {self.name}, but the tensor covers "
+                f"[{self.base}, {self.base + min(self.base_size, _capacity(self) - self.base)})"
+            )
             _san_oob(self, i, n, what == "SetValue", msg)
             raise KernelError(msg, file, line, hint="check the offset of the last (tail) tile")
 
@@ -177,8 +178,15 @@ class LocalTensor:
             _san_oob(self, off, 1, False, msg)
             raise KernelError(msg, file, line)
         arr = self.arr[off:] if self.arr is not None else None
-        t = LocalTensor(self.pos, self.mem, self.dtype, self.offset + off * self.dtype.itemsize,
-                        self.count - off, arr, self.slot)
+        t = LocalTensor(
+            self.pos,
+            self.mem,
+            self.dtype,
+            self.offset + off * self.dtype.itemsize,
+            self.count - off,
+            arr,
+            self.slot,
+        )
         return t
 
     def GetSize(self) -> int:
@@ -234,8 +242,7 @@ class LocalTensor:
         arr = None
         if self.arr is not None:
             arr = self.arr[: self.count].view(dt)
-        return LocalTensor(self.pos, self.mem, dt, self.offset, nbytes // dt.itemsize, arr,
-                           self.slot)
+        return LocalTensor(self.pos, self.mem, dt, self.offset, nbytes // dt.itemsize, arr, self.slot)
 
     def numpy(self) -> np.ndarray | None:
         """The tensor's data (a copy), for DumpTensor and tests."""
@@ -245,5 +252,7 @@ class LocalTensor:
         return None if self.arr is None else np.array(self.arr[: self.count])
 
     def __repr__(self) -> str:
-        return (f"LocalTensor<{dtype_name(self.dtype)}>({self.pos.name}, {self.count} elems "
-                f"@ {self.mem}+{self.offset})")
+        return (
+            f"LocalTensor<{dtype_name(self.dtype)}>({self.pos.name}, {self.count} elems "
+            f"@ {self.mem}+{self.offset})"
+        )

@@ -34,8 +34,11 @@ def _check(op: str, n, fr, *tensors) -> int:
         if hasattr(n, "__index__"):
             n = int(n)
         else:
-            _fail(f"{op}: expected an element count, got {type(n).__name__} (the mask/repeat "
-                  "form of the level-0 API is not emulated; pass a count)", fr)
+            _fail(
+                f"{op}: expected an element count, got {type(n).__name__} (the mask/repeat "
+                "form of the level-0 API is not emulated; pass a count)",
+                fr,
+            )
     for t in tensors:
         if n > t.count:
             from .pipe import name_in_frame
@@ -43,11 +46,16 @@ def _check(op: str, n, fr, *tensors) -> int:
             name = name_in_frame(t, fr) or "tensor"
             core = state.core
             if core.san is not None:
-                core.san.oob(core, t, 0, n, t is tensors[0] and not op.startswith(
-                    ("Reduce", "Compare")), fr, f"{op} on {n} elements but '{name}' holds "
-                    f"{t.count} ({t.count * t.dtype.itemsize} B)")
-            _fail(f"{op} on {n} elements but '{name}' holds {t.count} "
-                  f"({t.count * t.dtype.itemsize} B)", fr)
+                core.san.oob(
+                    core,
+                    t,
+                    0,
+                    n,
+                    t is tensors[0] and not op.startswith(("Reduce", "Compare")),
+                    fr,
+                    f"{op} on {n} elements but '{name}' holds {t.count} ({t.count * t.dtype.itemsize} B)",
+                )
+            _fail(f"{op} on {n} elements but '{name}' holds {t.count} ({t.count * t.dtype.itemsize} B)", fr)
     if n < 0:
         _fail(f"{op}: negative count {n}", fr)
     return n
@@ -67,9 +75,17 @@ def _binary(op: str, fn):
     def instr(dst, src0, src1, count):
         core = state.core
         fr = sys._getframe(1)
-        n = count if (type(count) is int and count <= dst.count and count <= src0.count
-                      and count <= src1.count and count >= 0) else _check(op, count, fr, dst,
-                                                                          src0, src1)
+        n = (
+            count
+            if (
+                type(count) is int
+                and count <= dst.count
+                and count <= src0.count
+                and count <= src1.count
+                and count >= 0
+            )
+            else _check(op, count, fr, dst, src0, src1)
+        )
         if core.numeric:
             if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
                 core.lazy.settle()
@@ -93,8 +109,11 @@ def _unary(op: str, fn):
     def instr(dst, src, count):
         core = state.core
         fr = sys._getframe(1)
-        n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
+        n = (
+            count
+            if (type(count) is int and 0 <= count <= dst.count and count <= src.count)
             else _check(op, count, fr, dst, src)
+        )
         if core.numeric:
             if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
                 core.lazy.settle()
@@ -111,8 +130,11 @@ def _scalar_op(op: str, fn):
     def instr(dst, src, scalar, count):
         core = state.core
         fr = sys._getframe(1)
-        n = count if (type(count) is int and 0 <= count <= dst.count and count <= src.count) \
+        n = (
+            count
+            if (type(count) is int and 0 <= count <= dst.count and count <= src.count)
             else _check(op, count, fr, dst, src)
+        )
         if core.numeric:
             if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
                 core.lazy.settle()
@@ -199,8 +221,9 @@ def Axpy(dst, src, scalar, count) -> None:
             core.lazy.settle()
         prod = src.arr[:n] * src.dtype.type(scalar)
         dst.arr[:n] = (dst.arr[:n] + prod.astype(dst.dtype)).astype(dst.dtype)
-    _issue(core, "Axpy", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr,
-           ((src, n), (dst, n)), ((dst, n),))
+    _issue(
+        core, "Axpy", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr, ((src, n), (dst, n)), ((dst, n),)
+    )
 
 
 _ROUND = {
@@ -229,8 +252,7 @@ def Cast(dst, src, round_mode: RoundMode, count) -> None:
         elif round_mode is RoundMode.CAST_ODD and dst.dtype.itemsize < src.dtype.itemsize:
             a = a.astype(np.float64)
         dst.arr[:n] = a.astype(dst.dtype)
-    _issue(core, "Cast", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr, ((src, n),),
-           ((dst, n),))
+    _issue(core, "Cast", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr, ((src, n),), ((dst, n),))
 
 
 def _reduce(op: str, fn, arg=None):
@@ -287,15 +309,24 @@ def Compare(dst, src0, src1, mode: CMPMODE, count) -> None:
     n = _check("Compare", count, fr, src0, src1)
     need_bytes = -(-n // 8)
     if dst.count * dst.dtype.itemsize < need_bytes:
-        _fail(f"Compare of {n} elements needs a {need_bytes} B mask; dst has "
-              f"{dst.count * dst.dtype.itemsize} B", fr)
+        _fail(
+            f"Compare of {n} elements needs a {need_bytes} B mask; dst has "
+            f"{dst.count * dst.dtype.itemsize} B",
+            fr,
+        )
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
             core.lazy.settle()
         bits = np.packbits(_CMP[mode](src0.arr[:n], src1.arr[:n]), bitorder="little")
         dst.arr.view(np.uint8)[: len(bits)] = bits
-    _issue(core, "Compare", n * src0.dtype.itemsize, fr, ((src0, n), (src1, n)),
-           ((dst, -(-need_bytes // dst.dtype.itemsize)),))
+    _issue(
+        core,
+        "Compare",
+        n * src0.dtype.itemsize,
+        fr,
+        ((src0, n), (src1, n)),
+        ((dst, -(-need_bytes // dst.dtype.itemsize)),),
+    )
 
 
 def CompareScalar(dst, src0, scalar, mode: CMPMODE, count) -> None:
@@ -315,8 +346,11 @@ def Select(dst, mask, src0, src1, mode: SELMODE, count) -> None:
     core = state.core
     fr = sys._getframe(1)
     scalar_mode = mode is SELMODE.VSEL_TENSOR_SCALAR_MODE
-    n = _check("Select", count, fr, dst, src0) if scalar_mode else _check(
-        "Select", count, fr, dst, src0, src1)
+    n = (
+        _check("Select", count, fr, dst, src0)
+        if scalar_mode
+        else _check("Select", count, fr, dst, src0, src1)
+    )
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
             core.lazy.settle()

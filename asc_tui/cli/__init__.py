@@ -16,7 +16,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="asc-tui",
         description="Workbench for Ascend C operators on an emulated NPU. "
-        "Without a command: open the workbench on PATH (default ./operators).")
+        "Without a command: open the workbench on PATH (default ./operators).",
+    )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
@@ -32,8 +33,11 @@ def _version() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")) or argv[0] in (
-            "--theme", "--chip", "--no-watch"):
+    if (
+        not argv
+        or (argv[0] not in COMMANDS and not argv[0].startswith("-"))
+        or argv[0] in ("--theme", "--chip", "--no-watch")
+    ):
         return _workbench(argv)
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -20,31 +20,55 @@ def add_parser(sub) -> None:
     add_target_options(p)
     p.add_argument("--all-cases", action="store_true", help="bench every case of the operator")
     base = p.add_mutually_exclusive_group()
-    base.add_argument("--baseline", metavar="OP2",
-                      help="run operator OP2 on the same cases as the baseline (default: the "
-                           "operator's BASELINE, if it declares one)")
+    base.add_argument(
+        "--baseline",
+        metavar="OP2",
+        help="run operator OP2 on the same cases as the baseline (default: the "
+        "operator's BASELINE, if it declares one)",
+    )
     base.add_argument("--against", metavar="NAME", help="compare with the saved baseline NAME")
-    p.add_argument("--save-baseline", metavar="NAME",
-                   help="save this run's results as baseline NAME")
-    p.add_argument("--report", nargs="+", metavar="FORMAT [FILE]",
-                   help="write a report: markdown or html (to --output FILE, or FILE)")
+    p.add_argument("--save-baseline", metavar="NAME", help="save this run's results as baseline NAME")
+    p.add_argument(
+        "--report",
+        nargs="+",
+        metavar="FORMAT [FILE]",
+        help="write a report: markdown or html (to --output FILE, or FILE)",
+    )
     p.add_argument("--output", "-o", metavar="FILE", help="report file (default: stdout)")
-    p.add_argument("--history", action="store_true",
-                   help="show the recorded trend of this operator instead of running it")
+    p.add_argument(
+        "--history",
+        action="store_true",
+        help="show the recorded trend of this operator instead of running it",
+    )
     p.add_argument("--baselines", action="store_true", help="list saved baselines and exit")
     p.add_argument("--limit", type=int, default=20, help="runs shown by --history (default 20)")
-    p.add_argument("--ship", type=float, metavar="PCT",
-                   help="relative performance to ship (default 95, or [thresholds] ship in "
-                        "the project config)")
-    p.add_argument("--optimise", type=float, metavar="PCT",
-                   help="below this it is 'must optimise' (default 90)")
-    p.add_argument("--regression-threshold", type=float, metavar="PCT",
-                   help="slowdown vs the previous run that counts as a regression (default 1)")
-    p.add_argument("--fail-on", default="regression,must-optimise,error", metavar="LIST",
-                   help=f"exit 1 when any holds: {','.join(FAIL_CONDITIONS)} or none "
-                        "(default regression,must-optimise,error)")
-    p.add_argument("--full", action="store_true",
-                   help="full numeric emulation with precision check (default timing-only)")
+    p.add_argument(
+        "--ship",
+        type=float,
+        metavar="PCT",
+        help="relative performance to ship (default 95, or [thresholds] ship in the project config)",
+    )
+    p.add_argument(
+        "--optimise", type=float, metavar="PCT", help="below this it is 'must optimise' (default 90)"
+    )
+    p.add_argument(
+        "--regression-threshold",
+        type=float,
+        metavar="PCT",
+        help="slowdown vs the previous run that counts as a regression (default 1)",
+    )
+    p.add_argument(
+        "--fail-on",
+        default="regression,must-optimise,error",
+        metavar="LIST",
+        help=f"exit 1 when any holds: {','.join(FAIL_CONDITIONS)} or none "
+        "(default regression,must-optimise,error)",
+    )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="full numeric emulation with precision check (default timing-only)",
+    )
     p.add_argument("--no-record", action="store_true", help="do not add this run to history")
 
 
@@ -67,8 +91,11 @@ def _thresholds(args) -> Thresholds:
         return Thresholds(
             ship=args.ship / 100 if args.ship is not None else ship,
             optimise=args.optimise / 100 if args.optimise is not None else optimise,
-            regression=(args.regression_threshold / 100 if args.regression_threshold is not None
-                        else regression), fail_on=fail_on)
+            regression=(
+                args.regression_threshold / 100 if args.regression_threshold is not None else regression
+            ),
+            fail_on=fail_on,
+        )
     except ValueError as exc:
         raise SystemExit(f"asc-tui bench: {exc}") from None
 
@@ -96,17 +123,26 @@ def main(args) -> int:
         return _list_baselines(store, args)
     if args.history:
         return _history(store, args, th)
-    req = BenchRequest(args.op, cases=() if args.all_cases else
-                       ((args.case,) if args.case else None),
-                       chip=args.chip, params=parse_params(args.param),
-                       baseline_op=args.baseline, against=args.against,
-                       save_baseline=args.save_baseline, thresholds=th,
-                       timing_only=not args.full, record=not args.no_record,
-                       timeout_s=args.timeout)
+    req = BenchRequest(
+        args.op,
+        cases=() if args.all_cases else ((args.case,) if args.case else None),
+        chip=args.chip,
+        params=parse_params(args.param),
+        baseline_op=args.baseline,
+        against=args.against,
+        save_baseline=args.save_baseline,
+        thresholds=th,
+        timing_only=not args.full,
+        record=not args.no_record,
+        timeout_s=args.timeout,
+    )
     result = bench(req, store=store)
-    trends = {c.case: history.runs(store, result.operator, c.case, result.chip,
-                                   history.TREND_KINDS, limit=args.limit)
-              for c in result.cases}
+    trends = {
+        c.case: history.runs(
+            store, result.operator, c.case, result.chip, history.TREND_KINDS, limit=args.limit
+        )
+        for c in result.cases
+    }
     if target is not None:
         fmt, out = target
         text = render(result, trends, fmt)
@@ -129,16 +165,21 @@ def print_result(r: BenchResult, out=None) -> None:
     for e in r.errors:
         w("  " + e.replace("\n", "\n  ") + "\n")
     if r.cases:
-        w(f"  {'case':<16}{'time us':>11}{'GFLOPS':>9}{'GB/s':>9}{'roofline':>10}"
-          f"{'base us':>11}{'relative':>10}  {'verdict':<14}change\n")
+        w(
+            f"  {'case':<16}{'time us':>11}{'GFLOPS':>9}{'GB/s':>9}{'roofline':>10}"
+            f"{'base us':>11}{'relative':>10}  {'verdict':<14}change\n"
+        )
     for c in r.cases:
+
         def f(v, fmt):
             return "—" if v is None else fmt.format(v)
 
-        w(f"  {c.case:<16}{f(c.time_us, '{:.3f}'):>11}{f(c.gflops, '{:.1f}'):>9}"
-          f"{f(c.gbps, '{:.1f}'):>9}{f(c.roofline_fraction, '{:.1%}'):>10}"
-          f"{f(c.baseline_time_us, '{:.3f}'):>11}{f(c.relative, '{:.1%}'):>10}  "
-          f"{c.verdict.value if c.verdict else '—':<14}{change_text(c)}\n")
+        w(
+            f"  {c.case:<16}{f(c.time_us, '{:.3f}'):>11}{f(c.gflops, '{:.1f}'):>9}"
+            f"{f(c.gbps, '{:.1f}'):>9}{f(c.roofline_fraction, '{:.1%}'):>10}"
+            f"{f(c.baseline_time_us, '{:.3f}'):>11}{f(c.relative, '{:.1%}'):>10}  "
+            f"{c.verdict.value if c.verdict else '—':<14}{change_text(c)}\n"
+        )
         for e in c.errors:
             w("    " + e.replace("\n", "\n    ") + "\n")
         for warn in c.warnings:
@@ -157,38 +198,50 @@ def _history(store: Store, args, th: Thresholds) -> int:
         print(exc.info().format(), file=sys.stderr)
         return 1
     op = Path(args.op).stem if args.op.endswith(".py") else args.op
-    recs = history.runs(store, op, None if args.all_cases else args.case, chip,
-                        history.TREND_KINDS, limit=None)
+    recs = history.runs(
+        store, op, None if args.all_cases else args.case, chip, history.TREND_KINDS, limit=None
+    )
     by_case: dict[str, list] = {}
     for r in recs:
         if r.time_us is not None:
             by_case.setdefault(r.case, []).append(r)
     if args.json:
-        print_json({"operator": op, "chip": chip, "cases": {
-            k: [r.to_dict() for r in v[-args.limit:]] for k, v in by_case.items()}})
+        print_json(
+            {
+                "operator": op,
+                "chip": chip,
+                "cases": {k: [r.to_dict() for r in v[-args.limit :]] for k, v in by_case.items()},
+            }
+        )
         return 0
     if not by_case:
         print(f"no recorded runs of {op} on {chip} in {store.path}")
         return 0
     for case, rs in by_case.items():
-        rs = rs[-args.limit:]
+        rs = rs[-args.limit :]
         times = [r.time_us for r in rs]
-        print(f"{op} [{case}] on {chip}: {len(rs)} runs  {sparkline(times)}  "
-              f"{times[0]:.3f} -> {times[-1]:.3f} us")
+        print(
+            f"{op} [{case}] on {chip}: {len(rs)} runs  {sparkline(times)}  "
+            f"{times[0]:.3f} -> {times[-1]:.3f} us"
+        )
         for row in history_rows(rs, th.regression):
             print(f"  {row[0]:>6}  {row[1]}  {row[2]:<8}{row[3]:<18}{row[4]:>12}  {row[5]}")
     return 0
 
 
 def _list_baselines(store: Store, args) -> int:
-    rows = history.baselines(store, None if args.op in ("", "all") else
-                             (Path(args.op).stem if args.op.endswith(".py") else args.op))
+    rows = history.baselines(
+        store,
+        None if args.op in ("", "all") else (Path(args.op).stem if args.op.endswith(".py") else args.op),
+    )
     if args.json:
         print_json(rows)
         return 0
     if not rows:
         print("no saved baselines")
     for b in rows:
-        print(f"  {b['name']:<16}{b['operator']:<20}{b['case']:<16}{b['chip']:<14}"
-              f"{b['time_us']:>12.3f} us  {b['source_hash']}")
+        print(
+            f"  {b['name']:<16}{b['operator']:<20}{b['case']:<16}{b['chip']:<14}"
+            f"{b['time_us']:>12.3f} us  {b['source_hash']}"
+        )
     return 0

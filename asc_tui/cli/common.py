@@ -10,17 +10,27 @@ from typing import Any
 
 def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) -> None:
     if op_optional:
-        p.add_argument("op", nargs="*", metavar="OP",
-                       help="operator name (bundled or in ./operators) or path; default: all")
+        p.add_argument(
+            "op",
+            nargs="*",
+            metavar="OP",
+            help="operator name (bundled or in ./operators) or path; default: all",
+        )
     else:
         p.add_argument("op", metavar="OP", help="operator name (bundled or in ./operators) or path")
     p.add_argument("--case", help="case name (default: the operator's default case)")
     p.add_argument("--chip", help="chip name (ascend910b, ascend910b4, ...) or path to a .toml")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a tunable parameter (repeatable)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a tunable parameter (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--timeout", type=float, default=60.0,
-                   help="seconds before a runaway kernel is stopped (default 60)")
+    p.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds before a runaway kernel is stopped (default 60)"
+    )
 
 
 def parse_params(items: list[str]) -> dict[str, str]:

@@ -15,27 +15,49 @@ from .common import parse_params, print_json
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("debug", help="find memory, race, init and sync bugs; check precision "
-                       "and multi-rank deadlocks")
-    p.add_argument("op", nargs="*", metavar="OP",
-                   help="operator name (bundled or in ./operators) or path; default: all")
+    p = sub.add_parser(
+        "debug", help="find memory, race, init and sync bugs; check precision and multi-rank deadlocks"
+    )
+    p.add_argument(
+        "op", nargs="*", metavar="OP", help="operator name (bundled or in ./operators) or path; default: all"
+    )
     p.add_argument("--case", help="case name (default: the operator's default case)")
     p.add_argument("--chip", help="chip name or path to a .toml")
-    p.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a tunable parameter (repeatable)")
-    p.add_argument("--tool", default=",".join(TOOLS),
-                   help=f"comma-separated sanitizer tools (default: all of {','.join(TOOLS)}; "
-                   "'none' for no sanitizer)")
-    p.add_argument("--precision-check", action="store_true",
-                   help="compare with the golden reference: errors, cosine, NaN/Inf, worst "
-                   "elements; anything but PASS is reported")
-    p.add_argument("--deadlock-check", action="store_true",
-                   help="run --ranks ranks together and report collectives that never complete")
-    p.add_argument("--ranks", type=int, default=None,
-                   help="ranks for --deadlock-check, which it implies (default: the operator's "
-                   "RANKS, else 2)")
-    p.add_argument("--timeout", type=float, default=30.0,
-                   help="seconds before a runaway kernel or rank is stopped (default 30)")
+    p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a tunable parameter (repeatable)",
+    )
+    p.add_argument(
+        "--tool",
+        default=",".join(TOOLS),
+        help=f"comma-separated sanitizer tools (default: all of {','.join(TOOLS)}; 'none' for no sanitizer)",
+    )
+    p.add_argument(
+        "--precision-check",
+        action="store_true",
+        help="compare with the golden reference: errors, cosine, NaN/Inf, worst "
+        "elements; anything but PASS is reported",
+    )
+    p.add_argument(
+        "--deadlock-check",
+        action="store_true",
+        help="run --ranks ranks together and report collectives that never complete",
+    )
+    p.add_argument(
+        "--ranks",
+        type=int,
+        default=None,
+        help="ranks for --deadlock-check, which it implies (default: the operator's RANKS, else 2)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds before a runaway kernel or rank is stopped (default 30)",
+    )
     p.add_argument("--seed", type=int, default=0, help="input data seed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -46,8 +68,7 @@ def _tools(text: str) -> tuple[str, ...]:
     tools = tuple(t.strip() for t in text.split(",") if t.strip())
     bad = [t for t in tools if t not in TOOLS]
     if bad:
-        raise SystemExit(f"asc-tui debug: unknown tool(s) {', '.join(bad)}; choose from "
-                         f"{', '.join(TOOLS)}")
+        raise SystemExit(f"asc-tui debug: unknown tool(s) {', '.join(bad)}; choose from {', '.join(TOOLS)}")
     return tools
 
 
@@ -60,9 +81,18 @@ def main(args) -> int:
     targets = args.op or [str(p) for p in list_operators()]
     reports = []
     for op in targets:
-        req = DebugRequest(op, args.case, args.chip, params, tools, args.precision_check,
-                           args.deadlock_check or args.ranks is not None, args.ranks,
-                           args.timeout, args.seed)
+        req = DebugRequest(
+            op,
+            args.case,
+            args.chip,
+            params,
+            tools,
+            args.precision_check,
+            args.deadlock_check or args.ranks is not None,
+            args.ranks,
+            args.timeout,
+            args.seed,
+        )
         rep = debug(req)
         reports.append(rep)
         if not args.json:
@@ -101,8 +131,12 @@ def print_report(r: DebugReport, out=None) -> None:
         extra += f", precision {r.precision.verdict if r.precision else 'not checked'}"
     if r.deadlock is not None:
         extra += f", ranks {r.deadlock.outcome}"
-    w(f"  {verdict}: {len(r.findings)} report(s)" + (f" ({summary})" if summary else "")
-      + extra + f"  [{r.seconds:.2f} s]\n\n")
+    w(
+        f"  {verdict}: {len(r.findings)} report(s)"
+        + (f" ({summary})" if summary else "")
+        + extra
+        + f"  [{r.seconds:.2f} s]\n\n"
+    )
 
 
 def _print_precision(r: DebugReport, w) -> None:
@@ -110,8 +144,10 @@ def _print_precision(r: DebugReport, w) -> None:
         w("  precision: not checked (the run did not finish)\n")
         return
     for o in r.precision.outputs:
-        w(f"  precision {o.name} ({o.dtype}): {o.verdict}  max abs err {o.max_abs_error:.4g}"
-          f" (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err {o.mean_rel_error:.4g}, "
-          f"cosine {o.cosine_similarity:.6f}, NaN {o.nan}, Inf {o.inf}\n")
+        w(
+            f"  precision {o.name} ({o.dtype}): {o.verdict}  max abs err {o.max_abs_error:.4g}"
+            f" (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err {o.mean_rel_error:.4g}, "
+            f"cosine {o.cosine_similarity:.6f}, NaN {o.nan}, Inf {o.inf}\n"
+        )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")

@@ -17,33 +17,57 @@ from .common import add_target_options, parse_params, print_json
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
-        "profile", help="where the time goes: breakdown, pipeline report, hot lines, traces",
+        "profile",
+        help="where the time goes: breakdown, pipeline report, hot lines, traces",
         description="Profile one run of an operator on the emulated NPU (or import msprof op "
-        "data with --import DIR).")
+        "data with --import DIR).",
+    )
     add_target_options(p, op_optional=True)
     for action in p._actions:
         if action.dest == "op":
             action.help = "operator name (bundled or in ./operators) or path"
-    p.add_argument("--pipeline-report", action="store_true",
-                   help="utilisation and waits per unit, overlap, core balance")
-    p.add_argument("--lines", nargs="?", type=int, const=10, default=None, metavar="N",
-                   help="print the N hottest source lines (default 10; --json has all)")
-    p.add_argument("--trace", metavar="FILE",
-                   help="write a Chrome trace-event JSON (Perfetto, chrome://tracing)")
-    p.add_argument("--trace-limit", type=int, default=None, metavar="N",
-                   help="at most N events in the trace, the earliest (default 200000)")
-    p.add_argument("--msprof-dir", metavar="DIR",
-                   help="write OpBasicInfo/PipeUtilization/Memory/ResourceConflictRatio.csv")
-    p.add_argument("--import", dest="import_dir", metavar="DIR",
-                   help="read a msprof op output directory instead of running")
-    p.add_argument("--timing-only", action="store_true",
-                   help="skip arithmetic and verification (same timeline, faster)")
+    p.add_argument(
+        "--pipeline-report", action="store_true", help="utilisation and waits per unit, overlap, core balance"
+    )
+    p.add_argument(
+        "--lines",
+        nargs="?",
+        type=int,
+        const=10,
+        default=None,
+        metavar="N",
+        help="print the N hottest source lines (default 10; --json has all)",
+    )
+    p.add_argument(
+        "--trace", metavar="FILE", help="write a Chrome trace-event JSON (Perfetto, chrome://tracing)"
+    )
+    p.add_argument(
+        "--trace-limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N events in the trace, the earliest (default 200000)",
+    )
+    p.add_argument(
+        "--msprof-dir",
+        metavar="DIR",
+        help="write OpBasicInfo/PipeUtilization/Memory/ResourceConflictRatio.csv",
+    )
+    p.add_argument(
+        "--import",
+        dest="import_dir",
+        metavar="DIR",
+        help="read a msprof op output directory instead of running",
+    )
+    p.add_argument(
+        "--timing-only", action="store_true", help="skip arithmetic and verification (same timeline, faster)"
+    )
     p.add_argument("--seed", type=int, default=0, help="input data seed")
     tune = p.add_mutually_exclusive_group()
-    tune.add_argument("--auto-tune", action="store_true",
-                      help="search all tiling parameters (same as `asc-tui tune OP`)")
-    tune.add_argument("--quick-tune", action="store_true",
-                      help="model-guided search with a small budget")
+    tune.add_argument(
+        "--auto-tune", action="store_true", help="search all tiling parameters (same as `asc-tui tune OP`)"
+    )
+    tune.add_argument("--quick-tune", action="store_true", help="model-guided search with a small budget")
 
 
 def _fail(args, message: str, info=None) -> int:
@@ -59,8 +83,11 @@ def main(args) -> int:
         try:
             from .tune_cmd import tune_from_profile_args
         except ImportError:
-            return _fail(args, "--auto-tune/--quick-tune need the tuner (asc_tui.cli.tune_cmd."
-                               "tune_from_profile_args), which is not installed")
+            return _fail(
+                args,
+                "--auto-tune/--quick-tune need the tuner (asc_tui.cli.tune_cmd."
+                "tune_from_profile_args), which is not installed",
+            )
         if not args.op:
             return _fail(args, "--auto-tune/--quick-tune need an operator")
         return int(tune_from_profile_args(args, quick=bool(args.quick_tune)) or 0)
@@ -92,9 +119,15 @@ def _import(args, chip) -> int:
 def _profile(args, chip) -> int:
     from ..devkit.profile import profile
 
-    req = RunRequest(args.op[0], case=args.case, chip=args.chip,
-                     params=parse_params(args.param), timing_only=args.timing_only,
-                     seed=args.seed, timeout_s=args.timeout)
+    req = RunRequest(
+        args.op[0],
+        case=args.case,
+        chip=args.chip,
+        params=parse_params(args.param),
+        timing_only=args.timing_only,
+        seed=args.seed,
+        timeout_s=args.timeout,
+    )
     report = run(req)
     record_run(report, kind="profile")
     if report.emulation is None:
@@ -120,10 +153,11 @@ def _output(args, prof, report) -> int:
         limit = args.trace_limit if args.trace_limit is not None else DEFAULT_LIMIT
         info = write_trace(report.emulation, args.trace, limit, prof.core_kind)
         out["trace"] = info.to_dict()
-        cut = (f", truncated at {info.cutoff_us:,.3f} µs (--trace-limit {limit})"
-               if info.truncated else "")
-        extras.append(f"trace: {info.path} ({info.events:,} of {info.total:,} events, "
-                      f"{info.flows:,} flows{cut}) — open in https://ui.perfetto.dev")
+        cut = f", truncated at {info.cutoff_us:,.3f} µs (--trace-limit {limit})" if info.truncated else ""
+        extras.append(
+            f"trace: {info.path} ({info.events:,} of {info.total:,} events, "
+            f"{info.flows:,} flows{cut}) — open in https://ui.perfetto.dev"
+        )
     if args.msprof_dir:
         from ..devkit.msprof import write_dir
 
@@ -140,14 +174,15 @@ def _output(args, prof, report) -> int:
         d = prof.to_dict()
         d.update(out)
         if report is not None:
-            d["run"] = {"stages": [{"name": s.name, "seconds": s.seconds, "ok": s.ok}
-                                   for s in report.stages],
-                        "precision": report.precision.to_dict() if report.precision else None,
-                        "errors": [e.to_dict() for e in report.errors], "passed": passed}
+            d["run"] = {
+                "stages": [{"name": s.name, "seconds": s.seconds, "ok": s.ok} for s in report.stages],
+                "precision": report.precision.to_dict() if report.precision else None,
+                "errors": [e.to_dict() for e in report.errors],
+                "passed": passed,
+            }
         print_json(d)
     else:
         from .profile_view import console, render
 
-        render(prof, console(), pipeline_report=args.pipeline_report, lines=args.lines,
-               extras=extras)
+        render(prof, console(), pipeline_report=args.pipeline_report, lines=args.lines, extras=extras)
     return 0 if passed else 1

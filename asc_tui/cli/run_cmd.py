@@ -13,8 +13,9 @@ from .common import add_target_options, parse_params, print_json
 def add_parser(sub) -> None:
     p = sub.add_parser("run", help="run an operator on the emulated NPU and check its result")
     add_target_options(p, op_optional=True)
-    p.add_argument("--timing-only", action="store_true",
-                   help="shadow tensors, no arithmetic: same timeline, much faster")
+    p.add_argument(
+        "--timing-only", action="store_true", help="shadow tensors, no arithmetic: same timeline, much faster"
+    )
     p.add_argument("--seed", type=int, default=0, help="input data seed")
 
 
@@ -23,8 +24,15 @@ def main(args) -> int:
     targets = args.op or [str(p) for p in list_operators()]
     reports = []
     for op in targets:
-        req = RunRequest(op, case=args.case, chip=args.chip, params=params,
-                         timing_only=args.timing_only, seed=args.seed, timeout_s=args.timeout)
+        req = RunRequest(
+            op,
+            case=args.case,
+            chip=args.chip,
+            params=params,
+            timing_only=args.timing_only,
+            seed=args.seed,
+            timeout_s=args.timeout,
+        )
         report = run(req)
         record_run(report, kind="run")
         reports.append(report)
@@ -58,15 +66,16 @@ def print_report(r: RunReport, out=None) -> None:
         w("  " + e.format().replace("\n", "\n  ") + "\n")
     em = r.emulation
     if em is not None:
-        w(f"  task duration {em.time_us:12.3f} us  ({em.kernel_cycles:,.0f} cycles @ "
-          f"{em.clock_mhz:g} MHz, block_dim {em.block_dim}, {em.mode} mode)\n")
+        w(
+            f"  task duration {em.time_us:12.3f} us  ({em.kernel_cycles:,.0f} cycles @ "
+            f"{em.clock_mhz:g} MHz, block_dim {em.block_dim}, {em.mode} mode)\n"
+        )
         w(f"  {'pipe':<8}{'busy us/core':>14}{'ratio':>9}{'wait':>9}{'instr':>10}\n")
         for name, st in em.pipe_stats().items():
             if st.instructions == 0 and st.busy_us == 0:
                 continue
             n = max(em.cores_used, 1)
-            w(f"  {name:<8}{st.busy_us / n:14.3f}{st.ratio:9.1%}{st.wait_ratio:9.1%}"
-              f"{st.instructions:10d}\n")
+            w(f"  {name:<8}{st.busy_us / n:14.3f}{st.ratio:9.1%}{st.wait_ratio:9.1%}{st.instructions:10d}\n")
         w(f"  GM read {_fmt_bytes(em.gm_read)}, GM write {_fmt_bytes(em.gm_write)}\n")
         for warn in em.warnings:
             w(f"  warning: {warn.file}:{warn.line}: {warn.message} (x{warn.count})\n")
@@ -76,6 +85,8 @@ def print_report(r: RunReport, out=None) -> None:
             w(f"  ... {len(em.log) - 50} more log lines (see --json)\n")
     if r.precision is not None:
         p = r.precision.to_dict()
-        w(f"  precision {p['verdict']}: max abs err {p['max_abs_error']:.3g}, mean rel err "
-          f"{p['mean_rel_error']:.3g}, cosine {p['cosine_similarity']:.6f}\n")
+        w(
+            f"  precision {p['verdict']}: max abs err {p['max_abs_error']:.3g}, mean rel err "
+            f"{p['mean_rel_error']:.3g}, cosine {p['cosine_similarity']:.6f}\n"
+        )
     w("\n")

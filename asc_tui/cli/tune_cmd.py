@@ -21,38 +21,59 @@ QUICK_BUDGET = 10
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("tune", help="auto-tune an operator's tiling parameters (cached, parallel)",
-                       description="Search the PARAMS of an operator in timing-only emulation. "
-                       "Invalid configs are pruned before emulation; every result is cached in "
-                       "the project store, so re-runs are instant and a killed tune resumes.")
+    p = sub.add_parser(
+        "tune",
+        help="auto-tune an operator's tiling parameters (cached, parallel)",
+        description="Search the PARAMS of an operator in timing-only emulation. "
+        "Invalid configs are pruned before emulation; every result is cached in "
+        "the project store, so re-runs are instant and a killed tune resumes.",
+    )
     add_target_options(p)
     add_tune_options(p)
 
 
 def add_tune_options(p) -> None:
-    p.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES),
-                   help="search strategy (default exhaustive; quick = model-guided, 10 evals)")
-    p.add_argument("--budget", type=int, default=None,
-                   help="most configs to consider (evaluated + cached)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="worker processes (default: one per CPU; 0 = in this process)")
-    p.add_argument("--objective", default="time", choices=("time", "gflops"),
-                   help="minimise simulated time (default) or maximise GFLOPS")
-    p.add_argument("--apply", action="store_true",
-                   help="write the best params into the operator's PARAMS (diff shown first)")
+    p.add_argument(
+        "--strategy",
+        default="exhaustive",
+        choices=sorted(STRATEGIES),
+        help="search strategy (default exhaustive; quick = model-guided, 10 evals)",
+    )
+    p.add_argument("--budget", type=int, default=None, help="most configs to consider (evaluated + cached)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes (default: one per CPU; 0 = in this process)",
+    )
+    p.add_argument(
+        "--objective",
+        default="time",
+        choices=("time", "gflops"),
+        help="minimise simulated time (default) or maximise GFLOPS",
+    )
+    p.add_argument(
+        "--apply",
+        action="store_true",
+        help="write the best params into the operator's PARAMS (diff shown first)",
+    )
     p.add_argument("--yes", action="store_true", help="with --apply: do not ask")
-    p.add_argument("--fresh", action="store_true",
-                   help="forget cached results of this operator/case/chip first")
+    p.add_argument(
+        "--fresh", action="store_true", help="forget cached results of this operator/case/chip first"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of random/anneal/genetic")
     p.add_argument("--top", type=int, default=10, help="rows of the result table (default 10)")
-    p.add_argument("--backend", default="local", choices=("local", "ray"),
-                   help="where evaluations run (ray: pip install 'asc-tui[ray]')")
+    p.add_argument(
+        "--backend",
+        default="local",
+        choices=("local", "ray"),
+        help="where evaluations run (ray: pip install 'asc-tui[ray]')",
+    )
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
 
 
 def main(args) -> int:
-    return run_tune(args, getattr(args, "strategy", "exhaustive"),
-                    getattr(args, "budget", None))
+    return run_tune(args, getattr(args, "strategy", "exhaustive"), getattr(args, "budget", None))
 
 
 def tune_from_profile_args(args, quick: bool) -> int:
@@ -65,13 +86,21 @@ def tune_from_profile_args(args, quick: bool) -> int:
 def run_tune(args, strategy: str, budget: int | None) -> int:
     fixed = parse_params(getattr(args, "param", []) or [])
     op = args.op[0] if isinstance(args.op, list) else args.op
-    req = TuneRequest(op, case=args.case, chip=args.chip, strategy=strategy, budget=budget,
-                      workers=getattr(args, "workers", None),
-                      objective=getattr(args, "objective", "time"), fixed=fixed,
-                      seed=getattr(args, "seed", 0), timeout_s=getattr(args, "timeout", 60.0),
-                      fresh=getattr(args, "fresh", False),
-                      backend=getattr(args, "backend", "local"),
-                      address=getattr(args, "address", None))
+    req = TuneRequest(
+        op,
+        case=args.case,
+        chip=args.chip,
+        strategy=strategy,
+        budget=budget,
+        workers=getattr(args, "workers", None),
+        objective=getattr(args, "objective", "time"),
+        fixed=fixed,
+        seed=getattr(args, "seed", 0),
+        timeout_s=getattr(args, "timeout", 60.0),
+        fresh=getattr(args, "fresh", False),
+        backend=getattr(args, "backend", "local"),
+        address=getattr(args, "address", None),
+    )
     cancel = CancelToken()
     listeners = [] if args.json or not sys.stderr.isatty() else [_progress_line]
     old = _install_sigint(cancel)
@@ -142,8 +171,10 @@ def _progress_line(ev: TuneEvent) -> None:
     eta = f"ETA {ev.eta_s:.1f} s" if ev.eta_s is not None else "ETA -"
     width = 24
     filled = int(width * ev.fraction)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {ev.done}/{ev.total} "
-                     f"({ev.cached} cached)  {best}  {eta}   ")
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {ev.done}/{ev.total} "
+        f"({ev.cached} cached)  {best}  {eta}   "
+    )
     sys.stderr.flush()
 
 
@@ -153,34 +184,45 @@ def _fmt_params(params: dict) -> str:
 
 def print_report(r: TuneReport, top: int = 10, out=None) -> None:
     w = (out or sys.stdout).write
-    w(f"tune {r.operator} [{r.case}] on {r.chip}: {r.strategy}, {r.workers} worker(s), "
-      f"{r.backend} backend\n")
+    w(f"tune {r.operator} [{r.case}] on {r.chip}: {r.strategy}, {r.workers} worker(s), {r.backend} backend\n")
     n_valid = r.space_size - len(r.invalid)
-    w(f"  space {r.space_size} configs: {len(r.invalid)} invalid (pruned before emulation), "
-      f"{n_valid} valid; pruning took {r.prune_seconds * 1000:.0f} ms\n")
+    w(
+        f"  space {r.space_size} configs: {len(r.invalid)} invalid (pruned before emulation), "
+        f"{n_valid} valid; pruning took {r.prune_seconds * 1000:.0f} ms\n"
+    )
     rate = r.evaluated / r.seconds if r.seconds > 0 else 0.0
-    w(f"  evaluated {r.evaluated}, from cache {r.cached} in {r.seconds:.2f} s "
-      f"({rate:.1f} configs/s){'  CANCELLED' if r.cancelled else ''}\n")
+    w(
+        f"  evaluated {r.evaluated}, from cache {r.cached} in {r.seconds:.2f} s "
+        f"({rate:.1f} configs/s){'  CANCELLED' if r.cancelled else ''}\n"
+    )
     if r.best is None:
         w("  no config ran successfully\n")
     else:
         cur = r.current_outcome()
         line = f"  best  {_fmt_params(r.best.params)}  {r.best.time_us:.3f} us"
         if cur is not None and cur.ok:
-            line += (f"  (current {_fmt_params(r.current)}: {cur.time_us:.3f} us, "
-                     f"{cur.time_us / r.best.time_us:.2f}x)")
+            line += (
+                f"  (current {_fmt_params(r.current)}: {cur.time_us:.3f} us, "
+                f"{cur.time_us / r.best.time_us:.2f}x)"
+            )
         w(line + "\n")
     ok = r.ranked()[:top]
     if ok:
         names = list(ok[0].params)
         widths = [max(len(n), 6) for n in names]
-        w("  " + "  ".join(f"{n:>{wd}}" for n, wd in zip(names, widths))
-          + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KB':>7}\n")
+        w(
+            "  "
+            + "  ".join(f"{n:>{wd}}" for n, wd in zip(names, widths))
+            + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KB':>7}\n"
+        )
         for o in ok:
             gf = f"{o.gflops:8.1f}" if o.gflops is not None else f"{'-':>8}"
             ub = f"{o.ub_bytes / 1024:7.1f}" if o.ub_bytes is not None else f"{'-':>7}"
-            w("  " + "  ".join(f"{o.params[n]!s:>{wd}}" for n, wd in zip(names, widths))
-              + f"  {o.time_us:10.3f}  {gf}  {ub}{'  (cached)' if o.cached else ''}\n")
+            w(
+                "  "
+                + "  ".join(f"{o.params[n]!s:>{wd}}" for n, wd in zip(names, widths))
+                + f"  {o.time_us:10.3f}  {gf}  {ub}{'  (cached)' if o.cached else ''}\n"
+            )
     failed = [o for o in r.outcomes if not o.ok]
     for o in failed[:5]:
         w(f"  failed {_fmt_params(o.params)}: {o.error.splitlines()[0]}\n")

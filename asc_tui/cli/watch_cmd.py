@@ -21,12 +21,19 @@ from ..devkit.worker import RunWorker, WorkResult
 
 def add_parser(sub) -> None:
     p = sub.add_parser("watch", help="rerun operators on save, headless (one line per rerun)")
-    p.add_argument("path", nargs="?", help="operators directory (default ./operators, else the "
-                   "bundled operators) or one operator file")
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="operators directory (default ./operators, else the bundled operators) or one operator file",
+    )
     p.add_argument("--case", help="case name (default: each operator's default case)")
     p.add_argument("--chip", help="chip model")
-    p.add_argument("--timeout", type=float, default=None,
-                   help="seconds before a runaway operator is stopped (default: config, 30)")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds before a runaway operator is stopped (default: config, 30)",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per rerun")
     p.add_argument("--no-initial", action="store_true", help="do not run everything at start")
     p.add_argument("--count", type=int, default=None, help="exit after N results")
@@ -39,13 +46,14 @@ def format_line(path: Path, res: WorkResult, previous_us: float | None) -> str:
     if rep is not None and rep.emulation is not None and not rep.errors:
         t = rep.emulation.time_us
         verdict = rep.precision.verdict if rep.precision else "timing"
-        delta = (f" ({(t / previous_us - 1):+.1%})" if previous_us else "")
+        delta = f" ({(t / previous_us - 1):+.1%})" if previous_us else ""
         return f"{stamp} {path.stem} [{rep.case}] {verdict} {t:,.3f} us{delta}  ({host})"
     err = res.errors[0] if res.errors else None
     where = f" {err.location()}" if err and err.location() else ""
     msg = err.message if err else res.status
-    return f"{stamp} {path.stem} {res.status.upper() if res.status != 'ok' else 'ERROR'}" \
-           f"{where}: {msg}  ({host})"
+    return (
+        f"{stamp} {path.stem} {res.status.upper() if res.status != 'ok' else 'ERROR'}{where}: {msg}  ({host})"
+    )
 
 
 def main(args) -> int:
@@ -57,16 +65,17 @@ def main(args) -> int:
     target = Path(args.path).resolve() if args.path else None
     only = target if target is not None and target.is_file() else None
     ops_dir = resolve_operators_dir(args.path, config)
-    ops = [only] if only else sorted(p.resolve() for p in ops_dir.glob("*.py")
-                                      if not p.name.startswith("_"))
+    ops = [only] if only else sorted(p.resolve() for p in ops_dir.glob("*.py") if not p.name.startswith("_"))
     timeout = args.timeout or config.worker_timeout
     chip = args.chip or config.chip
     case = args.case or config.case
     results: queue.Queue = queue.Queue()
     worker = RunWorker(timeout_s=timeout, spare=True)
-    rerunner = Rerunner(worker, lambda p: RunRequest(str(p), case=case, chip=chip,
-                                                     timeout_s=timeout),
-                        on_result=lambda p, r: results.put((p, r)))
+    rerunner = Rerunner(
+        worker,
+        lambda p: RunRequest(str(p), case=case, chip=chip, timeout_s=timeout),
+        on_result=lambda p, r: results.put((p, r)),
+    )
 
     def changed(cs):
         wanted = [p for p in ops if cs.affects(p)]
@@ -78,8 +87,7 @@ def main(args) -> int:
 
     watcher = FileWatcher(ops_dir, changed, extra=watched_extras(config.source, chip)).start()
     watcher.wait_ready()
-    print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr,
-          flush=True)
+    print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr, flush=True)
     if not args.no_initial:
         rerunner.submit(ops)
     last: dict[Path, float] = {}
@@ -94,9 +102,11 @@ def main(args) -> int:
             rep = res.report
             failed = failed or not res.passed
             if args.json:
-                d = rep.to_dict() if rep is not None else {"operator": path.stem,
-                                                           "errors": [e.to_dict() for e in
-                                                                      res.errors]}
+                d = (
+                    rep.to_dict()
+                    if rep is not None
+                    else {"operator": path.stem, "errors": [e.to_dict() for e in res.errors]}
+                )
                 d.update(status=res.status, host_seconds=res.seconds)
                 print(json.dumps(d, default=str), flush=True)
             else:

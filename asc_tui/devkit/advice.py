@@ -47,8 +47,13 @@ class Advice:
     evidence: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"rule": self.rule, "severity": self.severity, "message": self.message,
-                "threshold": self.threshold, "evidence": dict(self.evidence)}
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "threshold": self.threshold,
+            "evidence": dict(self.evidence),
+        }
 
 
 @dataclass(frozen=True)
@@ -81,81 +86,118 @@ def _pct(x: float) -> str:
 def advise(f: Facts) -> tuple[Advice, ...]:
     out: list[Advice] = []
     producer = max(f.wait_ratios.get("mte2", 0.0), f.wait_ratios.get("mte1", 0.0))
-    producer_pipe = "MTE2" if f.wait_ratios.get("mte2", 0.0) >= f.wait_ratios.get("mte1", 0.0) \
-        else "MTE1"
+    producer_pipe = "MTE2" if f.wait_ratios.get("mte2", 0.0) >= f.wait_ratios.get("mte1", 0.0) else "MTE1"
     consumer = "cube" if f.uses_cube else "vector"
     if f.overlap is not None and f.overlap < OVERLAP_MIN and producer >= PRODUCER_WAIT_MIN:
-        out.append(Advice(
-            "serial_copy_compute", "high",
-            f"copy and compute run one after the other (overlap {_pct(f.overlap)}): "
-            f"{producer_pipe} waits {_pct(producer)} of the time for the {consumer} unit to free "
-            f"its buffer, and the {consumer} unit waits {_pct(f.wait_ratios.get(_vc(f), 0.0))} "
-            "for data — use BUFFER_NUM=2 (double buffering) so the next tile loads while this "
-            "one computes",
-            f"overlap < {_pct(OVERLAP_MIN)} and {producer_pipe} blocked ≥ "
-            f"{_pct(PRODUCER_WAIT_MIN)}",
-            {"overlap": f.overlap, "producer_wait_ratio": producer}))
-    if (f.dma_mean_bytes is not None and f.dma_fixed_share is not None
-            and f.dma_mean_bytes < SMALL_DMA_BYTES and f.dma_fixed_share >= DMA_FIXED_SHARE):
-        out.append(Advice(
-            "small_dma", "medium",
-            f"DMA instructions move {f.dma_mean_bytes / 1024:.1f} KB on average and "
-            f"{_pct(f.dma_fixed_share)} of the DMA time is per-instruction latency — use "
-            "bigger tiles (fewer, larger DataCopy calls)",
-            f"mean DMA < {SMALL_DMA_BYTES // 1024} KB and fixed latency ≥ "
-            f"{_pct(DMA_FIXED_SHARE)} of DMA time",
-            {"mean_bytes": f.dma_mean_bytes, "fixed_share": f.dma_fixed_share}))
+        out.append(
+            Advice(
+                "serial_copy_compute",
+                "high",
+                f"copy and compute run one after the other (overlap {_pct(f.overlap)}): "
+                f"{producer_pipe} waits {_pct(producer)} of the time for the {consumer} unit to free "
+                f"its buffer, and the {consumer} unit waits {_pct(f.wait_ratios.get(_vc(f), 0.0))} "
+                "for data — use BUFFER_NUM=2 (double buffering) so the next tile loads while this "
+                "one computes",
+                f"overlap < {_pct(OVERLAP_MIN)} and {producer_pipe} blocked ≥ {_pct(PRODUCER_WAIT_MIN)}",
+                {"overlap": f.overlap, "producer_wait_ratio": producer},
+            )
+        )
+    if (
+        f.dma_mean_bytes is not None
+        and f.dma_fixed_share is not None
+        and f.dma_mean_bytes < SMALL_DMA_BYTES
+        and f.dma_fixed_share >= DMA_FIXED_SHARE
+    ):
+        out.append(
+            Advice(
+                "small_dma",
+                "medium",
+                f"DMA instructions move {f.dma_mean_bytes / 1024:.1f} KB on average and "
+                f"{_pct(f.dma_fixed_share)} of the DMA time is per-instruction latency — use "
+                "bigger tiles (fewer, larger DataCopy calls)",
+                f"mean DMA < {SMALL_DMA_BYTES // 1024} KB and fixed latency ≥ "
+                f"{_pct(DMA_FIXED_SHARE)} of DMA time",
+                {"mean_bytes": f.dma_mean_bytes, "fixed_share": f.dma_fixed_share},
+            )
+        )
     if f.chip_cores and f.cores_used < IDLE_CORES_MAX_USE * f.chip_cores:
-        out.append(Advice(
-            "idle_cores", "medium",
-            f"only {f.cores_used} of {f.chip_cores} {f.core_kind} cores are busy — raise "
-            f"block_dim (e.g. {f.chip_cores}) and split the data across them",
-            f"cores used < {_pct(IDLE_CORES_MAX_USE)} of the chip's",
-            {"cores_used": f.cores_used, "chip_cores": f.chip_cores}))
-    tail = (f.waves > 1 and f.chip_cores
-            and f.last_wave_cores < TAIL_WAVE_MIN * f.chip_cores)
+        out.append(
+            Advice(
+                "idle_cores",
+                "medium",
+                f"only {f.cores_used} of {f.chip_cores} {f.core_kind} cores are busy — raise "
+                f"block_dim (e.g. {f.chip_cores}) and split the data across them",
+                f"cores used < {_pct(IDLE_CORES_MAX_USE)} of the chip's",
+                {"cores_used": f.cores_used, "chip_cores": f.chip_cores},
+            )
+        )
+    tail = f.waves > 1 and f.chip_cores and f.last_wave_cores < TAIL_WAVE_MIN * f.chip_cores
     if tail or (f.balance is not None and f.balance >= BALANCE_MAX):
-        why = (f"the last of {f.waves} waves runs on {f.last_wave_cores} of {f.chip_cores} "
-               "cores" if tail else f"the slowest core takes {f.balance:.2f}× the mean")
-        out.append(Advice(
-            "tail_imbalance", "medium",
-            f"{why} — make block_dim a multiple of the core count and split the work evenly "
-            "(give the remainder to several blocks, not one)",
-            f"slowest/mean ≥ {BALANCE_MAX} or last wave < {_pct(TAIL_WAVE_MIN)} of the cores",
-            {"balance": f.balance, "waves": f.waves, "last_wave_cores": f.last_wave_cores}))
+        why = (
+            f"the last of {f.waves} waves runs on {f.last_wave_cores} of {f.chip_cores} cores"
+            if tail
+            else f"the slowest core takes {f.balance:.2f}× the mean"
+        )
+        out.append(
+            Advice(
+                "tail_imbalance",
+                "medium",
+                f"{why} — make block_dim a multiple of the core count and split the work evenly "
+                "(give the remainder to several blocks, not one)",
+                f"slowest/mean ≥ {BALANCE_MAX} or last wave < {_pct(TAIL_WAVE_MIN)} of the cores",
+                {"balance": f.balance, "waves": f.waves, "last_wave_cores": f.last_wave_cores},
+            )
+        )
     cube = f.utilisation.get("cube", 0.0)
     if f.uses_cube and cube < CUBE_UTIL_MIN:
-        out.append(Advice(
-            "low_cube", "high",
-            f"the matrix unit is busy only {_pct(cube)} of the time — fix the tiling "
-            "(larger tile_m/tile_n/tile_k, keep L0A/L0B fed by MTE1 while the cube runs)",
-            f"cube utilisation < {_pct(CUBE_UTIL_MIN)}", {"cube_utilisation": cube}))
+        out.append(
+            Advice(
+                "low_cube",
+                "high",
+                f"the matrix unit is busy only {_pct(cube)} of the time — fix the tiling "
+                "(larger tile_m/tile_n/tile_k, keep L0A/L0B fed by MTE1 while the cube runs)",
+                f"cube utilisation < {_pct(CUBE_UTIL_MIN)}",
+                {"cube_utilisation": cube},
+            )
+        )
     if f.bound == "memory" and f.roof_fraction is not None and f.roof_fraction >= ROOF_NEAR:
-        out.append(Advice(
-            "memory_bound", "info",
-            f"the run reaches {_pct(f.roof_fraction)} of the HBM roof — nothing is left but "
-            "moving fewer bytes (fuse with neighbours, lower precision, avoid re-reads)",
-            f"memory bound and ≥ {_pct(ROOF_NEAR)} of the roof",
-            {"roof_fraction": f.roof_fraction}))
+        out.append(
+            Advice(
+                "memory_bound",
+                "info",
+                f"the run reaches {_pct(f.roof_fraction)} of the HBM roof — nothing is left but "
+                "moving fewer bytes (fuse with neighbours, lower precision, avoid re-reads)",
+                f"memory bound and ≥ {_pct(ROOF_NEAR)} of the roof",
+                {"roof_fraction": f.roof_fraction},
+            )
+        )
     tiling_rules = {a.rule for a in out} & {"serial_copy_compute", "small_dma"}
     for mem, (used, cap) in sorted(f.capacity.items()):
         if not cap or not used:
             continue
         share = used / cap
         if share < HEADROOM_LOW and tiling_rules:
-            out.append(Advice(
-                "capacity_headroom", "info",
-                f"{mem.upper()} is only {_pct(share)} used ({_kb(used)} of {_kb(cap)}): "
-                "there is room for bigger tiles or more buffers",
-                f"{mem.upper()} use < {_pct(HEADROOM_LOW)}", {"memory": mem, "used": used,
-                                                                 "capacity": cap}))
+            out.append(
+                Advice(
+                    "capacity_headroom",
+                    "info",
+                    f"{mem.upper()} is only {_pct(share)} used ({_kb(used)} of {_kb(cap)}): "
+                    "there is room for bigger tiles or more buffers",
+                    f"{mem.upper()} use < {_pct(HEADROOM_LOW)}",
+                    {"memory": mem, "used": used, "capacity": cap},
+                )
+            )
         elif share >= CAPACITY_FULL:
-            out.append(Advice(
-                "capacity_headroom", "info",
-                f"{mem.upper()} is {_pct(share)} full ({_kb(used)} of {_kb(cap)}): "
-                "no room for bigger tiles or double buffering without freeing space",
-                f"{mem.upper()} use ≥ {_pct(CAPACITY_FULL)}", {"memory": mem, "used": used,
-                                                               "capacity": cap}))
+            out.append(
+                Advice(
+                    "capacity_headroom",
+                    "info",
+                    f"{mem.upper()} is {_pct(share)} full ({_kb(used)} of {_kb(cap)}): "
+                    "no room for bigger tiles or double buffering without freeing space",
+                    f"{mem.upper()} use ≥ {_pct(CAPACITY_FULL)}",
+                    {"memory": mem, "used": used, "capacity": cap},
+                )
+            )
     return tuple(out)
 
 

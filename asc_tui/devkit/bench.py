@@ -56,14 +56,14 @@ class Thresholds:
 
     def __post_init__(self):
         if not 0 < self.optimise <= self.ship:
-            raise ValueError(f"thresholds need 0 < optimise ({self.optimise}) <= ship "
-                             f"({self.ship})")
+            raise ValueError(f"thresholds need 0 < optimise ({self.optimise}) <= ship ({self.ship})")
         if self.regression < 0:
             raise ValueError(f"the regression threshold must be >= 0, got {self.regression}")
         bad = [f for f in self.fail_on if f not in FAIL_CONDITIONS]
         if bad:
-            raise ValueError(f"unknown fail-on condition(s) {', '.join(bad)}; known: "
-                             f"{', '.join(FAIL_CONDITIONS)}")
+            raise ValueError(
+                f"unknown fail-on condition(s) {', '.join(bad)}; known: {', '.join(FAIL_CONDITIONS)}"
+            )
 
 
 def verdict(relative: float | None, th: Thresholds = Thresholds()) -> Verdict | None:
@@ -78,6 +78,7 @@ def verdict(relative: float | None, th: Thresholds = Thresholds()) -> Verdict | 
 
 
 # -- roofline -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Roofline:
@@ -110,17 +111,21 @@ def cube_peak_gflops(chip: ChipModel) -> float | None:
     return chip.aic * macs * 2 * chip.clock_mhz / 1e3 if macs else None
 
 
-def roofline(chip: ChipModel, flops: float, nbytes: float, uses_cube: bool,
-             time_us: float) -> Roofline:
+def roofline(chip: ChipModel, flops: float, nbytes: float, uses_cube: bool, time_us: float) -> Roofline:
     """The fallback roofline (fp16 peaks) when the profiler is not available."""
     cube = cube_peak_gflops(chip) if uses_cube else None
     peak = cube if cube else vector_peak_gflops(chip)
     memory_us = nbytes / (chip.hbm_gbps * 1e3)
     compute_us = flops / (peak * 1e3) if peak else 0.0
-    return Roofline(bound="compute" if compute_us > memory_us else "memory",
-                    fraction=max(memory_us, compute_us) / time_us if time_us > 0 else 0.0,
-                    memory_us=memory_us, compute_us=compute_us, peak_gbps=chip.hbm_gbps,
-                    peak_gflops=peak, unit="cube" if cube else "vector")
+    return Roofline(
+        bound="compute" if compute_us > memory_us else "memory",
+        fraction=max(memory_us, compute_us) / time_us if time_us > 0 else 0.0,
+        memory_us=memory_us,
+        compute_us=compute_us,
+        peak_gbps=chip.hbm_gbps,
+        peak_gflops=peak,
+        unit="cube" if cube else "vector",
+    )
 
 
 def _profile(report: RunReport, chip: ChipModel):
@@ -143,9 +148,15 @@ def _roofline_of(report: RunReport, prof, chip: ChipModel, rec: RunRecord) -> Ro
         return None
     r = getattr(prof, "roofline", None)
     if r is not None:
-        return Roofline(bound=r.bound, fraction=r.fraction, memory_us=r.memory_us,
-                        compute_us=r.compute_us, peak_gbps=r.peak_gbps,
-                        peak_gflops=r.peak_tflops * 1e3, unit=r.unit)
+        return Roofline(
+            bound=r.bound,
+            fraction=r.fraction,
+            memory_us=r.memory_us,
+            compute_us=r.compute_us,
+            peak_gbps=r.peak_gbps,
+            peak_gflops=r.peak_tflops * 1e3,
+            unit=r.unit,
+        )
     uses_cube = "cube" in rec.pipes and rec.pipes["cube"].busy_us > 0
     hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 do not count
     return roofline(chip, rec.flops, hbm_read + em.gm_write, uses_cube, em.time_us)
@@ -157,12 +168,15 @@ def _advice(prof, rec: RunRecord, relative: float | None, th: Thresholds) -> tup
         name, fig = max(rec.pipes.items(), key=lambda kv: kv[1].busy_us)
         out.append(f"bottleneck: {name} busy {fig.busy_us / rec.kernel_us:.1%} of kernel time")
     if relative is not None and relative < th.optimise:
-        out.append(f"{relative:.1%} of the baseline: look at the algorithm or the memory access "
-                   "pattern first; tiling alone rarely closes a gap this size")
+        out.append(
+            f"{relative:.1%} of the baseline: look at the algorithm or the memory access "
+            "pattern first; tiling alone rarely closes a gap this size"
+        )
     return tuple(out)
 
 
 # -- one bench ----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CaseResult:
@@ -192,17 +206,22 @@ class CaseResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "case": self.case, "time_us": self.time_us, "gflops": self.gflops,
-            "gbps": self.gbps, "roofline_fraction": self.roofline_fraction,
+            "case": self.case,
+            "time_us": self.time_us,
+            "gflops": self.gflops,
+            "gbps": self.gbps,
+            "roofline_fraction": self.roofline_fraction,
             "roofline": self.roofline.to_dict() if self.roofline else None,
             "advice": list(self.advice),
-            "baseline_time_us": self.baseline_time_us, "relative": self.relative,
+            "baseline_time_us": self.baseline_time_us,
+            "relative": self.relative,
             "verdict": self.verdict.value if self.verdict else None,
             "change": self.change.to_dict(),
             "run_id": self.record.id if self.record else None,
             "source_hash": self.record.source_hash if self.record else None,
             "params": self.record.params if self.record else {},
-            "errors": list(self.errors), "warnings": list(self.warnings),
+            "errors": list(self.errors),
+            "warnings": list(self.warnings),
         }
 
 
@@ -257,32 +276,57 @@ class BenchResult:
     def to_dict(self) -> dict[str, Any]:
         th = self.thresholds
         return {
-            "operator": self.operator, "path": self.path, "chip": self.chip,
+            "operator": self.operator,
+            "path": self.path,
+            "chip": self.chip,
             "baseline": self.baseline,
-            "thresholds": {"ship": th.ship, "optimise": th.optimise,
-                           "regression": th.regression, "fail_on": list(th.fail_on)},
+            "thresholds": {
+                "ship": th.ship,
+                "optimise": th.optimise,
+                "regression": th.regression,
+                "fail_on": list(th.fail_on),
+            },
             "cases": [c.to_dict() for c in self.cases],
             "regressions": [r.to_dict() for r in self.regressions],
-            "errors": list(self.errors), "notices": list(self.notices),
-            "failures": self.failures(), "exit_code": self.exit_code,
+            "errors": list(self.errors),
+            "notices": list(self.notices),
+            "failures": self.failures(),
+            "exit_code": self.exit_code,
         }
 
 
-def bench(req: BenchRequest, store: Store | None = None,
-          progress: Callable[[str], None] | None = None) -> BenchResult:
+def bench(
+    req: BenchRequest, store: Store | None = None, progress: Callable[[str], None] | None = None
+) -> BenchResult:
     """Run every requested case (and the baseline), record them, compare, decide."""
     store = history.open_history(store)
     notices = tuple(store.notices)
     try:
         op = load_operator(req.op)
     except OperatorError as exc:
-        return BenchResult(str(req.op), None, req.chip, None, req.thresholds, (),
-                           errors=(exc.info().format(),), notices=notices)
+        return BenchResult(
+            str(req.op),
+            None,
+            req.chip,
+            None,
+            req.thresholds,
+            (),
+            errors=(exc.info().format(),),
+            notices=notices,
+        )
     try:
         chip = load_chip(req.chip)
     except OperatorError as exc:
-        return BenchResult(op.name, op.path, req.chip, None, req.thresholds, (),
-                           errors=(exc.info().format(),), notices=notices)
+        return BenchResult(
+            op.name,
+            op.path,
+            req.chip,
+            None,
+            req.thresholds,
+            (),
+            errors=(exc.info().format(),),
+            notices=notices,
+        )
     names = (op.default_case,) if req.cases is None else (req.cases or tuple(op.cases))
     base_op, base_desc, base_err = None, None, None
     base_ref = req.baseline_op or (None if req.against else getattr(op.module, "BASELINE", None))
@@ -301,17 +345,28 @@ def bench(req: BenchRequest, store: Store | None = None,
         if progress:
             progress(name)
         results.append(_bench_case(req, op, chip, name, store, base_op, base_err))
-    return BenchResult(op.name, op.path, chip.name, base_desc, req.thresholds, tuple(results),
-                       notices=notices)
+    return BenchResult(
+        op.name, op.path, chip.name, base_desc, req.thresholds, tuple(results), notices=notices
+    )
 
 
 def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
-    return run(RunRequest(op.name, case=case, chip=chip.path, params=params,
-                          timing_only=req.timing_only, timeout_s=req.timeout_s), op=op)
+    return run(
+        RunRequest(
+            op.name,
+            case=case,
+            chip=chip.path,
+            params=params,
+            timing_only=req.timing_only,
+            timeout_s=req.timeout_s,
+        ),
+        op=op,
+    )
 
 
-def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store, base_op,
-                base_err: str | None) -> CaseResult:
+def _bench_case(
+    req: BenchRequest, op, chip: ChipModel, case: str, store: Store, base_op, base_err: str | None
+) -> CaseResult:
     errors: list[str] = []
     warnings: list[str] = []
     report = _run(req, op, chip, case, req.params)
@@ -327,8 +382,10 @@ def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store,
         errors.append(base_err)
     elif base_op is not None:
         if case not in base_op.cases:
-            warnings.append(f"baseline operator {base_op.name} has no case {case!r}; its "
-                            f"cases: {', '.join(base_op.cases)}")
+            warnings.append(
+                f"baseline operator {base_op.name} has no case {case!r}; its "
+                f"cases: {', '.join(base_op.cases)}"
+            )
         else:
             base = _run(req, base_op, chip, case, {})
             errors += [f"baseline {e.format()}" for e in base.errors]
@@ -337,29 +394,40 @@ def _bench_case(req: BenchRequest, op, chip: ChipModel, case: str, store: Store,
             base_time = base.emulation.time_us if base.emulation else None
             diff = _shape_diff(report.shapes, base.shapes)
             if diff:
-                warnings.append(f"baseline {base_op.name} [{case}] works on other tensors "
-                                f"({diff}): the comparison is of different work")
+                warnings.append(
+                    f"baseline {base_op.name} [{case}] works on other tensors "
+                    f"({diff}): the comparison is of different work"
+                )
     elif req.against:
         saved = history.load_baseline(store, req.against, case, chip.name, op.name)
         if saved is None:
-            errors.append(f"no baseline named {req.against!r} for case {case!r} on {chip.name} "
-                          f"(save one with --save-baseline {req.against})")
+            errors.append(
+                f"no baseline named {req.against!r} for case {case!r} on {chip.name} "
+                f"(save one with --save-baseline {req.against})"
+            )
         else:
             base_time = saved.time_us
     t = rec.time_us
     relative = base_time / t if base_time and t else None
     prof = _profile(report, chip)
     return CaseResult(
-        case=case, record=rec, time_us=t,
+        case=case,
+        record=rec,
+        time_us=t,
         gflops=rec.flops / t / 1e3 if t and rec.flops else None,  # None: no flops() declared
         gbps=rec.io_bytes / t / 1e3 if t else None,
         roofline=_roofline_of(report, prof, chip, rec),
-        baseline_time_us=base_time, relative=relative,
+        baseline_time_us=base_time,
+        relative=relative,
         verdict=verdict(relative, req.thresholds),
         change=change(rec, previous, req.thresholds.regression),
         regression=detect_regression(rec, previous, req.thresholds.regression),
-        errors=tuple(errors), warnings=tuple(warnings),
-        advice=_advice(prof, rec, relative, req.thresholds), report=report, profile=prof)
+        errors=tuple(errors),
+        warnings=tuple(warnings),
+        advice=_advice(prof, rec, relative, req.thresholds),
+        report=report,
+        profile=prof,
+    )
 
 
 def _shape_diff(own: dict, base: dict) -> str:

@@ -39,12 +39,13 @@ CUBE_PIPES = (M, MTE1, FIX)
 # pipe_totals needs: all work, work or wait, compute work, movement work, either of those.
 _WORK_BIT, _WAIT_BIT, _COMPUTE_BIT, _MOVE_BIT = 1, 2, 4, 8
 _CLASS = np.zeros(3 * N_PIPES, dtype=np.int64)
-_CLASS[KIND_WORK * N_PIPES: (KIND_WORK + 1) * N_PIPES] = _WORK_BIT
+_CLASS[KIND_WORK * N_PIPES : (KIND_WORK + 1) * N_PIPES] = _WORK_BIT
 _CLASS[[KIND_WORK * N_PIPES + p for p in COMPUTE_PIPES]] |= _COMPUTE_BIT
 _CLASS[[KIND_WORK * N_PIPES + p for p in MOVE_PIPES]] |= _MOVE_BIT
-_CLASS[KIND_WAIT * N_PIPES: (KIND_WAIT + 1) * N_PIPES] = _WAIT_BIT
-_UNIONS = np.array([_WORK_BIT, _WORK_BIT | _WAIT_BIT, _COMPUTE_BIT, _MOVE_BIT,
-                    _COMPUTE_BIT | _MOVE_BIT])[:, None]
+_CLASS[KIND_WAIT * N_PIPES : (KIND_WAIT + 1) * N_PIPES] = _WAIT_BIT
+_UNIONS = np.array([_WORK_BIT, _WORK_BIT | _WAIT_BIT, _COMPUTE_BIT, _MOVE_BIT, _COMPUTE_BIT | _MOVE_BIT])[
+    :, None
+]
 
 #: (key, display name, pipe index or None for Sync Wait), in the order users expect.
 CATEGORIES = (
@@ -129,10 +130,21 @@ def columns(result: EmulationResult) -> Columns:
     key = r.block * (3 * N_PIPES) + slot
     shape = (nb, 3, N_PIPES)
     size = nb * 3 * N_PIPES
-    return Columns(r, r.block, r.pipe, r.start, r.end, r.kind, r.line, r.nbytes, slot, dur,
-                   np.bincount(key, weights=dur, minlength=size).reshape(shape),
-                   np.bincount(key, minlength=size).reshape(shape),
-                   np.bincount(key, weights=r.nbytes, minlength=size).reshape(shape))
+    return Columns(
+        r,
+        r.block,
+        r.pipe,
+        r.start,
+        r.end,
+        r.kind,
+        r.line,
+        r.nbytes,
+        slot,
+        dur,
+        np.bincount(key, weights=dur, minlength=size).reshape(shape),
+        np.bincount(key, minlength=size).reshape(shape),
+        np.bincount(key, weights=r.nbytes, minlength=size).reshape(shape),
+    )
 
 
 def union_length(start: np.ndarray, end: np.ndarray) -> float:
@@ -195,8 +207,7 @@ def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
     order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
     cls = _CLASS[cols.slot][order]
     worked, either, c, m, both = union_lengths(s[order], e[order], (cls & _UNIONS) != 0)
-    return PipeTotals(busy, blocked, count, max(either - worked, 0.0), c, m,
-                      max(c + m - both, 0.0))
+    return PipeTotals(busy, blocked, count, max(either - worked, 0.0), c, m, max(c + m - both, 0.0))
 
 
 @dataclass(frozen=True)
@@ -219,11 +230,19 @@ class CoreProfile:
     write_bytes: float  # local → GM (MTE3 + FixPipe)
 
     def to_dict(self) -> dict:
-        return {"block": self.block, "core": self.core, "wave": self.wave,
-                "time_us": self.time_us, "cycles": self.cycles, "busy_us": dict(self.busy_us),
-                "ratio": dict(self.ratio), "wait_ratio": dict(self.wait_ratio),
-                "instructions": dict(self.instructions), "read_bytes": self.read_bytes,
-                "write_bytes": self.write_bytes}
+        return {
+            "block": self.block,
+            "core": self.core,
+            "wave": self.wave,
+            "time_us": self.time_us,
+            "cycles": self.cycles,
+            "busy_us": dict(self.busy_us),
+            "ratio": dict(self.ratio),
+            "wait_ratio": dict(self.wait_ratio),
+            "instructions": dict(self.instructions),
+            "read_bytes": self.read_bytes,
+            "write_bytes": self.write_bytes,
+        }
 
 
 def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, ...]:
@@ -243,10 +262,21 @@ def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, 
         pipes = names.get(used)
         if pipes is None:
             pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in range(N_PIPES) if used[p])
-        out.append(CoreProfile(
-            b.block, b.core, b.wave, cyc / mhz, cyc, {n: bu[p] / mhz for p, n in pipes},
-            {n: bu[p] / d for p, n in pipes}, {n: bl[p] / d for p, n in pipes},
-            {n: co[p] for p, n in pipes}, by[MTE2], by[MTE3] + by[FIX]))
+        out.append(
+            CoreProfile(
+                b.block,
+                b.core,
+                b.wave,
+                cyc / mhz,
+                cyc,
+                {n: bu[p] / mhz for p, n in pipes},
+                {n: bu[p] / d for p, n in pipes},
+                {n: bl[p] / d for p, n in pipes},
+                {n: co[p] for p, n in pipes},
+                by[MTE2],
+                by[MTE3] + by[FIX],
+            )
+        )
     return tuple(out)
 
 
@@ -261,19 +291,30 @@ class BreakdownItem:
     ratio: float  # time_us / kernel time: how busy the unit was while the kernel ran
 
     def to_dict(self) -> dict:
-        return {"key": self.key, "name": self.name, "time_us": self.time_us,
-                "share": self.share, "ratio": self.ratio}
+        return {
+            "key": self.key,
+            "name": self.name,
+            "time_us": self.time_us,
+            "share": self.share,
+            "ratio": self.ratio,
+        }
 
 
-def breakdown_items(times_us: dict[str, float | None], kernel_us: float) -> tuple[BreakdownItem,
-                                                                                  ...]:
+def breakdown_items(times_us: dict[str, float | None], kernel_us: float) -> tuple[BreakdownItem, ...]:
     """Rows for every category; shares are of the sum of the measured rows (they sum to 1)."""
     total = sum(v for v in times_us.values() if v)
     rows = []
     for key, name, _ in CATEGORIES:
         t = times_us.get(key)
-        rows.append(BreakdownItem(key, name, t, (t / total) if t and total > 0 else 0.0,
-                                  (t / kernel_us) if t and kernel_us > 0 else 0.0))
+        rows.append(
+            BreakdownItem(
+                key,
+                name,
+                t,
+                (t / total) if t and total > 0 else 0.0,
+                (t / kernel_us) if t and kernel_us > 0 else 0.0,
+            )
+        )
     return tuple(rows)
 
 
@@ -290,7 +331,20 @@ def uses_cube(totals_busy: list[float]) -> bool:
     return any(totals_busy[p] > 0 for p in CUBE_PIPES)
 
 
-__all__ = ["CATEGORIES", "Columns", "columns", "union_length", "union_lengths",
-           "PipeTotals", "pipe_totals", "CoreProfile", "core_profiles", "BreakdownItem",
-           "breakdown_items", "breakdown_times",
-           "KIND_SET", "KIND_WAIT", "KIND_WORK"]
+__all__ = [
+    "CATEGORIES",
+    "Columns",
+    "columns",
+    "union_length",
+    "union_lengths",
+    "PipeTotals",
+    "pipe_totals",
+    "CoreProfile",
+    "core_profiles",
+    "BreakdownItem",
+    "breakdown_items",
+    "breakdown_times",
+    "KIND_SET",
+    "KIND_WAIT",
+    "KIND_WORK",
+]

@@ -33,16 +33,22 @@ class Change:
         return None if not self.ratio else 1.0 / self.ratio - 1.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mark": self.mark, "ratio": self.ratio, "performance": self.performance,
-                "previous_id": self.previous_id, "previous_time_us": self.previous_time_us,
-                "previous_source_hash": self.previous_source_hash}
+        return {
+            "mark": self.mark,
+            "ratio": self.ratio,
+            "performance": self.performance,
+            "previous_id": self.previous_id,
+            "previous_time_us": self.previous_time_us,
+            "previous_source_hash": self.previous_source_hash,
+        }
 
 
 def change(current: RunRecord | None, previous: RunRecord | None, threshold: float) -> Change:
     if previous is None or previous.time_us is None:
         return Change("x", None)
-    prev = dict(previous_id=previous.id, previous_time_us=previous.time_us,
-                previous_source_hash=previous.source_hash)
+    prev = dict(
+        previous_id=previous.id, previous_time_us=previous.time_us, previous_source_hash=previous.source_hash
+    )
     if current is None or current.time_us is None:
         return Change("!", None, **prev)
     ratio = current.time_us / previous.time_us if previous.time_us > 0 else 1.0
@@ -97,42 +103,62 @@ class Regression:
         return self.previous_time_us / self.time_us - 1.0
 
     def message(self) -> str:
-        out = [f"Performance regression detected: {self.performance:+.1%} on {self.operator} "
-               f"[{self.case}] ({self.previous_time_us:.3f} us -> {self.time_us:.3f} us vs run "
-               f"#{self.previous_id})"]
+        out = [
+            f"Performance regression detected: {self.performance:+.1%} on {self.operator} "
+            f"[{self.case}] ({self.previous_time_us:.3f} us -> {self.time_us:.3f} us vs run "
+            f"#{self.previous_id})"
+        ]
         if self.source_changed:
             out.append(f"  source changed: {self.source_hashes[0]} -> {self.source_hashes[1]}")
         if self.params_changed:
-            out.append("  params changed: " + ", ".join(
-                f"{k} {a}->{b}" for k, (a, b) in self.params_changed.items()))
+            out.append(
+                "  params changed: " + ", ".join(f"{k} {a}->{b}" for k, (a, b) in self.params_changed.items())
+            )
         if not self.source_changed and not self.params_changed:
             out.append("  same source and params: the chip model or the emulator changed")
         if self.pipes:
             out.append("  pipes whose busy time grew (per core):")
         for p in self.pipes:
             grow = f"{p.delta_us / p.before_us:+.1%}" if p.before_us > 0 else "new"
-            out.append(f"    {p.pipe:<8}{p.before_us:10.3f} -> {p.after_us:10.3f} us  "
-                       f"({p.delta_us:+.3f} us, {grow})")
+            out.append(
+                f"    {p.pipe:<8}{p.before_us:10.3f} -> {p.after_us:10.3f} us  ({p.delta_us:+.3f} us, {grow})"
+            )
         if self.lines:
             out.append("  source lines whose cost changed (busy cycles, all blocks):")
         for ln in self.lines:
-            out.append(f"    {os.path.basename(ln.file)}:{ln.line}: {ln.before_cycles:,.0f} -> "
-                       f"{ln.after_cycles:,.0f} ({ln.delta_cycles:+,.0f})  {ln.text}")
+            out.append(
+                f"    {os.path.basename(ln.file)}:{ln.line}: {ln.before_cycles:,.0f} -> "
+                f"{ln.after_cycles:,.0f} ({ln.delta_cycles:+,.0f})  {ln.text}"
+            )
         return "\n".join(out)
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "operator": self.operator, "case": self.case, "chip": self.chip,
-            "time_us": self.time_us, "previous_time_us": self.previous_time_us,
-            "previous_id": self.previous_id, "performance": self.performance,
+            "operator": self.operator,
+            "case": self.case,
+            "chip": self.chip,
+            "time_us": self.time_us,
+            "previous_time_us": self.previous_time_us,
+            "previous_id": self.previous_id,
+            "performance": self.performance,
             "source_changed": self.source_changed,
             "source_hashes": list(self.source_hashes),
             "params_changed": {k: list(v) for k, v in self.params_changed.items()},
-            "pipes": [{"pipe": p.pipe, "before_us": p.before_us, "after_us": p.after_us,
-                       "delta_us": p.delta_us} for p in self.pipes],
-            "lines": [{"file": ln.file, "line": ln.line, "text": ln.text,
-                       "before_cycles": ln.before_cycles, "after_cycles": ln.after_cycles,
-                       "delta_cycles": ln.delta_cycles} for ln in self.lines],
+            "pipes": [
+                {"pipe": p.pipe, "before_us": p.before_us, "after_us": p.after_us, "delta_us": p.delta_us}
+                for p in self.pipes
+            ],
+            "lines": [
+                {
+                    "file": ln.file,
+                    "line": ln.line,
+                    "text": ln.text,
+                    "before_cycles": ln.before_cycles,
+                    "after_cycles": ln.after_cycles,
+                    "delta_cycles": ln.delta_cycles,
+                }
+                for ln in self.lines
+            ],
             "message": self.message(),
         }
 
@@ -148,8 +174,7 @@ def pipe_deltas(current: RunRecord, previous: RunRecord) -> tuple[PipeDelta, ...
     return tuple(sorted(out, key=lambda d: -d.delta_us))
 
 
-def line_deltas(current: RunRecord, previous: RunRecord, limit: int = 8
-                ) -> tuple[LineDelta, ...]:
+def line_deltas(current: RunRecord, previous: RunRecord, limit: int = 8) -> tuple[LineDelta, ...]:
     """Source lines whose cost changed. Lines are matched by file and text, so an edit that
     shifts line numbers does not read as every line changing; blank text falls back to the
     line number."""
@@ -176,20 +201,29 @@ def line_deltas(current: RunRecord, previous: RunRecord, limit: int = 8
     return tuple(out[:limit])
 
 
-def detect_regression(current: RunRecord, previous: RunRecord | None,
-                      threshold: float = 0.01) -> Regression | None:
+def detect_regression(
+    current: RunRecord, previous: RunRecord | None, threshold: float = 0.01
+) -> Regression | None:
     """A regression when `current` is slower than `previous` by more than `threshold`."""
     if previous is None or previous.time_us is None or current.time_us is None:
         return None
     if current.time_us <= previous.time_us * (1 + threshold):
         return None
-    params = {k: (previous.params.get(k), current.params.get(k))
-              for k in dict.fromkeys([*previous.params, *current.params])
-              if previous.params.get(k) != current.params.get(k)}
-    return Regression(current.operator, current.case or "", current.chip or "", current.time_us,
-                      previous.time_us, previous.id,
-                      source_changed=current.source_hash != previous.source_hash,
-                      params_changed=params,
-                      source_hashes=(previous.source_hash, current.source_hash),
-                      pipes=pipe_deltas(current, previous),
-                      lines=line_deltas(current, previous))
+    params = {
+        k: (previous.params.get(k), current.params.get(k))
+        for k in dict.fromkeys([*previous.params, *current.params])
+        if previous.params.get(k) != current.params.get(k)
+    }
+    return Regression(
+        current.operator,
+        current.case or "",
+        current.chip or "",
+        current.time_us,
+        previous.time_us,
+        previous.id,
+        source_changed=current.source_hash != previous.source_hash,
+        params_changed=params,
+        source_hashes=(previous.source_hash, current.source_hash),
+        pipes=pipe_deltas(current, previous),
+        lines=line_deltas(current, previous),
+    )

@@ -161,9 +161,16 @@ class RankScheduler:
             self._pass_turn(r)
 
 
-def run_ranks(op_ref: str | OperatorModule, n_ranks: int, case: str | None = None,
-              chip: str | None = None, params: dict | None = None, timeout_s: float = 30.0,
-              seed: int = 0, timing_only: bool = False) -> DeadlockReport:
+def run_ranks(
+    op_ref: str | OperatorModule,
+    n_ranks: int,
+    case: str | None = None,
+    chip: str | None = None,
+    params: dict | None = None,
+    timeout_s: float = 30.0,
+    seed: int = 0,
+    timing_only: bool = False,
+) -> DeadlockReport:
     """Run `n_ranks` ranks of the operator together; never hangs longer than `timeout_s`."""
     t0 = time.perf_counter()
     op = op_ref if isinstance(op_ref, OperatorModule) else load_operator(op_ref)
@@ -177,20 +184,39 @@ def run_ranks(op_ref: str | OperatorModule, n_ranks: int, case: str | None = Non
         for r in range(n_ranks):
             setups.append(prepare(op, case, params or {}, numeric, seed + r))
     except OperatorError as exc:
-        return DeadlockReport(op.name, case, n_ranks, timeout_s, "error", None,
-                              f"build failed: {exc.message}", (), None,
-                              time.perf_counter() - t0, (exc.info(),))
+        return DeadlockReport(
+            op.name,
+            case,
+            n_ranks,
+            timeout_s,
+            "error",
+            None,
+            f"build failed: {exc.message}",
+            (),
+            None,
+            time.perf_counter() - t0,
+            (exc.info(),),
+        )
     case_obj = setups[0][0]
 
     def body(r: int) -> None:
         _c, _p, _s, lnch, _arrays, gm_args = setups[r]
         ctx = HcclContext(r, sched.comm)
-        em = launch(op.kernel, gm_args, lnch.tiling, lnch.block_dim, chip_m, numeric,
-                    configure=lambda run: setattr(run, "hccl", ctx))
+        em = launch(
+            op.kernel,
+            gm_args,
+            lnch.tiling,
+            lnch.block_dim,
+            chip_m,
+            numeric,
+            configure=lambda run: setattr(run, "hccl", ctx),
+        )
         sched.ranks[r].time_us = em.time_us
 
-    threads = [threading.Thread(target=sched.rank_main, args=(r, body, op.path), daemon=True,
-                                name=f"asc-rank-{r}") for r in range(n_ranks)]
+    threads = [
+        threading.Thread(target=sched.rank_main, args=(r, body, op.path), daemon=True, name=f"asc-rank-{r}")
+        for r in range(n_ranks)
+    ]
     for t in threads:
         t.start()
     deadline = time.monotonic() + timeout_s
@@ -220,8 +246,9 @@ def _stop_runaway(sched: RankScheduler, threads: list[threading.Thread]) -> None
             frame = frame.f_back
         if frame is not None:
             rk.where = (frame.f_code.co_filename, frame.f_lineno)
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threads[r].ident),
-                                                   ctypes.py_object(RankAbort))
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(threads[r].ident), ctypes.py_object(RankAbort)
+        )
     sched.cv.notify_all()
 
 

@@ -49,8 +49,7 @@ class DeadlockReport:
 
     @property
     def ok(self) -> bool:
-        return self.outcome == "ok" and (self.precision is None
-                                         or self.precision.verdict != "FAIL")
+        return self.outcome == "ok" and (self.precision is None or self.precision.verdict != "FAIL")
 
     def format(self) -> str:
         lines = [self.message]
@@ -59,14 +58,19 @@ class DeadlockReport:
 
     def to_dict(self) -> dict:
         return {
-            "operator": self.operator, "case": self.case, "ranks": self.ranks,
-            "timeout_s": self.timeout_s, "outcome": self.outcome, "step": self.step,
-            "message": self.message, "ok": self.ok, "seconds": self.seconds,
+            "operator": self.operator,
+            "case": self.case,
+            "ranks": self.ranks,
+            "timeout_s": self.timeout_s,
+            "outcome": self.outcome,
+            "step": self.step,
+            "message": self.message,
+            "ok": self.ok,
+            "seconds": self.seconds,
             "rank_states": [asdict(r) for r in self.rank_reports],
             "precision": self.precision.to_dict() if self.precision else None,
             "errors": [e.to_dict() for e in self.errors],
         }
-
 
 
 def _rel(path: str | None) -> str:
@@ -87,13 +91,17 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
     step = None
     if sched.stop == "done":
         outcome = "ok"
-        message = (f"No deadlock: {sched.n} rank(s) finished, "
-                   f"{len(ranks[0].committed)} collective(s) each")
+        message = f"No deadlock: {sched.n} rank(s) finished, {len(ranks[0].committed)} collective(s) each"
         for rk in ranks:
-            reports.append(RankReport(rk.rank, "finished",
-                                      f"finished after {len(rk.committed)} collective(s) at "
-                                      f"{rk.time_us:.3f} us",
-                                      collectives=len(rk.committed), time_us=rk.time_us))
+            reports.append(
+                RankReport(
+                    rk.rank,
+                    "finished",
+                    f"finished after {len(rk.committed)} collective(s) at {rk.time_us:.3f} us",
+                    collectives=len(rk.committed),
+                    time_us=rk.time_us,
+                )
+            )
         try:
             precision = _verify_ranks(op, setups)
         except OperatorError as exc:
@@ -101,11 +109,27 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
             outcome = "error"
         if precision is not None:
             message += f"; results {precision.verdict}"
-        return DeadlockReport(op.name, case_name, sched.n, timeout_s, outcome, None, message,
-                              tuple(reports), precision, seconds, errors)
+        return DeadlockReport(
+            op.name,
+            case_name,
+            sched.n,
+            timeout_s,
+            outcome,
+            None,
+            message,
+            tuple(reports),
+            precision,
+            seconds,
+            errors,
+        )
     # the collective the world is stuck on: the first incomplete group someone waits in
-    stuck = sorted({(rk.waiting.block, rk.waiting.seq) for rk in ranks
-                    if rk.status == "waiting" and rk.waiting is not None})
+    stuck = sorted(
+        {
+            (rk.waiting.block, rk.waiting.seq)
+            for rk in ranks
+            if rk.status == "waiting" and rk.waiting is not None
+        }
+    )
     g_key = stuck[0] if stuck else None
     g_call = None
     if g_key is not None:
@@ -117,12 +141,15 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
     if sched.stop == "deadlock":
         outcome = "deadlock"
         blk = f" (block {g_key[0]})" if g_key and g_key[0] else ""
-        message = f"Deadlock detected at step {step}{blk}: {g_call.kind if g_call else '?'} " \
-                  f"#{step} never completes"
+        message = (
+            f"Deadlock detected at step {step}{blk}: {g_call.kind if g_call else '?'} #{step} never completes"
+        )
     elif sched.stop == "timeout":
         outcome = "timeout"
-        message = f"Timeout: a rank ran for more than {timeout_s:g} s without reaching a " \
-                  "collective (an endless loop?)"
+        message = (
+            f"Timeout: a rank ran for more than {timeout_s:g} s without reaching a "
+            "collective (an endless loop?)"
+        )
     else:
         err = errors[0] if errors else None
         outcome = "error"
@@ -131,12 +158,16 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
                 outcome = "order"
             elif err.message.startswith("mismatched"):
                 outcome = "mismatch"
-        label = {"order": "Collective order mismatch", "mismatch": "Collective mismatch",
-                 "error": "Rank failed"}[outcome]
+        label = {
+            "order": "Collective order mismatch",
+            "mismatch": "Collective mismatch",
+            "error": "Rank failed",
+        }[outcome]
         where = f"{_rel(err.file)}:{err.line}: " if err and err.file else ""
         message = f"{label}: {where}{err.message if err else 'unknown error'}"
-    return DeadlockReport(op.name, case_name, sched.n, timeout_s, outcome, step, message,
-                          tuple(reports), None, seconds, errors)
+    return DeadlockReport(
+        op.name, case_name, sched.n, timeout_s, outcome, step, message, tuple(reports), None, seconds, errors
+    )
 
 
 def _rank_line(rk, g_key, g_call, timeout_s: float) -> RankReport:
@@ -154,24 +185,30 @@ def _rank_line(rk, g_key, g_call, timeout_s: float) -> RankReport:
         if g_call is not None and not in_group:
             file, line = rk.returned or (g_call.file, g_call.line)
             left = f"returned at {_rel(file)}:{line}; " if rk.returned else ""
-            return RankReport(rk.rank, "finished",
-                              f"finished without calling {g_call.kind} #{g_key[1] + 1} "
-                              f"({left}{others})", file, line, n)
+            return RankReport(
+                rk.rank,
+                "finished",
+                f"finished without calling {g_call.kind} #{g_key[1] + 1} ({left}{others})",
+                file,
+                line,
+                n,
+            )
         return RankReport(rk.rank, "finished", f"finished after {n} collective(s)", None, None, n)
     if rk.status == "error" and rk.error is not None:
         e = rk.error
-        return RankReport(rk.rank, "error", f"error at {_rel(e.file)}:{e.line}: {e.message}",
-                          e.file, e.line, n)
+        return RankReport(
+            rk.rank, "error", f"error at {_rel(e.file)}:{e.line}: {e.message}", e.file, e.line, n
+        )
     if rk.status == "timeout":
         file, line = rk.where or (None, None)
-        return RankReport(rk.rank, "timeout",
-                          f"still running at {_rel(file)}:{line} after {timeout_s:g} s", file,
-                          line, n)
+        return RankReport(
+            rk.rank, "timeout", f"still running at {_rel(file)}:{line} after {timeout_s:g} s", file, line, n
+        )
     if rk.status == "aborted" and not rk.committed:
-        return RankReport(rk.rank, "aborted", "not run: the check stopped at the first problem",
-                          None, None, 0)
-    return RankReport(rk.rank, rk.status, f"stopped ({rk.status}) after {n} collective(s)",
-                      None, None, n)
+        return RankReport(
+            rk.rank, "aborted", "not run: the check stopped at the first problem", None, None, 0
+        )
+    return RankReport(rk.rank, rk.status, f"stopped ({rk.status}) after {n} collective(s)", None, None, n)
 
 
 def _verify_ranks(op: OperatorModule, setups) -> PrecisionReport | None:

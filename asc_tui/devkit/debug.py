@@ -53,15 +53,18 @@ class DebugReport:
     def clean(self) -> bool:
         if self.findings or self.errors:
             return False
-        if self.precision_checked and (self.precision is None
-                                       or self.precision.verdict != "PASS"):
+        if self.precision_checked and (self.precision is None or self.precision.verdict != "PASS"):
             return False
         return self.deadlock is None or self.deadlock.ok
 
     def to_dict(self) -> dict:
         return {
-            "operator": self.operator, "path": self.path, "case": self.case,
-            "tools": list(self.tools), "clean": self.clean, "seconds": self.seconds,
+            "operator": self.operator,
+            "path": self.path,
+            "case": self.case,
+            "tools": list(self.tools),
+            "clean": self.clean,
+            "seconds": self.seconds,
             "findings": [f.to_dict() for f in self.findings],
             "counts": _counts(self.findings),
             "errors": [e.to_dict() for e in self.errors],
@@ -77,8 +80,9 @@ def _counts(findings) -> dict:
     return out
 
 
-def collect_findings(report: RunReport, tools, san: Sanitizer | None
-                     ) -> tuple[list[Finding], list[ErrorInfo]]:
+def collect_findings(
+    report: RunReport, tools, san: Sanitizer | None
+) -> tuple[list[Finding], list[ErrorInfo]]:
     """Everything a sanitized run found: the tools' findings, guard-rail errors mapped onto the
     tools, and the DataCopy lengths hardware rounds down; plus the errors no tool explains."""
     findings = list(san.findings()) if san is not None else []
@@ -87,8 +91,17 @@ def collect_findings(report: RunReport, tools, san: Sanitizer | None
     if "memcheck" in tools and report.emulation is not None:
         for w in report.emulation.warnings:
             if w.kind == "misaligned-length":
-                findings.append(Finding("memcheck", "misaligned-length", w.file, w.line,
-                                        w.message, block=w.block, count=w.count))
+                findings.append(
+                    Finding(
+                        "memcheck",
+                        "misaligned-length",
+                        w.file,
+                        w.line,
+                        w.message,
+                        block=w.block,
+                        count=w.count,
+                    )
+                )
     return findings, rest
 
 
@@ -105,14 +118,29 @@ def debug(req: DebugRequest) -> DebugReport:
         op = load_operator(req.op)
     except Exception as exc:  # noqa: BLE001 - BuildError and friends become report errors
         info = exc.info() if hasattr(exc, "info") else ErrorInfo("build", str(exc))
-        return DebugReport(str(req.op), None, req.case, tools, (), (info,), None, None, None,
-                           time.perf_counter() - t0, req.precision_check)
+        return DebugReport(
+            str(req.op),
+            None,
+            req.case,
+            tools,
+            (),
+            (info,),
+            None,
+            None,
+            None,
+            time.perf_counter() - t0,
+            req.precision_check,
+        )
     if tools or req.precision_check or not req.deadlock_check:
         san = Sanitizer(tools) if tools else None
         with np.errstate(all="ignore"):  # overflow is what --precision-check reports
-            report = run(RunRequest(op.path, req.case, req.chip, dict(req.params),
-                                    timeout_s=req.timeout_s, seed=req.seed), op=op,
-                         sanitizer=san)
+            report = run(
+                RunRequest(
+                    op.path, req.case, req.chip, dict(req.params), timeout_s=req.timeout_s, seed=req.seed
+                ),
+                op=op,
+                sanitizer=san,
+            )
         found, rest = collect_findings(report, tools, san)
         findings += found
         errors += rest
@@ -123,6 +151,16 @@ def debug(req: DebugRequest) -> DebugReport:
         dl = run_ranks(op, n, req.case, req.chip, dict(req.params), req.timeout_s, req.seed)
     findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
     case = report.case if report else (dl.case if dl else req.case)
-    return DebugReport(op.name, op.path, case, tools,
-                       tuple(findings), tuple(errors), precision, dl, report,
-                       time.perf_counter() - t0, req.precision_check)
+    return DebugReport(
+        op.name,
+        op.path,
+        case,
+        tools,
+        tuple(findings),
+        tuple(errors),
+        precision,
+        dl,
+        report,
+        time.perf_counter() - t0,
+        req.precision_check,
+    )

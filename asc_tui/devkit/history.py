@@ -64,9 +64,28 @@ KINDS = ("run", "profile", "bench", "tune")
 TREND_KINDS = ("run", "profile", "bench")  # tuning trials explore other params: not the trend
 MAX_LINES = 200  # per-line costs kept per record (the costliest lines)
 
-_COLUMNS = ("id", "ts", "kind", "operator", "path", "source_hash", "case_name", "chip", "params",
-            "shapes", "block_dim", "ok", "passed", "time_us", "kernel_us", "flops", "io_bytes",
-            "pipes", "lines", "pid")
+_COLUMNS = (
+    "id",
+    "ts",
+    "kind",
+    "operator",
+    "path",
+    "source_hash",
+    "case_name",
+    "chip",
+    "params",
+    "shapes",
+    "block_dim",
+    "ok",
+    "passed",
+    "time_us",
+    "kernel_us",
+    "flops",
+    "io_bytes",
+    "pipes",
+    "lines",
+    "pid",
+)
 
 
 @dataclass(frozen=True)
@@ -119,24 +138,39 @@ class RunRecord:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "ts": self.ts, "kind": self.kind, "operator": self.operator,
-            "path": self.path, "source_hash": self.source_hash, "case": self.case,
-            "chip": self.chip, "params": self.params, "shapes": self.shapes,
-            "block_dim": self.block_dim, "ok": self.ok, "passed": self.passed,
-            "time_us": self.time_us, "kernel_us": self.kernel_us, "flops": self.flops,
+            "id": self.id,
+            "ts": self.ts,
+            "kind": self.kind,
+            "operator": self.operator,
+            "path": self.path,
+            "source_hash": self.source_hash,
+            "case": self.case,
+            "chip": self.chip,
+            "params": self.params,
+            "shapes": self.shapes,
+            "block_dim": self.block_dim,
+            "ok": self.ok,
+            "passed": self.passed,
+            "time_us": self.time_us,
+            "kernel_us": self.kernel_us,
+            "flops": self.flops,
             "io_bytes": self.io_bytes,
-            "pipes": {k: {"busy_us": v.busy_us, "wait_us": v.wait_us,
-                          "instructions": v.instructions} for k, v in self.pipes.items()},
-            "lines": [{"file": c.file, "line": c.line, "cycles": c.cycles, "text": c.text}
-                      for c in self.lines],
+            "pipes": {
+                k: {"busy_us": v.busy_us, "wait_us": v.wait_us, "instructions": v.instructions}
+                for k, v in self.pipes.items()
+            },
+            "lines": [
+                {"file": c.file, "line": c.line, "cycles": c.cycles, "text": c.text} for c in self.lines
+            ],
         }
 
 
 def line_costs(em: EmulationResult, limit: int = MAX_LINES) -> tuple[LineCost, ...]:
     """Busy cycles per source line over all blocks (work records only), costliest first."""
     r = em.records
-    totals = np.bincount(r.line, weights=(r.end - r.start) * (r.kind == KIND_WORK),
-                         minlength=len(em.lines))[:len(em.lines)]
+    totals = np.bincount(r.line, weights=(r.end - r.start) * (r.kind == KIND_WORK), minlength=len(em.lines))[
+        : len(em.lines)
+    ]
     order = np.argsort(-totals, kind="stable")[:limit]
     texts = _SourceTexts()
     out = []
@@ -173,18 +207,33 @@ def record_from_report(report, kind: str) -> RunRecord:
     lines: tuple[LineCost, ...] = ()
     if em is not None:
         n = max(em.cores_used, 1)
-        pipes = {name: PipeFigures(st.busy_us / n, st.wait_us / n, st.instructions)
-                 for name, st in em.pipe_stats().items()}
+        pipes = {
+            name: PipeFigures(st.busy_us / n, st.wait_us / n, st.instructions)
+            for name, st in em.pipe_stats().items()
+        }
         lines = line_costs(em)
     return RunRecord(
-        id=None, ts=time.time(), kind=kind, operator=report.operator, path=report.path,
-        source_hash=report.source_hash, case=report.case, chip=report.chip,
-        params=_jsonable(report.params), shapes=dict(report.shapes), block_dim=report.block_dim,
-        ok=bool(report.ok), passed=bool(report.passed),
+        id=None,
+        ts=time.time(),
+        kind=kind,
+        operator=report.operator,
+        path=report.path,
+        source_hash=report.source_hash,
+        case=report.case,
+        chip=report.chip,
+        params=_jsonable(report.params),
+        shapes=dict(report.shapes),
+        block_dim=report.block_dim,
+        ok=bool(report.ok),
+        passed=bool(report.passed),
         time_us=em.time_us if em is not None else None,
         kernel_us=em.kernel_us if em is not None else None,
-        flops=float(report.flops or 0.0), io_bytes=int(report.io_bytes or 0), pipes=pipes,
-        lines=lines, pid=os.getpid())
+        flops=float(report.flops or 0.0),
+        io_bytes=int(report.io_bytes or 0),
+        pipes=pipes,
+        lines=lines,
+        pid=os.getpid(),
+    )
 
 
 def open_history(store: Store | None = None) -> Store:
@@ -196,17 +245,34 @@ def open_history(store: Store | None = None) -> Store:
 def append(store: Store, rec: RunRecord) -> int:
     """Store one record (one transaction) and return its id."""
     store.ensure(DDL)
-    row = (rec.ts, rec.kind, rec.operator, rec.path, rec.source_hash, rec.case, rec.chip,
-           json.dumps(rec.params, default=str), json.dumps(rec.shapes), rec.block_dim,
-           int(rec.ok), int(rec.passed),
-           rec.time_us, rec.kernel_us, rec.flops, rec.io_bytes,
-           json.dumps({k: [v.busy_us, v.wait_us, v.instructions] for k, v in rec.pipes.items()}),
-           json.dumps([[c.file, c.line, c.cycles, c.text] for c in rec.lines]), rec.pid)
+    row = (
+        rec.ts,
+        rec.kind,
+        rec.operator,
+        rec.path,
+        rec.source_hash,
+        rec.case,
+        rec.chip,
+        json.dumps(rec.params, default=str),
+        json.dumps(rec.shapes),
+        rec.block_dim,
+        int(rec.ok),
+        int(rec.passed),
+        rec.time_us,
+        rec.kernel_us,
+        rec.flops,
+        rec.io_bytes,
+        json.dumps({k: [v.busy_us, v.wait_us, v.instructions] for k, v in rec.pipes.items()}),
+        json.dumps([[c.file, c.line, c.cycles, c.text] for c in rec.lines]),
+        rec.pid,
+    )
     with store.transaction() as c:
         cur = c.execute(
             "INSERT INTO history_runs (ts, kind, operator, path, source_hash, case_name, chip, "
             "params, shapes, block_dim, ok, passed, time_us, kernel_us, flops, io_bytes, pipes, "
-            "lines, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            "lines, pid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            row,
+        )
         return int(cur.lastrowid)
 
 
@@ -251,28 +317,49 @@ def _run_report_of(report):
         return None  # a tune that found nothing has no run to record
     from .runner import RunRequest, run
 
-    rerun = run(RunRequest(report.path, case=report.case, chip=report.chip,
-                           params=dict(best.params), timing_only=True))
+    rerun = run(
+        RunRequest(
+            report.path, case=report.case, chip=report.chip, params=dict(best.params), timing_only=True
+        )
+    )
     if rerun.emulation is None:
-        print(f"asc-tui: run history: the best config of {report.operator} did not run again "
-              f"({'; '.join(e.message for e in rerun.errors)}); not recorded", file=sys.stderr)
+        print(
+            f"asc-tui: run history: the best config of {report.operator} did not run again "
+            f"({'; '.join(e.message for e in rerun.errors)}); not recorded",
+            file=sys.stderr,
+        )
         return None
     return rerun
 
 
 def _row_to_record(row: tuple) -> RunRecord:
     d = dict(zip(_COLUMNS, row))
-    pipes = {k: PipeFigures(float(v[0]), float(v[1]), int(v[2]))
-             for k, v in json.loads(d["pipes"] or "{}").items()}
-    lines = tuple(LineCost(f, int(ln), float(cy), tx)
-                  for f, ln, cy, tx in json.loads(d["lines"] or "[]"))
+    pipes = {
+        k: PipeFigures(float(v[0]), float(v[1]), int(v[2])) for k, v in json.loads(d["pipes"] or "{}").items()
+    }
+    lines = tuple(LineCost(f, int(ln), float(cy), tx) for f, ln, cy, tx in json.loads(d["lines"] or "[]"))
     return RunRecord(
-        id=d["id"], ts=d["ts"], kind=d["kind"], operator=d["operator"], path=d["path"],
-        source_hash=d["source_hash"], case=d["case_name"], chip=d["chip"],
-        params=json.loads(d["params"] or "{}"), shapes=json.loads(d["shapes"] or "{}"),
-        block_dim=d["block_dim"], ok=bool(d["ok"]), passed=bool(d["passed"]),
-        time_us=d["time_us"], kernel_us=d["kernel_us"], flops=d["flops"] or 0.0,
-        io_bytes=d["io_bytes"] or 0, pipes=pipes, lines=lines, pid=d["pid"])
+        id=d["id"],
+        ts=d["ts"],
+        kind=d["kind"],
+        operator=d["operator"],
+        path=d["path"],
+        source_hash=d["source_hash"],
+        case=d["case_name"],
+        chip=d["chip"],
+        params=json.loads(d["params"] or "{}"),
+        shapes=json.loads(d["shapes"] or "{}"),
+        block_dim=d["block_dim"],
+        ok=bool(d["ok"]),
+        passed=bool(d["passed"]),
+        time_us=d["time_us"],
+        kernel_us=d["kernel_us"],
+        flops=d["flops"] or 0.0,
+        io_bytes=d["io_bytes"] or 0,
+        pipes=pipes,
+        lines=lines,
+        pid=d["pid"],
+    )
 
 
 _SELECT = f"SELECT {', '.join(_COLUMNS)} FROM history_runs"
@@ -284,17 +371,24 @@ def get(store: Store, run_id: int) -> RunRecord | None:
     return _row_to_record(row) if row else None
 
 
-def previous_run(store: Store, operator: str, case: str, chip: str,
-                 before_id: int | None = None,
-                 kinds: tuple[str, ...] = TREND_KINDS) -> RunRecord | None:
+def previous_run(
+    store: Store,
+    operator: str,
+    case: str,
+    chip: str,
+    before_id: int | None = None,
+    kinds: tuple[str, ...] = TREND_KINDS,
+) -> RunRecord | None:
     """The latest timed run of operator + case + chip (before `before_id` if given).
 
     Tuning trials are left out by default: they try other parameters on purpose, and the
     reference for "did my change make it slower" is the last run the author looked at.
     """
     store.ensure(DDL)
-    sql = (f"{_SELECT} WHERE operator = ? AND case_name = ? AND chip = ? AND time_us IS NOT NULL"
-           f" AND kind IN ({', '.join('?' * len(kinds))})")
+    sql = (
+        f"{_SELECT} WHERE operator = ? AND case_name = ? AND chip = ? AND time_us IS NOT NULL"
+        f" AND kind IN ({', '.join('?' * len(kinds))})"
+    )
     args: list[Any] = [operator, case, chip, *kinds]
     if before_id is not None:
         sql += " AND id < ?"
@@ -303,9 +397,14 @@ def previous_run(store: Store, operator: str, case: str, chip: str,
     return _row_to_record(row) if row else None
 
 
-def runs(store: Store, operator: str | None = None, case: str | None = None,
-         chip: str | None = None, kinds: tuple[str, ...] | None = None,
-         limit: int | None = 50) -> list[RunRecord]:
+def runs(
+    store: Store,
+    operator: str | None = None,
+    case: str | None = None,
+    chip: str | None = None,
+    kinds: tuple[str, ...] | None = None,
+    limit: int | None = 50,
+) -> list[RunRecord]:
     """Recorded runs, oldest first (the newest `limit` of them); `kinds` None = every kind."""
     store.ensure(DDL)
     where, args = [], []
@@ -333,13 +432,16 @@ def save_baseline(store: Store, name: str, rec: RunRecord) -> None:
         raise ValueError("only a stored record can become a baseline")
     store.ensure(DDL)
     with store.transaction() as c:
-        c.execute("INSERT OR REPLACE INTO history_baselines (name, operator, case_name, chip, "
-                  "run_id, ts) VALUES (?, ?, ?, ?, ?, ?)",
-                  (name, rec.operator, rec.case, rec.chip, rec.id, time.time()))
+        c.execute(
+            "INSERT OR REPLACE INTO history_baselines (name, operator, case_name, chip, "
+            "run_id, ts) VALUES (?, ?, ?, ?, ?, ?)",
+            (name, rec.operator, rec.case, rec.chip, rec.id, time.time()),
+        )
 
 
-def load_baseline(store: Store, name: str, case: str, chip: str,
-                  operator: str | None = None) -> RunRecord | None:
+def load_baseline(
+    store: Store, name: str, case: str, chip: str, operator: str | None = None
+) -> RunRecord | None:
     """The run saved as `name` for case + chip; the given operator's own entry first.
 
     A baseline saved from another operator (e.g. the official one) under the same name and case
@@ -349,15 +451,18 @@ def load_baseline(store: Store, name: str, case: str, chip: str,
     store.ensure(DDL)
     row = store.conn.execute(
         "SELECT run_id FROM history_baselines WHERE name = ? AND case_name = ? AND chip = ? "
-        "ORDER BY (operator = ?) DESC, ts DESC LIMIT 1", (name, case, chip, operator or "")
+        "ORDER BY (operator = ?) DESC, ts DESC LIMIT 1",
+        (name, case, chip, operator or ""),
     ).fetchone()
     return get(store, row[0]) if row else None
 
 
 def baselines(store: Store, operator: str | None = None) -> list[dict[str, Any]]:
     store.ensure(DDL)
-    sql = ("SELECT b.name, b.operator, b.case_name, b.chip, r.time_us, r.source_hash, b.ts "
-           "FROM history_baselines b JOIN history_runs r ON r.id = b.run_id")
+    sql = (
+        "SELECT b.name, b.operator, b.case_name, b.chip, r.time_us, r.source_hash, b.ts "
+        "FROM history_baselines b JOIN history_runs r ON r.id = b.run_id"
+    )
     args: tuple = ()
     if operator is not None:
         sql += " WHERE b.operator = ?"

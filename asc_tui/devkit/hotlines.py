@@ -40,17 +40,25 @@ class HotLine:
     bytes: int  # bytes moved by this line's instructions
 
     def to_dict(self) -> dict:
-        return {"file": self.file, "line": self.line, "code": self.code, "calls": self.calls,
-                "cycles": self.cycles, "share": self.share, "pipe": self.pipe,
-                "by_pipe": dict(self.by_pipe), "wait_cycles": self.wait_cycles,
-                "bytes": self.bytes}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "code": self.code,
+            "calls": self.calls,
+            "cycles": self.cycles,
+            "share": self.share,
+            "pipe": self.pipe,
+            "by_pipe": dict(self.by_pipe),
+            "wait_cycles": self.wait_cycles,
+            "bytes": self.bytes,
+        }
 
 
 # A record's class for the issue attribution, by kind * N_PIPES + pipe: 0 = work issued to a
 # pipe other than scalar, 1 = a wait or SetFlag record, 2 = scalar work.
 _ISSUED, _SYNC, _SCALAR = 0, 1, 2
 _ISSUE_CLASS = np.full(3 * N_PIPES, _SYNC, dtype=np.int64)
-_ISSUE_CLASS[KIND_WORK * N_PIPES: (KIND_WORK + 1) * N_PIPES] = _ISSUED
+_ISSUE_CLASS[KIND_WORK * N_PIPES : (KIND_WORK + 1) * N_PIPES] = _ISSUED
 _ISSUE_CLASS[KIND_WORK * N_PIPES + S] = _SCALAR
 
 
@@ -81,18 +89,19 @@ def issue_weights(result: EmulationResult, cols: Columns, issue_cycles: float | 
     return np.array(share)[cols.block * 3 + _ISSUE_CLASS[cols.slot]]
 
 
-def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> tuple[
-        HotLine, ...]:
+def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None) -> tuple[HotLine, ...]:
     """Every source line that issued something, most expensive first."""
     nl = len(result.lines)
     if nl == 0 or len(cols) == 0:
         return ()
     # One bincount per figure over (line, kind, pipe) keys; the rest is a few numbers per line,
     # done in plain Python (small runs pay per numpy call, not per line).
-    sums = np.bincount(cols.line * (3 * N_PIPES) + cols.slot, weights=cols.dur,
-                       minlength=nl * 3 * N_PIPES).reshape(nl, 3, N_PIPES).tolist()
-    issue = np.bincount(cols.line, weights=issue_weights(result, cols, issue_cycles),
-                        minlength=nl).tolist()
+    sums = (
+        np.bincount(cols.line * (3 * N_PIPES) + cols.slot, weights=cols.dur, minlength=nl * 3 * N_PIPES)
+        .reshape(nl, 3, N_PIPES)
+        .tolist()
+    )
+    issue = np.bincount(cols.line, weights=issue_weights(result, cols, issue_cycles), minlength=nl).tolist()
     calls = np.bincount(cols.line, minlength=nl).tolist()
     nbytes = np.bincount(cols.line, weights=cols.nbytes, minlength=nl).tolist()  # 0 off work
     by = [kinds[KIND_WORK] for kinds in sums]
@@ -106,11 +115,20 @@ def hot_lines(result: EmulationResult, cols: Columns, issue_cycles: float | None
     for i in sorted(range(nl), key=cycles.__getitem__, reverse=True):  # stable: ties by line id
         file, line = result.lines[i]
         row, c = by[i], cycles[i]
-        out.append(HotLine(  # positional: a frozen dataclass's keyword init costs ~50% more
-            file, line, linecache.getline(file, line).strip(), calls[i], c,
-            c / total if total > 0 else 0.0, PIPE_NAMES[row.index(max(row)) if c > 0 else S],
-            {PIPE_NAMES[p]: v for p, v in enumerate(row) if v > 0}, sum(sums[i][KIND_WAIT]),
-            int(nbytes[i])))
+        out.append(
+            HotLine(  # positional: a frozen dataclass's keyword init costs ~50% more
+                file,
+                line,
+                linecache.getline(file, line).strip(),
+                calls[i],
+                c,
+                c / total if total > 0 else 0.0,
+                PIPE_NAMES[row.index(max(row)) if c > 0 else S],
+                {PIPE_NAMES[p]: v for p, v in enumerate(row) if v > 0},
+                sum(sums[i][KIND_WAIT]),
+                int(nbytes[i]),
+            )
+        )
     return tuple(out)
 
 

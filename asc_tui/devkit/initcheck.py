@@ -41,11 +41,22 @@ class InitCheck:
         elif hi > lo and not m[lo:hi].all():
             first = lo + int(np.argmin(m[lo:hi]))
             unwritten = int(np.count_nonzero(~m[lo:hi]))
-            self.san.report(Finding(
-                self.tool, "uninitialized", fr.f_code.co_filename, fr.f_lineno,
-                f"{unwritten} of {hi - lo} bytes read were never written in this run (first "
-                f"at {t.mem.upper()}+{first})", block=core.block, tensor=tensor_name(t, fr),
-                memory=t.mem, offset=lo, access="Read", size=hi - lo))
+            self.san.report(
+                Finding(
+                    self.tool,
+                    "uninitialized",
+                    fr.f_code.co_filename,
+                    fr.f_lineno,
+                    f"{unwritten} of {hi - lo} bytes read were never written in this run (first "
+                    f"at {t.mem.upper()}+{first})",
+                    block=core.block,
+                    tensor=tensor_name(t, fr),
+                    memory=t.mem,
+                    offset=lo,
+                    access="Read",
+                    size=hi - lo,
+                )
+            )
 
     def end_block(self, core) -> None:
         self.core = None

@@ -47,8 +47,9 @@ def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
         cand = d / f"{ref}.py"
         if cand.exists():
             return cand
-    known = sorted({q.stem for d in operator_dirs(root) for q in d.glob("*.py")
-                    if not q.stem.startswith("_")})
+    known = sorted(
+        {q.stem for d in operator_dirs(root) for q in d.glob("*.py") if not q.stem.startswith("_")}
+    )
     raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
 
 
@@ -81,26 +82,34 @@ class OperatorModule:
     def case(self, name: str | None) -> Case:
         key = name or self.default_case
         if key not in self.cases:
-            raise BuildError(f"operator {self.name} has no case {key!r}; cases: "
-                             f"{', '.join(self.cases)}", self.path, _line_of(self.path, "CASES"))
+            raise BuildError(
+                f"operator {self.name} has no case {key!r}; cases: {', '.join(self.cases)}",
+                self.path,
+                _line_of(self.path, "CASES"),
+            )
         return self.cases[key]
 
     def resolve_params(self, overrides: dict[str, Any] | None = None) -> Params:
         values = {k: p.default for k, p in self.params.items()}
         for k, v in (overrides or {}).items():
             if k not in self.params:
-                raise BuildError(f"operator {self.name} has no parameter {k!r}; parameters: "
-                                 f"{', '.join(self.params) or 'none'}", self.path,
-                                 _line_of(self.path, "PARAMS"))
+                raise BuildError(
+                    f"operator {self.name} has no parameter {k!r}; parameters: "
+                    f"{', '.join(self.params) or 'none'}",
+                    self.path,
+                    _line_of(self.path, "PARAMS"),
+                )
             values[k] = _coerce(v, self.params[k].default)
         return Params(values)
 
     def tensors(self, case: Case) -> Tensors:
         specs = self._call("tensors", case)
-        if not isinstance(specs, dict) or not all(isinstance(v, TensorSpec)
-                                                   for v in specs.values()):
-            raise BuildError("tensors(case) must return a dict of In(...)/Out(...) specs",
-                             self.path, _line_of(self.path, "def tensors"))
+        if not isinstance(specs, dict) or not all(isinstance(v, TensorSpec) for v in specs.values()):
+            raise BuildError(
+                "tensors(case) must return a dict of In(...)/Out(...) specs",
+                self.path,
+                _line_of(self.path, "def tensors"),
+            )
         return Tensors(specs)
 
     def constraint_violations(self, case: Case, params: Params) -> list[str]:
@@ -113,8 +122,9 @@ class OperatorModule:
                 try:
                     ok = bool(eval(c, {"__builtins__": {}}, env))  # noqa: S307 - operator's own text
                 except Exception as exc:
-                    raise BuildError(f"constraint {c!r} failed to evaluate: {exc}", self.path,
-                                     _line_of(self.path, c)) from None
+                    raise BuildError(
+                        f"constraint {c!r} failed to evaluate: {exc}", self.path, _line_of(self.path, c)
+                    ) from None
                 reason = c
             else:
                 ok, reason = self._call_constraint(c, case, params), getattr(c, "__name__", "")
@@ -136,11 +146,17 @@ class OperatorModule:
         if isinstance(result, tuple) and len(result) == 2:
             result = Launch(*result)
         if not isinstance(result, Launch):
-            raise TilingError("tiling(case, params) must return Launch(block_dim, tiling)",
-                              self.path, _line_of(self.path, "def tiling"))
+            raise TilingError(
+                "tiling(case, params) must return Launch(block_dim, tiling)",
+                self.path,
+                _line_of(self.path, "def tiling"),
+            )
         if not isinstance(result.block_dim, int) or result.block_dim < 1:
-            raise TilingError(f"tiling returned block_dim={result.block_dim!r}; it must be a "
-                              "positive integer", self.path, _line_of(self.path, "def tiling"))
+            raise TilingError(
+                f"tiling returned block_dim={result.block_dim!r}; it must be a positive integer",
+                self.path,
+                _line_of(self.path, "def tiling"),
+            )
         return result
 
     def flops(self, case: Case) -> float:
@@ -187,8 +203,9 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     try:
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
-        raise BuildError(f"syntax error: {exc.msg}", str(path), exc.lineno,
-                         hint=(exc.text or "").strip() or None) from None
+        raise BuildError(
+            f"syntax error: {exc.msg}", str(path), exc.lineno, hint=(exc.text or "").strip() or None
+        ) from None
     _remember_source(str(path), source)
     mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -200,8 +217,7 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
         raise
     except Exception as exc:
         file, line = location_from_traceback(exc.__traceback__)
-        raise BuildError(f"importing the operator raised {type(exc).__name__}: {exc}", file,
-                         line) from None
+        raise BuildError(f"importing the operator raised {type(exc).__name__}: {exc}", file, line) from None
     finally:
         sys.modules.pop(mod_name, None)
     return _validate(module, path, source)
@@ -220,15 +236,25 @@ def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
     kernels = [v for v in vars(module).values() if isinstance(v, KernelFunction)]
     kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
     if kernel is None:
-        missing.append("a kernel (@AscendC.kernel)" if not kernels else
-                       "KERNEL = <one of the kernels> (the file defines several)")
+        missing.append(
+            "a kernel (@AscendC.kernel)"
+            if not kernels
+            else "KERNEL = <one of the kernels> (the file defines several)"
+        )
     if missing:
-        raise BuildError(f"not an operator module: missing {', '.join(missing)}", str(path), 1,
-                         hint="see README 'Writing an operator' for the module format")
+        raise BuildError(
+            f"not an operator module: missing {', '.join(missing)}",
+            str(path),
+            1,
+            hint="see README 'Writing an operator' for the module format",
+        )
     raw_cases = module.CASES
     if not isinstance(raw_cases, dict) or not raw_cases:
-        raise BuildError("CASES must be a non-empty dict of name -> dict of values", str(path),
-                         _line_of(str(path), "CASES"))
+        raise BuildError(
+            "CASES must be a non-empty dict of name -> dict of values",
+            str(path),
+            _line_of(str(path), "CASES"),
+        )
     cases = {name: Case(name, vals) for name, vals in raw_cases.items()}
     default = getattr(module, "DEFAULT_CASE", next(iter(cases)))
     params = dict(getattr(module, "PARAMS", {}))
@@ -236,7 +262,13 @@ def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
         if not isinstance(p, Param):
             params[k] = Param(p)
     return OperatorModule(
-        name=path.stem, path=str(path), module=module, kernel=kernel, cases=cases,
-        default_case=default, params=params,
+        name=path.stem,
+        path=str(path),
+        module=module,
+        kernel=kernel,
+        cases=cases,
+        default_case=default,
+        params=params,
         source_hash=hashlib.sha256(source).hexdigest()[:16],
-        doc=(module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else "")
+        doc=(module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else "",
+    )

@@ -50,16 +50,30 @@ class MemCheck:
             return
         slot = t.slot
         if slot is not None and slot.state is FREE:
-            self._report(core, "use-after-free", t, start, count, is_write, fr,
-                         "the tensor's queue buffer was released by FreeTensor"
-                         + self._alloc_note(slot))
+            self._report(
+                core,
+                "use-after-free",
+                t,
+                start,
+                count,
+                is_write,
+                fr,
+                "the tensor's queue buffer was released by FreeTensor" + self._alloc_note(slot),
+            )
         align = self.align.get(t.mem)
         if align is None:
             align = self.align[t.mem] = core.chip.alignment.get(t.mem, 32)
         if t.offset % align:
-            self._report(core, "misaligned", t, start, count, is_write, fr,
-                         f"operand starts at {t.mem.upper()}+{t.offset}, not a multiple of "
-                         f"{align} B")
+            self._report(
+                core,
+                "misaligned",
+                t,
+                start,
+                count,
+                is_write,
+                fr,
+                f"operand starts at {t.mem.upper()}+{t.offset}, not a multiple of {align} B",
+            )
 
     def oob(self, core, t, first, count, is_write, fr, reason) -> None:
         self._report(core, "out-of-bounds", t, first, count, is_write, fr, reason)
@@ -72,12 +86,27 @@ class MemCheck:
                 self.alloc_at[id(slot)] = (fr.f_code.co_filename, fr.f_lineno)
         elif op == "free":
             if slot is None or getattr(slot, "owner", que) is not que:
-                self._report(core, "illegal-free", t, 0, 0, True, fr,
-                             "FreeTensor of a tensor that was not allocated from this queue")
+                self._report(
+                    core,
+                    "illegal-free",
+                    t,
+                    0,
+                    0,
+                    True,
+                    fr,
+                    "FreeTensor of a tensor that was not allocated from this queue",
+                )
             elif slot.state is FREE:
-                self._report(core, "illegal-free", t, 0, 0, True, fr,
-                             "the tensor was already freed (double free)"
-                             + self._alloc_note(slot))
+                self._report(
+                    core,
+                    "illegal-free",
+                    t,
+                    0,
+                    0,
+                    True,
+                    fr,
+                    "the tensor was already freed (double free)" + self._alloc_note(slot),
+                )
 
     def end_block(self, core) -> None:
         for que in self.queues.values():
@@ -85,14 +114,25 @@ class MemCheck:
                 if slot.state is FREE:
                     continue
                 file, line = self.alloc_at.get(id(slot), (None, slot.alloc_line))
-                what = {"allocated": "allocated but never freed",
-                        "queued": "enqueued but never dequeued or freed",
-                        "dequeued": "dequeued but never freed"}.get(slot.state, slot.state)
-                self.san.report(Finding(
-                    self.tool, "leak", file, line,
-                    f"queue buffer {slot.index} ({slot.nbytes} B of {que.mem.upper()}) was "
-                    f"{what} when the block ended", block=core.block, memory=que.mem,
-                    offset=slot.offset, size=slot.nbytes))
+                what = {
+                    "allocated": "allocated but never freed",
+                    "queued": "enqueued but never dequeued or freed",
+                    "dequeued": "dequeued but never freed",
+                }.get(slot.state, slot.state)
+                self.san.report(
+                    Finding(
+                        self.tool,
+                        "leak",
+                        file,
+                        line,
+                        f"queue buffer {slot.index} ({slot.nbytes} B of {que.mem.upper()}) was "
+                        f"{what} when the block ended",
+                        block=core.block,
+                        memory=que.mem,
+                        offset=slot.offset,
+                        size=slot.nbytes,
+                    )
+                )
         self.queues.clear()
         self.alloc_at.clear()
 
@@ -102,7 +142,18 @@ class MemCheck:
 
     def _report(self, core, kind, t, start, count, is_write, fr, reason) -> None:
         isz = t.dtype.itemsize if t.dtype is not None else 1
-        self.san.report(Finding(
-            self.tool, kind, fr.f_code.co_filename, fr.f_lineno, reason, block=core.block,
-            tensor=tensor_name(t, fr), memory=memory_of(t), offset=byte_offset(t, start),
-            access="Write" if is_write else "Read", size=max(count, 0) * isz))
+        self.san.report(
+            Finding(
+                self.tool,
+                kind,
+                fr.f_code.co_filename,
+                fr.f_lineno,
+                reason,
+                block=core.block,
+                tensor=tensor_name(t, fr),
+                memory=memory_of(t),
+                offset=byte_offset(t, start),
+                access="Write" if is_write else "Read",
+                size=max(count, 0) * isz,
+            )
+        )

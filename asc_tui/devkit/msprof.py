@@ -36,7 +36,7 @@ from .roofline import roofline
 FILES = ("OpBasicInfo.csv", "PipeUtilization.csv", "Memory.csv", "ResourceConflictRatio.csv")
 PIPE_ORDER = ("vec", "cube", "scalar", "fixpipe", "mte1", "mte2", "mte3")
 WAIT_PIPES = ("cube", "vec", "mte1", "mte2", "mte3")
-GIB = 1024.0 ** 3
+GIB = 1024.0**3
 
 
 class MsprofError(OperatorError):
@@ -80,11 +80,33 @@ def write_dir(p: Profile, directory: str | os.PathLike) -> list[str]:
         return [c.block, label, c.time_us, c.cycles]
 
     op_type = "cube" if x == "aic" else "vector"
-    _write(d / "OpBasicInfo.csv",
-           ["Op Name", "Op Type", "Task Duration(us)", "Block Dim", "Mix Block Dim", "Device Id",
-            "Pid", "Current Freq", "Rated Freq"],
-           [[p.operator, op_type, p.time_us, p.block_dim, "NA", "NA", "NA", _freq(p.clock_mhz),
-             _freq(p.clock_mhz)]])
+    _write(
+        d / "OpBasicInfo.csv",
+        [
+            "Op Name",
+            "Op Type",
+            "Task Duration(us)",
+            "Block Dim",
+            "Mix Block Dim",
+            "Device Id",
+            "Pid",
+            "Current Freq",
+            "Rated Freq",
+        ],
+        [
+            [
+                p.operator,
+                op_type,
+                p.time_us,
+                p.block_dim,
+                "NA",
+                "NA",
+                "NA",
+                _freq(p.clock_mhz),
+                _freq(p.clock_mhz),
+            ]
+        ],
+    )
     hdr = list(common)
     for q in pipes:
         hdr += [f"{x}_{q}_time(us)", f"{x}_{q}_ratio"]
@@ -99,11 +121,14 @@ def write_dir(p: Profile, directory: str | os.PathLike) -> list[str]:
     hdr = list(common)
     for q in mtes:
         hdr += [f"{x}_{q}_instructions", f"{x}_{q}_ratio"]
-    hdr += ["read_main_memory_datas(KB)", "write_main_memory_datas(KB)",
-            f"{x}_main_mem_read_bw(GB/s)", f"{x}_main_mem_write_bw(GB/s)"]
+    hdr += [
+        "read_main_memory_datas(KB)",
+        "write_main_memory_datas(KB)",
+        f"{x}_main_mem_read_bw(GB/s)",
+        f"{x}_main_mem_write_bw(GB/s)",
+    ]
     if x == "aiv":
-        hdr += ["GM_to_UB_datas(KB)", "UB_to_GM_datas(KB)", "aiv_gm_to_ub_bw(GB/s)",
-                "aiv_ub_to_gm_bw(GB/s)"]
+        hdr += ["GM_to_UB_datas(KB)", "UB_to_GM_datas(KB)", "aiv_gm_to_ub_bw(GB/s)", "aiv_ub_to_gm_bw(GB/s)"]
     rows = []
     for c in p.cores:
         r = head(c)
@@ -118,8 +143,11 @@ def write_dir(p: Profile, directory: str | os.PathLike) -> list[str]:
     _write(d / "Memory.csv", hdr, rows)
     waits = [q for q in WAIT_PIPES if q in pipes]
     hdr = common + [f"{x}_{q}_wait_ratio" for q in waits]
-    _write(d / "ResourceConflictRatio.csv", hdr,
-           [head(c) + [c.wait_ratio.get(q, 0.0) for q in waits] for c in p.cores])
+    _write(
+        d / "ResourceConflictRatio.csv",
+        hdr,
+        [head(c) + [c.wait_ratio.get(q, 0.0) for q in waits] for c in p.cores],
+    )
     return [str(d / f) for f in FILES]
 
 
@@ -143,9 +171,11 @@ def _locate(directory: Path) -> Path:
         return directory
     hits = sorted(directory.glob("**/OpBasicInfo*.csv"))
     if not hits:
-        raise MsprofError(f"no OpBasicInfo.csv under {directory}",
-                          hint="give the OPPROF_* directory msprof op wrote, or one written by "
-                               "`asc-tui profile --msprof-dir`")
+        raise MsprofError(
+            f"no OpBasicInfo.csv under {directory}",
+            hint="give the OPPROF_* directory msprof op wrote, or one written by "
+            "`asc-tui profile --msprof-dir`",
+        )
     return hits[-1].parent
 
 
@@ -208,11 +238,21 @@ def read_dir(directory: str | os.PathLike, chip=None) -> Profile:
         if wr is None:
             wr = _f(m, "UB_to_GM_datas(KB)") or _f(m, "L0C_to_GM_datas(KB)") or 0.0
         block = int(float(bid)) if bid not in (None, "", "NA") else i
-        cores.append(CoreProfile(block=block, core=block, wave=0,
-                                 time_us=_f(r, f"{x}_time(us)") or 0.0,
-                                 cycles=_f(r, f"{x}_total_cycles") or 0.0, busy_us=busy,
-                                 ratio=ratio, wait_ratio=wait, instructions=instr,
-                                 read_bytes=rd * 1024.0, write_bytes=wr * 1024.0))
+        cores.append(
+            CoreProfile(
+                block=block,
+                core=block,
+                wave=0,
+                time_us=_f(r, f"{x}_time(us)") or 0.0,
+                cycles=_f(r, f"{x}_total_cycles") or 0.0,
+                busy_us=busy,
+                ratio=ratio,
+                wait_ratio=wait,
+                instructions=instr,
+                read_bytes=rd * 1024.0,
+                write_bytes=wr * 1024.0,
+            )
+        )
     return _profile(b, tuple(cores), x, chip)
 
 
@@ -235,14 +275,19 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
     items = breakdown_items(times, kernel_us)
     denom = n * kernel_us if kernel_us > 0 else 1.0
     util = {q: sum(c.busy_us.get(q, 0.0) for c in cores) / denom for q in PIPE_ORDER}
-    waits = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / denom
-             for q in PIPE_ORDER}
+    waits = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / denom for q in PIPE_ORDER}
     cube = x == "aic"
     chip_cores = (chip.aic if cube else chip.aiv) if chip is not None else None
     slow = max(cores, key=lambda c: c.time_us) if cores else None
-    balance = CoreBalance(len(cores), chip_cores, 1, len(cores),
-                          slow.block if slow else 0, slow.time_us if slow else 0.0,
-                          sum(c.time_us for c in cores) / n)
+    balance = CoreBalance(
+        len(cores),
+        chip_cores,
+        1,
+        len(cores),
+        slow.block if slow else 0,
+        slow.time_us if slow else 0.0,
+        sum(c.time_us for c in cores) / n,
+    )
     gm_read = sum(c.read_bytes for c in cores)
     gm_write = sum(c.write_bytes for c in cores)
     count = sum(c.instructions.get("mte2", 0) + c.instructions.get("mte3", 0) for c in cores)
@@ -255,22 +300,48 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
             active = min(len(cores), chip_cores or len(cores))
             fixed_share = min(count * chip.dma_latency_for(active) / chip.clock_mhz / busy, 1.0)
     facts = rules.Facts(
-        utilisation=util, wait_ratios=waits, overlap=None, cores_used=len(cores),
-        chip_cores=chip_cores, core_kind=x.upper(), waves=1, last_wave_cores=len(cores),
+        utilisation=util,
+        wait_ratios=waits,
+        overlap=None,
+        cores_used=len(cores),
+        chip_cores=chip_cores,
+        core_kind=x.upper(),
+        waves=1,
+        last_wave_cores=len(cores),
         balance=balance.ratio if cores else None,
         dma_mean_bytes=(gm_read + gm_write) / count if count else None,
-        dma_fixed_share=fixed_share, uses_cube=cube, bound=roof.bound if roof else None,
-        roof_fraction=roof.fraction if roof else None, capacity={}, kernel_us=kernel_us,
-        launch_overhead_us=max(time_us - kernel_us, 0.0))
-    blocked = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / n
-               for q in PIPE_ORDER}
+        dma_fixed_share=fixed_share,
+        uses_cube=cube,
+        bound=roof.bound if roof else None,
+        roof_fraction=roof.fraction if roof else None,
+        capacity={},
+        kernel_us=kernel_us,
+        launch_overhead_us=max(time_us - kernel_us, 0.0),
+    )
+    blocked = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / n for q in PIPE_ORDER}
     pipeline = PipelineReport(util, waits, None, None, balance, rules.advise(facts), blocked)
     return Profile(
-        source="msprof", operator=b.get("Op Name", "kernel"), case=None,
-        chip=chip.name if chip is not None else None, params={}, shapes={}, mode="hardware",
-        time_us=time_us, kernel_us=kernel_us, clock_mhz=mhz, block_dim=block_dim,
-        breakdown=items, bottleneck=bottleneck_of(items), roofline=roof, pipeline=pipeline,
-        lines=(), cores=cores, gm_read=gm_read, gm_write=gm_write, core_kind=x.upper())
+        source="msprof",
+        operator=b.get("Op Name", "kernel"),
+        case=None,
+        chip=chip.name if chip is not None else None,
+        params={},
+        shapes={},
+        mode="hardware",
+        time_us=time_us,
+        kernel_us=kernel_us,
+        clock_mhz=mhz,
+        block_dim=block_dim,
+        breakdown=items,
+        bottleneck=bottleneck_of(items),
+        roofline=roof,
+        pipeline=pipeline,
+        lines=(),
+        cores=cores,
+        gm_read=gm_read,
+        gm_write=gm_write,
+        core_kind=x.upper(),
+    )
 
 
 __all__ = ["write_dir", "read_dir", "FILES", "MsprofError"]

@@ -72,8 +72,9 @@ def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:
     return (0.0, 0.0)  # integers: exact
 
 
-def compare(name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None = None,
-            n_worst: int = 5) -> OutputPrecision:
+def compare(
+    name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None = None, n_worst: int = 5
+) -> OutputPrecision:
     """Error figures of one output. Works in float32 for ≤16-bit dtypes (exact), in chunks with
     float64 accumulation, so an 80M-element output stays fast and small."""
     dt = as_dtype(got.dtype)
@@ -90,8 +91,8 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None
     worst: list[tuple[float, int, float, float]] = []
     chunk = 1 << 22
     for lo in range(0, size, chunk):
-        g = g_all[lo: lo + chunk].astype(work)
-        w = w_all[lo: lo + chunk].astype(work)
+        g = g_all[lo : lo + chunk].astype(work)
+        w = w_all[lo : lo + chunk].astype(work)
         fg, fw = np.isfinite(g), np.isfinite(w)
         if fg.all() and fw.all():
             diff = np.abs(g - w)
@@ -122,8 +123,7 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None
             k = min(n_worst, diff.size)
             key = np.nan_to_num(diff.astype(np.float64), posinf=np.finfo(np.float64).max)
             idx = np.argpartition(-key, k - 1)[:k]
-            worst += [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx
-                      if key[i] > 0]
+            worst += [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx if key[i] > 0]
     worst = sorted(worst, key=lambda t: -t[0])[:n_worst]
     if ng == 0.0 and nw == 0.0:
         cos = 1.0
@@ -138,5 +138,17 @@ def compare(name: str, got: np.ndarray, want: np.ndarray, overrides: dict | None
         verdict = "WARN"
     else:
         verdict = "PASS"
-    return OutputPrecision(name, dtype_name(dt), max_abs, mean_rel, cos, within, atol, rtol, nan,
-                           inf, verdict, [(i, gv, wv) for _, i, gv, wv in worst])
+    return OutputPrecision(
+        name,
+        dtype_name(dt),
+        max_abs,
+        mean_rel,
+        cos,
+        within,
+        atol,
+        rtol,
+        nan,
+        inf,
+        verdict,
+        [(i, gv, wv) for _, i, gv, wv in worst],
+    )

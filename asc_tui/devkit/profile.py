@@ -48,10 +48,16 @@ class CoreBalance:
         return self.slowest_us / self.mean_us if self.mean_us > 0 else 1.0
 
     def to_dict(self) -> dict:
-        return {"cores_used": self.cores_used, "chip_cores": self.chip_cores,
-                "waves": self.waves, "last_wave_cores": self.last_wave_cores,
-                "slowest_core": self.slowest_core, "slowest_us": self.slowest_us,
-                "mean_us": self.mean_us, "ratio": self.ratio}
+        return {
+            "cores_used": self.cores_used,
+            "chip_cores": self.chip_cores,
+            "waves": self.waves,
+            "last_wave_cores": self.last_wave_cores,
+            "slowest_core": self.slowest_core,
+            "slowest_us": self.slowest_us,
+            "mean_us": self.mean_us,
+            "ratio": self.ratio,
+        }
 
 
 @dataclass(frozen=True)
@@ -65,11 +71,15 @@ class PipelineReport:
     blocked_us: dict = field(default_factory=dict)  # pipe -> µs per core in wait records
 
     def to_dict(self) -> dict:
-        return {"utilisation": dict(self.utilisation), "wait_ratios": dict(self.wait_ratios),
-                "blocked_us": dict(self.blocked_us),
-                "overlap": self.overlap, "overlap_kernel": self.overlap_kernel,
-                "core_balance": self.core_balance.to_dict(),
-                "advice": [a.to_dict() for a in self.advice]}
+        return {
+            "utilisation": dict(self.utilisation),
+            "wait_ratios": dict(self.wait_ratios),
+            "blocked_us": dict(self.blocked_us),
+            "overlap": self.overlap,
+            "overlap_kernel": self.overlap_kernel,
+            "core_balance": self.core_balance.to_dict(),
+            "advice": [a.to_dict() for a in self.advice],
+        }
 
 
 @dataclass(frozen=True)
@@ -109,14 +119,22 @@ class Profile:
     def to_dict(self) -> dict:
         b = self.bottleneck_item
         return {
-            "source": self.source, "operator": self.operator, "case": self.case,
-            "chip": self.chip, "params": dict(self.params), "shapes": dict(self.shapes),
-            "mode": self.mode, "time_us": self.time_us, "kernel_us": self.kernel_us,
-            "clock_mhz": self.clock_mhz, "block_dim": self.block_dim,
+            "source": self.source,
+            "operator": self.operator,
+            "case": self.case,
+            "chip": self.chip,
+            "params": dict(self.params),
+            "shapes": dict(self.shapes),
+            "mode": self.mode,
+            "time_us": self.time_us,
+            "kernel_us": self.kernel_us,
+            "clock_mhz": self.clock_mhz,
+            "block_dim": self.block_dim,
             "core_kind": self.core_kind,
             "breakdown": [x.to_dict() for x in self.breakdown],
             "breakdown_total_us": sum(x.time_us or 0.0 for x in self.breakdown),
-            "bottleneck": b.name, "bottleneck_key": b.key,
+            "bottleneck": b.name,
+            "bottleneck_key": b.key,
             "roofline": self.roofline.to_dict() if self.roofline else None,
             "pipeline": self.pipeline.to_dict(),
             "lines": [ln.to_dict() for ln in self.lines],
@@ -168,32 +186,60 @@ def profile(run, chip=None) -> Profile:
     if chip is not None:
         fixed_us += fixed_cycles(em, chip, cube, cores) / em.clock_mhz
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
-        roof = roofline(flops, float(hbm_read + em.gm_write), em.time_us, chip, cube,
-                        element_bytes(shapes), fixed_us)
+        roof = roofline(
+            flops, float(hbm_read + em.gm_write), em.time_us, chip, cube, element_bytes(shapes), fixed_us
+        )
     busy, blocked_cycles = totals.busy, totals.blocked
     util = {name: busy[p] / denom for p, name in enumerate(PIPE_NAMES)}
     waits = {name: blocked_cycles[p] / denom for p, name in enumerate(PIPE_NAMES)}
     overlap = totals.overlap
     facts = rules.Facts(
-        utilisation=util, wait_ratios=waits, overlap=overlap, cores_used=em.cores_used,
-        chip_cores=chip_cores, core_kind="AIC" if cube else "AIV", waves=balance.waves,
-        last_wave_cores=balance.last_wave_cores, balance=balance.ratio,
-        dma_mean_bytes=dma_mean, dma_fixed_share=dma_fixed, uses_cube=cube,
-        bound=roof.bound if roof else None, roof_fraction=roof.fraction if roof else None,
-        capacity=dict(em.capacity), kernel_us=em.kernel_us,
-        launch_overhead_us=em.launch_overhead_us)
+        utilisation=util,
+        wait_ratios=waits,
+        overlap=overlap,
+        cores_used=em.cores_used,
+        chip_cores=chip_cores,
+        core_kind="AIC" if cube else "AIV",
+        waves=balance.waves,
+        last_wave_cores=balance.last_wave_cores,
+        balance=balance.ratio,
+        dma_mean_bytes=dma_mean,
+        dma_fixed_share=dma_fixed,
+        uses_cube=cube,
+        bound=roof.bound if roof else None,
+        roof_fraction=roof.fraction if roof else None,
+        capacity=dict(em.capacity),
+        kernel_us=em.kernel_us,
+        launch_overhead_us=em.launch_overhead_us,
+    )
     blocked = {name: blocked_cycles[p] / (n * em.clock_mhz) for p, name in enumerate(PIPE_NAMES)}
-    pipeline = PipelineReport(util, waits, overlap, float(totals.overlap_cycles / denom),
-                              balance, rules.advise(facts), blocked)
+    pipeline = PipelineReport(
+        util, waits, overlap, float(totals.overlap_cycles / denom), balance, rules.advise(facts), blocked
+    )
     issue = chip.scalar_issue if chip is not None else None
     return Profile(
-        source="emulator", operator=meta.get("operator", "kernel"), case=meta.get("case"),
-        chip=em.chip, params=meta.get("params", {}), shapes=shapes, mode=em.mode,
-        time_us=em.time_us, kernel_us=em.kernel_us, clock_mhz=em.clock_mhz,
-        block_dim=em.block_dim, breakdown=items, bottleneck=bottleneck_of(items),
-        roofline=roof, pipeline=pipeline, lines=hot_lines(em, cols, issue), cores=cores,
-        gm_read=float(em.gm_read), gm_write=float(em.gm_write), capacity=dict(em.capacity),
-        core_kind="AIC" if cube else "AIV")
+        source="emulator",
+        operator=meta.get("operator", "kernel"),
+        case=meta.get("case"),
+        chip=em.chip,
+        params=meta.get("params", {}),
+        shapes=shapes,
+        mode=em.mode,
+        time_us=em.time_us,
+        kernel_us=em.kernel_us,
+        clock_mhz=em.clock_mhz,
+        block_dim=em.block_dim,
+        breakdown=items,
+        bottleneck=bottleneck_of(items),
+        roofline=roof,
+        pipeline=pipeline,
+        lines=hot_lines(em, cols, issue),
+        cores=cores,
+        gm_read=float(em.gm_read),
+        gm_write=float(em.gm_write),
+        capacity=dict(em.capacity),
+        core_kind="AIC" if cube else "AIV",
+    )
 
 
 def bottleneck_of(items) -> str:
@@ -210,8 +256,15 @@ def _balance(em: EmulationResult, cores: tuple[CoreProfile, ...], chip_cores) ->
     waves = [c.wave for c in cores]
     last_wave = max(waves)
     slow = max(per_core, key=per_core.get)
-    return CoreBalance(em.cores_used, chip_cores, last_wave + 1, waves.count(last_wave), slow,
-                       per_core[slow], fmean(per_core.values()))
+    return CoreBalance(
+        em.cores_used,
+        chip_cores,
+        last_wave + 1,
+        waves.count(last_wave),
+        slow,
+        per_core[slow],
+        fmean(per_core.values()),
+    )
 
 
 def _dma_facts(em, cores, chip, chip_cores) -> tuple[float | None, float | None]:

@@ -134,8 +134,7 @@ class RaceCheck:
                 keep.append(e)
             elif not (elo >= lo and ehi <= hi and (is_write or not ew)):
                 keep.append(e)
-        keep.append((lo, hi, lane, idx, is_write, fr.f_code.co_filename, fr.f_lineno,
-                     rec[idx][3]))
+        keep.append((lo, hi, lane, idx, is_write, fr.f_code.co_filename, fr.f_lineno, rec[idx][3]))
         self.shadow[key] = keep
 
     def set_flag(self, core, key, fr) -> None:
@@ -198,12 +197,12 @@ class RaceCheck:
                     for other_kind in against:
                         hit = _overlap(prior[other_kind], lo, hi)
                         if hit is not None:
-                            self._block_race(core, buf, lo, hi, is_write, line, file,
-                                             other_kind, hit)
+                            self._block_race(core, buf, lo, hi, is_write, line, file, other_kind, hit)
                             break
             for is_write, ranges in kinds.items():
-                prior[is_write] = _merge(prior[is_write], [
-                    (lo, hi, line, file, core.block) for lo, hi, line, file in ranges])
+                prior[is_write] = _merge(
+                    prior[is_write], [(lo, hi, line, file, core.block) for lo, hi, line, file in ranges]
+                )
         self.gm_block = {}
 
     def _gm_note(self, t, lo: int, hi: int, is_write: bool, fr) -> None:
@@ -222,32 +221,52 @@ class RaceCheck:
             ranges.append((lo, hi, fr.f_lineno, fr.f_code.co_filename))
 
     def _block_race(self, core, buf, lo, hi, is_write, line, file, other_write, hit) -> None:
-        kind = "race-waw" if is_write and other_write else (
-            "race-war" if is_write else "race-raw")
+        kind = "race-waw" if is_write and other_write else ("race-war" if is_write else "race-raw")
         first = max(lo, hit[0])
         name = self.gm_names.get(buf) or "gm"
-        self.san.report(Finding(
-            "racecheck", kind, file, line,
-            f"block {core.block} {'writes' if is_write else 'reads'} GM bytes "
-            f"[{first}, {min(hi, hit[1])}) of '{name}' that block {hit[4]} "
-            f"{'writes' if other_write else 'reads'} at line {hit[2]}; blocks run in parallel "
-            "with no ordering between them", block=core.block, tensor=name, memory="gm",
-            offset=first, access="Write" if is_write else "Read", size=min(hi, hit[1]) - first,
-            other=f"block {hit[4]} {'write' if other_write else 'read'} at line {hit[2]}"))
+        self.san.report(
+            Finding(
+                "racecheck",
+                kind,
+                file,
+                line,
+                f"block {core.block} {'writes' if is_write else 'reads'} GM bytes "
+                f"[{first}, {min(hi, hit[1])}) of '{name}' that block {hit[4]} "
+                f"{'writes' if other_write else 'reads'} at line {hit[2]}; blocks run in parallel "
+                "with no ordering between them",
+                block=core.block,
+                tensor=name,
+                memory="gm",
+                offset=first,
+                access="Write" if is_write else "Read",
+                size=min(hi, hit[1]) - first,
+                other=f"block {hit[4]} {'write' if other_write else 'read'} at line {hit[2]}",
+            )
+        )
 
     def _race(self, core, t, start, count, is_write, fr, p, e) -> None:
         kind = "race-waw" if is_write and e[4] else ("race-raw" if not is_write else "race-war")
         first = "write" if e[4] else "read"
         isz = t.dtype.itemsize
-        self.san.report(Finding(
-            "racecheck", kind, fr.f_code.co_filename, fr.f_lineno,
-            f"{LANE_NAMES[p]} {'writes' if is_write else 'reads'} memory that {LANE_NAMES[e[2]]} "
-            f"{'writes' if e[4] else 'reads'} in {e[7]} at line {e[6]} with no SetFlag/WaitFlag "
-            f"(or queue event) ordering the {first} before this access",
-            block=core.block, tensor=tensor_name(t, fr),
-            memory="gm" if type(t) is GlobalTensor else t.mem, offset=byte_offset(t, start),
-            access="Write" if is_write else "Read", size=count * isz, pipe=LANE_NAMES[p],
-            other=f"{LANE_NAMES[e[2]]} {first} at line {e[6]}"))
+        self.san.report(
+            Finding(
+                "racecheck",
+                kind,
+                fr.f_code.co_filename,
+                fr.f_lineno,
+                f"{LANE_NAMES[p]} {'writes' if is_write else 'reads'} memory that {LANE_NAMES[e[2]]} "
+                f"{'writes' if e[4] else 'reads'} in {e[7]} at line {e[6]} with no SetFlag/WaitFlag "
+                f"(or queue event) ordering the {first} before this access",
+                block=core.block,
+                tensor=tensor_name(t, fr),
+                memory="gm" if type(t) is GlobalTensor else t.mem,
+                offset=byte_offset(t, start),
+                access="Write" if is_write else "Read",
+                size=count * isz,
+                pipe=LANE_NAMES[p],
+                other=f"{LANE_NAMES[e[2]]} {first} at line {e[6]}",
+            )
+        )
 
 
 def _overlap(ranges: list, lo: int, hi: int):

@@ -52,8 +52,9 @@ def sparkline(values: list[float]) -> str:
     lo, hi = min(values), max(values)
     if hi - lo <= 1e-12:
         return SPARK[0] * len(values)
-    return "".join(SPARK[min(int((v - lo) / (hi - lo) * (len(SPARK) - 1) + 0.5),
-                             len(SPARK) - 1)] for v in values)
+    return "".join(
+        SPARK[min(int((v - lo) / (hi - lo) * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] for v in values
+    )
 
 
 def breakdown_rows(c: CaseResult) -> list[tuple[str, str, float, float, float | None]]:
@@ -64,44 +65,101 @@ def breakdown_rows(c: CaseResult) -> list[tuple[str, str, float, float, float | 
     prof = c.profile
     if prof is not None:
         waits = prof.pipeline.wait_ratios
-        return [(b.key, b.name, b.time_us, b.ratio, waits.get(b.key))
-                for b in prof.breakdown if b.time_us]
+        return [(b.key, b.name, b.time_us, b.ratio, waits.get(b.key)) for b in prof.breakdown if b.time_us]
     em = c.report.emulation if c.report is not None else None
     if em is None:
         return []
     n = max(em.cores_used, 1)
-    return [(k, k, s.busy_us / n, s.ratio, s.wait_ratio)
-            for k, s in em.pipe_stats().items() if s.instructions or s.busy_us]
+    return [
+        (k, k, s.busy_us / n, s.ratio, s.wait_ratio)
+        for k, s in em.pipe_stats().items()
+        if s.instructions or s.busy_us
+    ]
 
 
-def build_sections(result: BenchResult, trends: dict[str, list[RunRecord]],
-                   with_svg: bool = False) -> list[Section]:
+def build_sections(
+    result: BenchResult, trends: dict[str, list[RunRecord]], with_svg: bool = False
+) -> list[Section]:
     th = result.thresholds
-    secs = [Section(f"Benchmark: {result.operator} on {result.chip}", level=1, paragraphs=[
-        f"Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by asc-tui bench. Times are "
-        "simulated task durations on the emulated chip (kernel + launch overhead).",
-        f"Verdicts: ship ≥ {th.ship:.0%} of the baseline, optimise {th.optimise:.0%}–"
-        f"{th.ship:.0%}, must optimise < {th.optimise:.0%}; regression: slower than the "
-        f"previous run by more than {th.regression:.1%}."])]
+    secs = [
+        Section(
+            f"Benchmark: {result.operator} on {result.chip}",
+            level=1,
+            paragraphs=[
+                f"Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by asc-tui bench. Times are "
+                "simulated task durations on the emulated chip (kernel + launch overhead).",
+                f"Verdicts: ship ≥ {th.ship:.0%} of the baseline, optimise {th.optimise:.0%}–"
+                f"{th.ship:.0%}, must optimise < {th.optimise:.0%}; regression: slower than the "
+                f"previous run by more than {th.regression:.1%}.",
+            ],
+        )
+    ]
     first = next((c.record for c in result.cases if c.record is not None), None)
     conf = Section("Configuration")
-    conf.tables.append((["operator", "file", "source", "chip", "baseline"], [[
-        result.operator, os.path.basename(result.path or ""),
-        (first.source_hash or "") if first else "", result.chip or "",
-        result.baseline or "none"]]))
-    conf.tables.append((["case", "tensors (dtype[shape])", "params", "block_dim"], [
-        [c.case, ", ".join(f"{k}: {v}" for k, v in (c.record.shapes if c.record else {}).items()),
-         ", ".join(f"{k}={v}" for k, v in (c.record.params if c.record else {}).items()),
-         str(c.record.block_dim if c.record else "")] for c in result.cases]))
+    conf.tables.append(
+        (
+            ["operator", "file", "source", "chip", "baseline"],
+            [
+                [
+                    result.operator,
+                    os.path.basename(result.path or ""),
+                    (first.source_hash or "") if first else "",
+                    result.chip or "",
+                    result.baseline or "none",
+                ]
+            ],
+        )
+    )
+    conf.tables.append(
+        (
+            ["case", "tensors (dtype[shape])", "params", "block_dim"],
+            [
+                [
+                    c.case,
+                    ", ".join(f"{k}: {v}" for k, v in (c.record.shapes if c.record else {}).items()),
+                    ", ".join(f"{k}={v}" for k, v in (c.record.params if c.record else {}).items()),
+                    str(c.record.block_dim if c.record else ""),
+                ]
+                for c in result.cases
+            ],
+        )
+    )
     secs.append(conf)
     cmp_ = Section("Comparison")
-    cmp_.tables.append((["case", "time (us)", "GFLOPS", "GB/s", "roofline", "baseline (us)",
-                         "relative", "verdict", "change"], [
-        [c.case, _num(c.time_us), _num(c.gflops, "{:.1f}"), _num(c.gbps, "{:.1f}"),
-         _pct(c.roofline_fraction), _num(c.baseline_time_us), _pct(c.relative),
-         c.verdict.value if c.verdict else "—", change_text(c)] for c in result.cases]))
-    errs = ([f"{c.case}: {e}" for c in result.cases for e in c.errors] + list(result.errors)
-            + [f"{c.case}: warning: {w}" for c in result.cases for w in c.warnings])
+    cmp_.tables.append(
+        (
+            [
+                "case",
+                "time (us)",
+                "GFLOPS",
+                "GB/s",
+                "roofline",
+                "baseline (us)",
+                "relative",
+                "verdict",
+                "change",
+            ],
+            [
+                [
+                    c.case,
+                    _num(c.time_us),
+                    _num(c.gflops, "{:.1f}"),
+                    _num(c.gbps, "{:.1f}"),
+                    _pct(c.roofline_fraction),
+                    _num(c.baseline_time_us),
+                    _pct(c.relative),
+                    c.verdict.value if c.verdict else "—",
+                    change_text(c),
+                ]
+                for c in result.cases
+            ],
+        )
+    )
+    errs = (
+        [f"{c.case}: {e}" for c in result.cases for e in c.errors]
+        + list(result.errors)
+        + [f"{c.case}: warning: {w}" for c in result.cases for w in c.warnings]
+    )
     if errs:
         cmp_.pre.append("\n".join(errs))
     secs.append(cmp_)
@@ -115,23 +173,36 @@ def build_sections(result: BenchResult, trends: dict[str, list[RunRecord]],
                 s.paragraphs.append(
                     f"{c.roofline.bound} bound: {c.roofline.fraction:.1%} of the chip's roofline "
                     f"(HBM {c.roofline.peak_gbps:g} GB/s, {c.roofline.unit} peak "
-                    f"{c.roofline.peak_gflops:,.0f} GFLOPS)")
-            s.tables.append((["unit", "us/core", "busy", "wait"], [
-                [label, f"{t:.3f}", f"{r:.1%}", _pct(w)] for _k, label, t, r, w in rows]))
+                    f"{c.roofline.peak_gflops:,.0f} GFLOPS)"
+                )
+            s.tables.append(
+                (
+                    ["unit", "us/core", "busy", "wait"],
+                    [[label, f"{t:.3f}", f"{r:.1%}", _pct(w)] for _k, label, t, r, w in rows],
+                )
+            )
             if c.record and c.record.lines:
-                s.tables.append((["line", "cycles (all blocks)", "source"], [
-                    [f"{os.path.basename(ln.file)}:{ln.line}", f"{ln.cycles:,.0f}", ln.text]
-                    for ln in c.record.lines[:8]]))
+                s.tables.append(
+                    (
+                        ["line", "cycles (all blocks)", "source"],
+                        [
+                            [f"{os.path.basename(ln.file)}:{ln.line}", f"{ln.cycles:,.0f}", ln.text]
+                            for ln in c.record.lines[:8]
+                        ],
+                    )
+                )
             if with_svg:
-                s.svgs.append(breakdown_svg([(k, label, r, w or 0.0)
-                                             for k, label, _t, r, w in rows],
-                                            title=f"breakdown {c.case}"))
+                s.svgs.append(
+                    breakdown_svg(
+                        [(k, label, r, w or 0.0) for k, label, _t, r, w in rows], title=f"breakdown {c.case}"
+                    )
+                )
                 em = c.report.emulation if c.report is not None else None
                 if em is not None and em.blocks:  # the slowest block sets the kernel time
-                    slow = max(range(len(em.blocks)),
-                               key=lambda i: em.blocks[i].t_end - em.blocks[i].t_start)
-                    s.svgs.append(timeline_svg(em, slow, title=f"pipeline timeline {c.case}, "
-                                                               f"block {slow} (slowest)"))
+                    slow = max(range(len(em.blocks)), key=lambda i: em.blocks[i].t_end - em.blocks[i].t_start)
+                    s.svgs.append(
+                        timeline_svg(em, slow, title=f"pipeline timeline {c.case}, block {slow} (slowest)")
+                    )
             secs.append(s)
         if c.advice:
             secs.append(Section(f"Advice — {c.case}", bullets=list(c.advice)))
@@ -139,13 +210,17 @@ def build_sections(result: BenchResult, trends: dict[str, list[RunRecord]],
         if recs:
             h = Section(f"History — {c.case}")
             times = [r.time_us for r in recs]
-            h.paragraphs.append(f"trend (oldest → newest): {sparkline(times)}  "
-                                f"{times[0]:.3f} → {times[-1]:.3f} us over {len(times)} runs")
-            h.tables.append((["run", "when", "kind", "source", "time (us)", "change"],
-                             history_rows(recs, th.regression)))
+            h.paragraphs.append(
+                f"trend (oldest → newest): {sparkline(times)}  "
+                f"{times[0]:.3f} → {times[-1]:.3f} us over {len(times)} runs"
+            )
+            h.tables.append(
+                (["run", "when", "kind", "source", "time (us)", "change"], history_rows(recs, th.regression))
+            )
             if with_svg:
-                h.svgs.append(trend_svg(times, [m for m, _ in _marks(recs, th.regression)],
-                                        title=f"history {c.case}"))
+                h.svgs.append(
+                    trend_svg(times, [m for m, _ in _marks(recs, th.regression)], title=f"history {c.case}")
+                )
             secs.append(h)
     return secs
 
@@ -157,8 +232,9 @@ def _marks(recs: list[RunRecord], threshold: float) -> list[tuple[str, float | N
             out.append(("x", None))
         else:
             ratio = r.time_us / prev.time_us
-            out.append(("+" if ratio > 1 + threshold else
-                        "-" if ratio < 1 / (1 + threshold) else " ", 1 / ratio - 1))
+            out.append(
+                ("+" if ratio > 1 + threshold else "-" if ratio < 1 / (1 + threshold) else " ", 1 / ratio - 1)
+            )
         prev = r
     return out
 
@@ -166,14 +242,21 @@ def _marks(recs: list[RunRecord], threshold: float) -> list[tuple[str, float | N
 def history_rows(recs: list[RunRecord], threshold: float = 0.01) -> list[list[str]]:
     rows = []
     for r, (mark, perf) in zip(recs, _marks(recs, threshold)):
-        rows.append([f"#{r.id}", time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.ts)),
-                     r.kind, r.source_hash or "", f"{r.time_us:.3f}",
-                     "" if perf is None else
-                     ("0.0%" if abs(perf) < 0.0005 else f"{mark} {perf:+.1%}".strip())])
+        rows.append(
+            [
+                f"#{r.id}",
+                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.ts)),
+                r.kind,
+                r.source_hash or "",
+                f"{r.time_us:.3f}",
+                "" if perf is None else ("0.0%" if abs(perf) < 0.0005 else f"{mark} {perf:+.1%}".strip()),
+            ]
+        )
     return rows
 
 
 # -- renderers ----------------------------------------------------------------------------------
+
 
 def _md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
@@ -228,28 +311,34 @@ def _is_num(v: str) -> bool:
 def to_html(result: BenchResult, trends: dict[str, list[RunRecord]]) -> str:
     """A well-formed (XML-parsable) HTML5 document with everything inline."""
     e = escape
-    out = ["<!DOCTYPE html>", '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
-           '<head><meta charset="utf-8"/>',
-           f"<title>{e(f'asc-tui bench: {result.operator} on {result.chip}')}</title>",
-           f"<style>{CSS}</style></head>", "<body>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
+        '<head><meta charset="utf-8"/>',
+        f"<title>{e(f'asc-tui bench: {result.operator} on {result.chip}')}</title>",
+        f"<style>{CSS}</style></head>",
+        "<body>",
+    ]
     for s in build_sections(result, trends, with_svg=True):
         out.append(f"<h{s.level}>{e(s.title)}</h{s.level}>")
         for p in s.paragraphs:
             out.append(f"<p>{e(p)}</p>")
         for head, rows in s.tables:
-            out.append("<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head)
-                       + "</tr></thead><tbody>")
+            out.append(
+                "<table><thead><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr></thead><tbody>"
+            )
             vcol = head.index("verdict") if "verdict" in head else None
             for row in rows:
-                cls = (row[vcol].replace(" ", "-") if vcol is not None
-                       and row[vcol] in ("ship", "optimise", "must optimise") else "")
+                cls = (
+                    row[vcol].replace(" ", "-")
+                    if vcol is not None and row[vcol] in ("ship", "optimise", "must optimise")
+                    else ""
+                )
                 cells = []
                 for i, v in enumerate(row):
                     klass = "verdict" if i == vcol else "num" if i and _is_num(v) else ""
-                    cells.append(f'<td class="{klass}">{e(v)}</td>' if klass else
-                                 f"<td>{e(v)}</td>")
-                out.append((f'<tr class="{e(cls)}">' if cls else "<tr>") + "".join(cells)
-                           + "</tr>")
+                    cells.append(f'<td class="{klass}">{e(v)}</td>' if klass else f"<td>{e(v)}</td>")
+                out.append((f'<tr class="{e(cls)}">' if cls else "<tr>") + "".join(cells) + "</tr>")
             out.append("</tbody></table>")
         if s.bullets:
             out.append("<ul>" + "".join(f"<li>{e(b)}</li>" for b in s.bullets) + "</ul>")

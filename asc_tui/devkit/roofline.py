@@ -28,8 +28,20 @@ LATENCY_FRACTION = 0.25
 LATENCY_FIXED_SHARE = 0.5
 
 S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
-_DTYPE_BYTES = {"float16": 2, "half": 2, "bfloat16": 2, "float32": 4, "float": 4, "int8": 1,
-                "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4, "int64": 8}
+_DTYPE_BYTES = {
+    "float16": 2,
+    "half": 2,
+    "bfloat16": 2,
+    "float32": 4,
+    "float": 4,
+    "int8": 1,
+    "uint8": 1,
+    "int16": 2,
+    "uint16": 2,
+    "int32": 4,
+    "uint32": 4,
+    "int64": 8,
+}
 
 
 @dataclass(frozen=True)
@@ -95,8 +107,9 @@ def fixed_cycles(result, chip, use_cube: bool, cores) -> float:
     return float(b.instructions.get(PIPE_NAMES[busiest], 0) * startup[busiest])
 
 
-def roofline(flops: float, nbytes: float, time_us: float, chip, use_cube: bool,
-             elem_bytes: int, fixed_us: float) -> Roofline:
+def roofline(
+    flops: float, nbytes: float, time_us: float, chip, use_cube: bool, elem_bytes: int, fixed_us: float
+) -> Roofline:
     peak_flops, peak_bw = peaks(chip, use_cube, elem_bytes)
     compute_us = flops / peak_flops * 1e6 if peak_flops > 0 else 0.0
     memory_us = nbytes / peak_bw * 1e6 if peak_bw > 0 else 0.0
@@ -105,12 +118,30 @@ def roofline(flops: float, nbytes: float, time_us: float, chip, use_cube: bool,
     bound = "compute" if compute_us > memory_us else "memory"
     if fraction < LATENCY_FRACTION and time_us > 0 and fixed_us / time_us >= LATENCY_FIXED_SHARE:
         bound = "latency"
-    return Roofline(bound=bound, fraction=fraction, unit="cube" if use_cube else "vector",
-                    flops=flops, bytes=nbytes, intensity=flops / nbytes if nbytes else 0.0,
-                    peak_tflops=peak_flops / 1e12, peak_gbps=peak_bw / 1e9,
-                    ridge=peak_flops / peak_bw if peak_bw else 0.0, compute_us=compute_us,
-                    memory_us=memory_us, fixed_us=fixed_us, time_us=time_us)
+    return Roofline(
+        bound=bound,
+        fraction=fraction,
+        unit="cube" if use_cube else "vector",
+        flops=flops,
+        bytes=nbytes,
+        intensity=flops / nbytes if nbytes else 0.0,
+        peak_tflops=peak_flops / 1e12,
+        peak_gbps=peak_bw / 1e9,
+        ridge=peak_flops / peak_bw if peak_bw else 0.0,
+        compute_us=compute_us,
+        memory_us=memory_us,
+        fixed_us=fixed_us,
+        time_us=time_us,
+    )
 
 
-__all__ = ["Roofline", "roofline", "peaks", "fixed_cycles", "element_bytes", "PIPE_NAMES",
-           "LATENCY_FRACTION", "LATENCY_FIXED_SHARE"]
+__all__ = [
+    "Roofline",
+    "roofline",
+    "peaks",
+    "fixed_cycles",
+    "element_bytes",
+    "PIPE_NAMES",
+    "LATENCY_FRACTION",
+    "LATENCY_FIXED_SHARE",
+]

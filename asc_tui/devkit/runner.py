@@ -59,8 +59,11 @@ class RunReport:
 
     @property
     def ok(self) -> bool:
-        return (not self.errors and self.emulation is not None
-                and (self.precision is None or self.precision.verdict != "FAIL"))
+        return (
+            not self.errors
+            and self.emulation is not None
+            and (self.precision is None or self.precision.verdict != "FAIL")
+        )
 
     @property
     def passed(self) -> bool:
@@ -79,19 +82,30 @@ class RunReport:
             "source_hash": self.source_hash,
             "shapes": self.shapes,
             "mode": em.mode if em else None,
-            "stages": [{"name": s.name, "seconds": s.seconds, "ok": s.ok, "detail": s.detail}
-                       for s in self.stages],
+            "stages": [
+                {"name": s.name, "seconds": s.seconds, "ok": s.ok, "detail": s.detail} for s in self.stages
+            ],
             "time_us": em.time_us if em else None,
             "kernel_us": em.kernel_us if em else None,
             "cycles": em.kernel_cycles if em else None,
-            "pipes": ({k: v.to_dict(em.cores_used) for k, v in em.pipe_stats().items()}
-                      if em else {}),
+            "pipes": ({k: v.to_dict(em.cores_used) for k, v in em.pipe_stats().items()} if em else {}),
             "bytes": {"gm_read": em.gm_read if em else 0, "gm_write": em.gm_write if em else 0},
             "flops": self.flops,
             "precision": self.precision.to_dict() if self.precision else None,
             "warnings": [w.to_dict() for w in em.warnings] if em else [],
-            "log": [{"time_us": e.time_us, "block": e.block, "file": e.file, "line": e.line,
-                     "text": e.text, "level": e.level} for e in em.log] if em else [],
+            "log": [
+                {
+                    "time_us": e.time_us,
+                    "block": e.block,
+                    "file": e.file,
+                    "line": e.line,
+                    "text": e.text,
+                    "level": e.level,
+                }
+                for e in em.log
+            ]
+            if em
+            else [],
             "errors": [e.to_dict() for e in self.errors],
             "passed": self.passed,
         }
@@ -124,8 +138,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, numeric: bo
     return case, p, specs, lnch, arrays, gm_args
 
 
-def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None,
-        configure=None) -> RunReport:
+def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
     """Run the whole pipeline; never raises for the user's mistakes (they become `errors`)."""
     stages: list[Stage] = []
     errors: list[ErrorInfo] = []
@@ -138,10 +151,14 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None,
         chip = load_chip(request.chip)
         if op is None:
             op = load_operator(request.op, request.root)
-        case, params, specs, lnch, arrays, gm_args = prepare(op, request.case, request.params,
-                                                            numeric, request.seed)
-        stages.append(Stage("build", time.perf_counter() - t0, True,
-                            f"{op.name} [{case.name}] block_dim={lnch.block_dim}"))
+        case, params, specs, lnch, arrays, gm_args = prepare(
+            op, request.case, request.params, numeric, request.seed
+        )
+        stages.append(
+            Stage(
+                "build", time.perf_counter() - t0, True, f"{op.name} [{case.name}] block_dim={lnch.block_dim}"
+            )
+        )
     except OperatorError as exc:
         errors.append(exc.info())
         stages.append(Stage("build", time.perf_counter() - t0, False, exc.message))
@@ -149,10 +166,20 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None,
     t1 = time.perf_counter()
     emulation = None
     try:
-        emulation = launch(op.kernel, gm_args, lnch.tiling, lnch.block_dim, chip, numeric,
-                           sanitizer=sanitizer, timeout_s=request.timeout_s, configure=configure)
-        stages.append(Stage("emulate", time.perf_counter() - t1, True,
-                            f"{emulation.instructions} instructions"))
+        emulation = launch(
+            op.kernel,
+            gm_args,
+            lnch.tiling,
+            lnch.block_dim,
+            chip,
+            numeric,
+            sanitizer=sanitizer,
+            timeout_s=request.timeout_s,
+            configure=configure,
+        )
+        stages.append(
+            Stage("emulate", time.perf_counter() - t1, True, f"{emulation.instructions} instructions")
+        )
     except OperatorError as exc:
         errors.append(exc.info())
         stages.append(Stage("emulate", time.perf_counter() - t1, False, exc.message))
@@ -166,8 +193,7 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None,
         except OperatorError as exc:
             errors.append(exc.info())
             stages.append(Stage("verify", time.perf_counter() - t2, False, exc.message))
-    return _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors,
-                   specs)
+    return _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs)
 
 
 def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
@@ -182,8 +208,7 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
         if not isinstance(want, (tuple, list)):
             want = (want,)
         if len(want) != len(outs):
-            raise OperatorError(f"golden() returned {len(want)} array(s) for {len(outs)} "
-                                "output(s)", op.path)
+            raise OperatorError(f"golden() returned {len(want)} array(s) for {len(outs)} output(s)", op.path)
         want = dict(zip(outs, want))
     overrides = getattr(op.module, "PRECISION", None)
     results = []
@@ -191,8 +216,9 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
         got = arrays[name]
         w = np.asarray(want[name])
         if w.size != got.size:
-            raise OperatorError(f"golden() output {name!r} has {w.size} elements, the kernel's "
-                                f"has {got.size}", op.path)
+            raise OperatorError(
+                f"golden() output {name!r} has {w.size} elements, the kernel's has {got.size}", op.path
+            )
         results.append(compare(name, got.reshape(-1), w.reshape(-1).astype(got.dtype), overrides))
     return PrecisionReport(tuple(results))
 
@@ -212,7 +238,13 @@ def _report(request, op, case, chip, params, lnch, stages, emulation, precision,
         chip=chip.name if chip else request.chip,
         params=dict(params) if params is not None else dict(request.params),
         block_dim=lnch.block_dim if lnch else None,
-        stages=tuple(stages), emulation=emulation, precision=precision, errors=tuple(errors),
-        source_hash=op.source_hash if op else None, shapes=shapes, flops=flops,
+        stages=tuple(stages),
+        emulation=emulation,
+        precision=precision,
+        errors=tuple(errors),
+        source_hash=op.source_hash if op else None,
+        shapes=shapes,
+        flops=flops,
         io_bytes=sum(s.nbytes for s in specs.specs.values()) if specs else 0,
-        baseline=getattr(op.module, "BASELINE", None) if op else None)
+        baseline=getattr(op.module, "BASELINE", None) if op else None,
+    )

@@ -63,13 +63,14 @@ class Finding:
         return TITLES.get(self.kind, self.kind)
 
     def format(self) -> str:
-        parts = [f"File: {os.path.basename(self.file) if self.file else '?'}",
-                 f"Line: {self.line if self.line is not None else '?'}"]
+        parts = [
+            f"File: {os.path.basename(self.file) if self.file else '?'}",
+            f"Line: {self.line if self.line is not None else '?'}",
+        ]
         if self.block >= 0:
             parts.append(f"Block: {self.block}")
         if self.tensor:
-            parts.append(f"Tensor: {self.tensor}" + (f" ({self.memory.upper()})"
-                                                     if self.memory else ""))
+            parts.append(f"Tensor: {self.tensor}" + (f" ({self.memory.upper()})" if self.memory else ""))
         if self.offset is not None:
             parts.append(f"Offset: {self.offset}")
         if self.access:
@@ -107,20 +108,19 @@ class Sanitizer:
         tools = tuple(tools)
         unknown = [t for t in tools if t not in TOOLS]
         if unknown:
-            raise ValueError(f"unknown sanitizer tool(s) {', '.join(unknown)}; "
-                             f"choose from {', '.join(TOOLS)}")
+            raise ValueError(
+                f"unknown sanitizer tool(s) {', '.join(unknown)}; choose from {', '.join(TOOLS)}"
+            )
         self.tools = tools
         self._found: dict[tuple, list] = {}
-        made = {"memcheck": MemCheck, "racecheck": RaceCheck, "initcheck": InitCheck,
-                "synccheck": SyncCheck}
+        made = {"memcheck": MemCheck, "racecheck": RaceCheck, "initcheck": InitCheck, "synccheck": SyncCheck}
         self.checkers = [made[t](self) for t in TOOLS if t in tools]
         self._access = [c.access for c in self.checkers if hasattr(c, "access")]
 
         def _hooks(name):
             return [getattr(c, name) for c in self.checkers if hasattr(c, name)]
 
-        self._set, self._wait, self._barrier = _hooks("set_flag"), _hooks("wait_flag"), \
-            _hooks("barrier")
+        self._set, self._wait, self._barrier = _hooks("set_flag"), _hooks("wait_flag"), _hooks("barrier")
         self._queue, self._oob, self._end = _hooks("queue"), _hooks("oob"), _hooks("end_block")
         # the per-instruction hooks are bound straight to the tools (no dispatch loop)
         self.access = _fan_out(self._access, _no_access)
@@ -128,8 +128,15 @@ class Sanitizer:
 
     # ---- sink ----------------------------------------------------------------------------------
     def report(self, finding: Finding) -> None:
-        key = (finding.tool, finding.kind, finding.file, finding.line, finding.tensor,
-               finding.access, finding.other)
+        key = (
+            finding.tool,
+            finding.kind,
+            finding.file,
+            finding.line,
+            finding.tensor,
+            finding.access,
+            finding.other,
+        )
         slot = self._found.get(key)
         if slot is None:
             self._found[key] = [finding, 1]
@@ -139,8 +146,7 @@ class Sanitizer:
     def findings(self) -> list[Finding]:
         out = []
         for f, n in self._found.values():
-            out.append(f if n == 1 else Finding(**{**asdict(f), "count": n,
-                                                   "states": f.states}))
+            out.append(f if n == 1 else Finding(**{**asdict(f), "count": n, "states": f.states}))
         return out
 
     def has_report_at(self, file: str | None, line: int | None) -> bool:
@@ -227,8 +233,9 @@ _ERROR_RULES = (
 )
 
 
-def findings_from_errors(errors, tools, san: Sanitizer | None = None
-                         ) -> tuple[list[Finding], list[ErrorInfo]]:
+def findings_from_errors(
+    errors, tools, san: Sanitizer | None = None
+) -> tuple[list[Finding], list[ErrorInfo]]:
     """Map guard-rail errors onto findings of the enabled tools; return (findings, the rest).
 
     An error a tool already reported with more detail (same file and line) is not repeated.

@@ -48,12 +48,13 @@ class Store:
                 # another asc-tui process already kept the bad file aside and started anew
                 self.notices.append(
                     f"the project store {self.path} was unreadable ({exc}); another asc-tui "
-                    "process kept it aside and started a new store")
+                    "process kept it aside and started a new store"
+                )
                 self._connect()
                 return
             aside = self.path.with_name(
-                f"{self.path.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
-                f"{self.path.suffix}")
+                f"{self.path.stem}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}{self.path.suffix}"
+            )
             if self.path.exists():
                 os.replace(self.path, aside)
             for suffix in ("-wal", "-shm"):
@@ -62,14 +63,14 @@ class Store:
                     os.replace(side, Path(str(aside) + suffix))
             self.notices.append(
                 f"the project store {self.path} was unreadable ({exc}); it was kept as "
-                f"{aside.name} and a new store was started")
+                f"{aside.name} and a new store was started"
+            )
             self._connect()
 
     def _connect(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None,
-                                   check_same_thread=False)
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA busy_timeout = 60000")
             _set_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")

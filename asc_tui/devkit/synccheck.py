@@ -32,8 +32,7 @@ def pipe_states(core, waiting: int | None = None, what: str = "") -> tuple[str, 
             continue
         rec = core.rec[idx]
         state = "waiting" if rec[7] == KIND_WAIT else "idle"
-        out.append(f"{PIPE_NAMES[p]:<8} {state} after {rec[3]} (line {rec[5]}) at cycle "
-                   f"{core.tp[p]:,.0f}")
+        out.append(f"{PIPE_NAMES[p]:<8} {state} after {rec[3]} (line {rec[5]}) at cycle {core.tp[p]:,.0f}")
     return tuple(out)
 
 
@@ -55,11 +54,19 @@ class SyncCheck:
         q = self.pending.setdefault(key, [])
         if q:
             prev = q[-1]
-            self.san.report(Finding(
-                self.tool, "redundant-set", fr.f_code.co_filename, fr.f_lineno,
-                f"SetFlag({_label(key)}) while the same flag, set at line {prev[1]}, has not "
-                "been waited yet: flags are one bit, this set is lost", block=core.block,
-                pipe=PIPE_NAMES[int(key[0].value[0])], other=f"SetFlag at line {prev[1]}"))
+            self.san.report(
+                Finding(
+                    self.tool,
+                    "redundant-set",
+                    fr.f_code.co_filename,
+                    fr.f_lineno,
+                    f"SetFlag({_label(key)}) while the same flag, set at line {prev[1]}, has not "
+                    "been waited yet: flags are one bit, this set is lost",
+                    block=core.block,
+                    pipe=PIPE_NAMES[int(key[0].value[0])],
+                    other=f"SetFlag at line {prev[1]}",
+                )
+            )
         q.append((fr.f_code.co_filename, fr.f_lineno))
 
     def wait_flag(self, core, key, fr) -> None:
@@ -70,21 +77,36 @@ class SyncCheck:
             return
         dst = int(key[0].value[1])
         src = int(key[0].value[0])
-        self.san.report(Finding(
-            self.tool, "deadlock", fr.f_code.co_filename, fr.f_lineno,
-            f"WaitFlag({_label(key)}) waits for an event no earlier SetFlag provides: the "
-            f"{PIPE_NAMES[dst]} pipe would hang forever waiting for {PIPE_NAMES[src]}",
-            block=core.block, pipe=PIPE_NAMES[dst],
-            states=pipe_states(core, dst, f"WaitFlag({_label(key)}) at line {fr.f_lineno}, "
-                               "no SetFlag pending")))
+        self.san.report(
+            Finding(
+                self.tool,
+                "deadlock",
+                fr.f_code.co_filename,
+                fr.f_lineno,
+                f"WaitFlag({_label(key)}) waits for an event no earlier SetFlag provides: the "
+                f"{PIPE_NAMES[dst]} pipe would hang forever waiting for {PIPE_NAMES[src]}",
+                block=core.block,
+                pipe=PIPE_NAMES[dst],
+                states=pipe_states(
+                    core, dst, f"WaitFlag({_label(key)}) at line {fr.f_lineno}, no SetFlag pending"
+                ),
+            )
+        )
 
     def end_block(self, core) -> None:
         if core is self.core:
             for key, q in self.pending.items():
                 for file, line in q:
-                    self.san.report(Finding(
-                        self.tool, "unpaired-set", file, line,
-                        f"SetFlag({_label(key)}) is never waited by a WaitFlag before the block "
-                        "ends", block=core.block, pipe=PIPE_NAMES[int(key[0].value[0])]))
+                    self.san.report(
+                        Finding(
+                            self.tool,
+                            "unpaired-set",
+                            file,
+                            line,
+                            f"SetFlag({_label(key)}) is never waited by a WaitFlag before the block ends",
+                            block=core.block,
+                            pipe=PIPE_NAMES[int(key[0].value[0])],
+                        )
+                    )
         self.core = None
         self.pending = {}

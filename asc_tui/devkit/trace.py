@@ -28,8 +28,15 @@ from .breakdown import columns
 
 DEFAULT_LIMIT = 200_000
 _CAT = {0: "work", KIND_WAIT: "wait", KIND_SET: "set"}
-_PIPE_LABEL = ("PIPE_S scalar", "PIPE_V vector", "PIPE_M cube", "PIPE_MTE1 L1→L0",
-               "PIPE_MTE2 GM→local", "PIPE_MTE3 local→GM", "PIPE_FIX fixpipe")
+_PIPE_LABEL = (
+    "PIPE_S scalar",
+    "PIPE_V vector",
+    "PIPE_M cube",
+    "PIPE_MTE1 L1→L0",
+    "PIPE_MTE2 GM→local",
+    "PIPE_MTE3 local→GM",
+    "PIPE_FIX fixpipe",
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +52,9 @@ class TraceInfo:
         return dict(self.__dict__)
 
 
-def build_trace(result: EmulationResult, limit: int | None = DEFAULT_LIMIT,
-                core_kind: str = "AIV") -> tuple[dict, TraceInfo]:
+def build_trace(
+    result: EmulationResult, limit: int | None = DEFAULT_LIMIT, core_kind: str = "AIV"
+) -> tuple[dict, TraceInfo]:
     """The trace as a JSON-ready dict, and what was written."""
     cols = columns(result)
     n = len(cols)
@@ -58,19 +66,28 @@ def build_trace(result: EmulationResult, limit: int | None = DEFAULT_LIMIT,
     if limit is not None and n > limit:
         cutoff = int(np.sort(t0, kind="stable")[max(limit, 0)])
         keep = t0 < cutoff
-    core = np.array([b.core for b in result.blocks], dtype=np.int64)[cols.block] if n else \
-        np.zeros(0, np.int64)
+    core = (
+        np.array([b.core for b in result.blocks], dtype=np.int64)[cols.block] if n else np.zeros(0, np.int64)
+    )
     events: list[dict] = []
     for c in sorted(set(core[keep].tolist())):
-        events.append({"ph": "M", "name": "process_name", "pid": c, "tid": 0,
-                       "args": {"name": f"core {c} ({core_kind})"}})
-        events.append({"ph": "M", "name": "process_sort_index", "pid": c, "tid": 0,
-                       "args": {"sort_index": c}})
+        events.append(
+            {
+                "ph": "M",
+                "name": "process_name",
+                "pid": c,
+                "tid": 0,
+                "args": {"name": f"core {c} ({core_kind})"},
+            }
+        )
+        events.append(
+            {"ph": "M", "name": "process_sort_index", "pid": c, "tid": 0, "args": {"sort_index": c}}
+        )
     for c, p in sorted(set(zip(core[keep].tolist(), cols.pipe[keep].tolist()))):
-        events.append({"ph": "M", "name": "thread_name", "pid": c, "tid": p,
-                       "args": {"name": _PIPE_LABEL[p]}})
-        events.append({"ph": "M", "name": "thread_sort_index", "pid": c, "tid": p,
-                       "args": {"sort_index": p}})
+        events.append(
+            {"ph": "M", "name": "thread_name", "pid": c, "tid": p, "args": {"name": _PIPE_LABEL[p]}}
+        )
+        events.append({"ph": "M", "name": "thread_sort_index", "pid": c, "tid": p, "args": {"sort_index": p}})
     code = [linecache.getline(f, ln).strip() for f, ln in result.lines]
     base = [os.path.basename(f) for f, _ in result.lines]
     idx = np.nonzero(keep)[0]
@@ -81,14 +98,34 @@ def build_trace(result: EmulationResult, limit: int | None = DEFAULT_LIMIT,
     names = [ops[o] for o in cols.op[order].tolist()]
     starts, ends = t0[order].tolist(), t1[order].tolist()
     for name, kind, c, p, ts, te, li, nb, blk in zip(
-            names, cols.kind[order].tolist(), core[order].tolist(), cols.pipe[order].tolist(),
-            starts, ends, cols.line[order].tolist(), cols.nbytes[order].tolist(),
-            cols.block[order].tolist()):
-        events.append({
-            "ph": "X", "name": name, "cat": _CAT.get(kind, "work"), "pid": c, "tid": p,
-            "ts": ts / 1000, "dur": (te - ts) / 1000,
-            "args": {"file": base[li], "line": int(result.lines[li][1]), "code": code[li],
-                     "bytes": nb, "block": blocks[blk]}})
+        names,
+        cols.kind[order].tolist(),
+        core[order].tolist(),
+        cols.pipe[order].tolist(),
+        starts,
+        ends,
+        cols.line[order].tolist(),
+        cols.nbytes[order].tolist(),
+        cols.block[order].tolist(),
+    ):
+        events.append(
+            {
+                "ph": "X",
+                "name": name,
+                "cat": _CAT.get(kind, "work"),
+                "pid": c,
+                "tid": p,
+                "ts": ts / 1000,
+                "dur": (te - ts) / 1000,
+                "args": {
+                    "file": base[li],
+                    "line": int(result.lines[li][1]),
+                    "code": code[li],
+                    "bytes": nb,
+                    "block": blocks[blk],
+                },
+            }
+        )
     flows = 0
     waits = np.nonzero(keep & (cols.kind == KIND_WAIT) & (cols.link >= 0))[0]
     for w in waits.tolist():
@@ -98,28 +135,43 @@ def build_trace(result: EmulationResult, limit: int | None = DEFAULT_LIMIT,
         flows += 1
         for ph, i in (("s", src), ("f", w)):
             mid = (int(t0[i]) + int(t1[i])) // 2
-            ev = {"ph": ph, "name": "event", "cat": "sync", "id": flows, "pid": int(core[i]),
-                  "tid": int(cols.pipe[i]), "ts": mid / 1000}
+            ev = {
+                "ph": ph,
+                "name": "event",
+                "cat": "sync",
+                "id": flows,
+                "pid": int(core[i]),
+                "tid": int(cols.pipe[i]),
+                "ts": mid / 1000,
+            }
             if ph == "f":
                 ev["bp"] = "e"
             events.append(ev)
-    info = TraceInfo(None, int(keep.sum()), n, flows, cutoff is not None,
-                     cutoff / 1000 if cutoff is not None else None)
-    other = {"tool": "asc-tui", "chip": result.chip, "clock_mhz": result.clock_mhz,
-             "block_dim": result.block_dim, "events_total": n, "events_written": info.events,
-             "truncated": info.truncated, "cutoff_us": info.cutoff_us}
+    info = TraceInfo(
+        None, int(keep.sum()), n, flows, cutoff is not None, cutoff / 1000 if cutoff is not None else None
+    )
+    other = {
+        "tool": "asc-tui",
+        "chip": result.chip,
+        "clock_mhz": result.clock_mhz,
+        "block_dim": result.block_dim,
+        "events_total": n,
+        "events_written": info.events,
+        "truncated": info.truncated,
+        "cutoff_us": info.cutoff_us,
+    }
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}, info
 
 
-def write_trace(result: EmulationResult, path: str, limit: int | None = DEFAULT_LIMIT,
-                core_kind: str = "AIV") -> TraceInfo:
+def write_trace(
+    result: EmulationResult, path: str, limit: int | None = DEFAULT_LIMIT, core_kind: str = "AIV"
+) -> TraceInfo:
     trace, info = build_trace(result, limit, core_kind)
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(trace, fh, separators=(",", ":"), ensure_ascii=False)
     os.replace(tmp, path)
-    return TraceInfo(str(path), info.events, info.total, info.flows, info.truncated,
-                     info.cutoff_us)
+    return TraceInfo(str(path), info.events, info.total, info.flows, info.truncated, info.cutoff_us)
 
 
 def validate_trace(trace: dict) -> list[str]:
@@ -180,5 +232,4 @@ def validate_trace(trace: dict) -> list[str]:
     return problems
 
 
-__all__ = ["build_trace", "write_trace", "validate_trace", "TraceInfo", "DEFAULT_LIMIT",
-           "PIPE_NAMES"]
+__all__ = ["build_trace", "write_trace", "validate_trace", "TraceInfo", "DEFAULT_LIMIT", "PIPE_NAMES"]

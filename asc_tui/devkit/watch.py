@@ -31,8 +31,7 @@ _TEMP_SUFFIXES = (".tmp", ".swp", ".swx", ".swo", "~", ".bak", ".part")
 def is_temp_file(path: Path) -> bool:
     """Editor scratch files: `.foo.py.swp`, `foo.py~`, `.#foo.py`, `4913` (vim's probe)..."""
     name = path.name
-    return (name.startswith(".") or name.startswith("#") or name.endswith(_TEMP_SUFFIXES)
-            or name.isdigit())
+    return name.startswith(".") or name.startswith("#") or name.endswith(_TEMP_SUFFIXES) or name.isdigit()
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,9 @@ class ChangeSet:
         return self.everything or Path(path).resolve() in self.operators
 
 
-def classify(changes: Iterable[tuple[object, str]], operators_dir: Path,
-             extra: Iterable[Path] = ()) -> ChangeSet | None:
+def classify(
+    changes: Iterable[tuple[object, str]], operators_dir: Path, extra: Iterable[Path] = ()
+) -> ChangeSet | None:
     """Map raw `(change, path)` events onto operators; None if nothing relevant changed."""
     root = Path(operators_dir).resolve()
     extra = {Path(p).resolve() for p in extra}
@@ -74,16 +74,20 @@ def classify(changes: Iterable[tuple[object, str]], operators_dir: Path,
         paths.append(str(p))
     if not paths:
         return None
-    return ChangeSet(frozenset(ops), frozenset(removed - ops), everything, config,
-                     tuple(sorted(set(paths))))
+    return ChangeSet(frozenset(ops), frozenset(removed - ops), everything, config, tuple(sorted(set(paths))))
 
 
 class FileWatcher:
     """A background thread delivering `ChangeSet`s for an operators dir (plus extra files)."""
 
-    def __init__(self, operators_dir: Path, on_change: Callable[[ChangeSet], None],
-                 extra: Iterable[Path] = (), step_ms: int = DEFAULT_STEP_MS,
-                 debounce_ms: int = DEFAULT_DEBOUNCE_MS):
+    def __init__(
+        self,
+        operators_dir: Path,
+        on_change: Callable[[ChangeSet], None],
+        extra: Iterable[Path] = (),
+        step_ms: int = DEFAULT_STEP_MS,
+        debounce_ms: int = DEFAULT_DEBOUNCE_MS,
+    ):
         self.operators_dir = Path(operators_dir).resolve()
         self.extra = [Path(p).resolve() for p in extra]
         self.on_change = on_change
@@ -120,9 +124,16 @@ class FileWatcher:
             p = Path(path)
             return p.suffix in (".py", ".toml") and not is_temp_file(p)
 
-        gen = watchfiles.watch(*self._targets(), watch_filter=None, stop_event=self._stop,
-                               step=self.step_ms, debounce=self.debounce_ms, rust_timeout=200,
-                               yield_on_timeout=True, recursive=True)
+        gen = watchfiles.watch(
+            *self._targets(),
+            watch_filter=None,
+            stop_event=self._stop,
+            step=self.step_ms,
+            debounce=self.debounce_ms,
+            rust_timeout=200,
+            yield_on_timeout=True,
+            recursive=True,
+        )
         try:
             for changes in gen:
                 self._ready.set()
@@ -144,9 +155,13 @@ class Rerunner:
     thread; a UI forwards them to its own loop. Cancelled runs are not reported as results.
     """
 
-    def __init__(self, worker: RunWorker, make_request: Callable[[Path], RunRequest],
-                 on_start: Callable[[Path, RunRequest], None] | None = None,
-                 on_result: Callable[[Path, WorkResult], None] | None = None):
+    def __init__(
+        self,
+        worker: RunWorker,
+        make_request: Callable[[Path], RunRequest],
+        on_start: Callable[[Path, RunRequest], None] | None = None,
+        on_result: Callable[[Path, WorkResult], None] | None = None,
+    ):
         self.worker = worker
         self.make_request = make_request
         self.on_start = on_start or (lambda p, r: None)
@@ -163,8 +178,7 @@ class Rerunner:
     def current(self) -> Path | None:
         return self._current
 
-    def submit(self, paths: Iterable[Path], restart_running: bool = True,
-               front: bool = False) -> None:
+    def submit(self, paths: Iterable[Path], restart_running: bool = True, front: bool = False) -> None:
         """Queue operators; a queued operator whose run is in flight has that run cancelled.
 
         `front`: run these before what was already queued (a save jumps a "run all").
@@ -215,9 +229,13 @@ class Rerunner:
                 result = self.worker.run(request)
             except Exception as exc:  # a bad request (config) must not kill the loop
                 request = RunRequest(str(path))
-                result = WorkResult(request, "raised", None,
-                                    ErrorInfo("config", f"{type(exc).__name__}: {exc}", str(path)),
-                                    0.0)
+                result = WorkResult(
+                    request,
+                    "raised",
+                    None,
+                    ErrorInfo("config", f"{type(exc).__name__}: {exc}", str(path)),
+                    0.0,
+                )
             finally:
                 with self._cond:
                     self._current = None

@@ -63,8 +63,7 @@ class WorkResult:
 
 def _child_entry(rfd: int, wfd: int, dump_path: str) -> None:
     """Entry point of the child interpreter (`python -c`): wrap the pipe fds and serve."""
-    _child_main(_Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)),
-                dump_path)
+    _child_main(_Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)), dump_path)
 
 
 class _Duplex:
@@ -132,10 +131,17 @@ def _child_main(conn, dump_path: str) -> None:
                     answer = ("ok", runner.run(msg))
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
                 file, line = location_from_traceback(exc.__traceback__)
-                answer = ("raised", ErrorInfo(
-                    "crash", f"{type(exc).__name__}: {exc}", file, line,
-                    "operator code must not exit the process" if isinstance(exc, SystemExit)
-                    else None, source_line(file, line)))
+                answer = (
+                    "raised",
+                    ErrorInfo(
+                        "crash",
+                        f"{type(exc).__name__}: {exc}",
+                        file,
+                        line,
+                        "operator code must not exit the process" if isinstance(exc, SystemExit) else None,
+                        source_line(file, line),
+                    ),
+                )
             try:
                 conn.send(answer)
             except Exception as exc:  # an unpicklable result: say so instead of hanging
@@ -183,8 +189,11 @@ class RunWorker:
 
     def _ensure_spare(self) -> None:
         with self._state:
-            if self.keep_spare and not self._closed and (
-                    self._spare is None or self._spare[0].poll() is not None):
+            if (
+                self.keep_spare
+                and not self._closed
+                and (self._spare is None or self._spare[0].poll() is not None)
+            ):
                 self._spare = self._spawn()
 
     def _spawn(self):
@@ -193,18 +202,23 @@ class RunWorker:
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
-        code = ("from asc_tui.devkit.worker import _child_entry; "
-                f"_child_entry({to_child_r}, {from_child_w}, {dump!r})")
-        proc = subprocess.Popen([sys.executable, "-c", code], env=env,
-                                pass_fds=(to_child_r, from_child_w),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
+        code = (
+            "from asc_tui.devkit.worker import _child_entry; "
+            f"_child_entry({to_child_r}, {from_child_w}, {dump!r})"
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code],
+            env=env,
+            pass_fds=(to_child_r, from_child_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         os.close(to_child_r)
         os.close(from_child_w)
-        conn = _Duplex(Connection(from_child_r, writable=False),
-                       Connection(to_child_w, readable=False))
+        conn = _Duplex(Connection(from_child_r, writable=False), Connection(to_child_w, readable=False))
         return proc, conn, dump
 
     def close(self) -> None:
@@ -314,8 +328,7 @@ class RunWorker:
             finally:
                 self._busy = False
 
-    def call(self, job: Call, timeout_s: float | None = None,
-             on_progress=None) -> WorkResult:
+    def call(self, job: Call, timeout_s: float | None = None, on_progress=None) -> WorkResult:
         """Run any devkit function in the child (debug, bench, tune); `report` holds its value."""
         timeout = timeout_s if timeout_s is not None else self.timeout_s
         with self._lock:
@@ -338,7 +351,8 @@ class RunWorker:
                 return done("cancelled")
             return done("crashed", error=ErrorInfo("crash", "the worker process did not start"))
         if not isinstance(request, Call) and (
-                request.timeout_s is None or (timeout and request.timeout_s > timeout)):
+            request.timeout_s is None or (timeout and request.timeout_s > timeout)
+        ):
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
         Path(self._dump).write_text("")
@@ -385,11 +399,17 @@ class RunWorker:
                 where = self._where_stuck(proc)
                 self._kill()
                 file, line = where
-                return done("timeout", error=ErrorInfo(
-                    "timeout", f"{name} did not finish within {timeout:g} s and was "
-                    "stopped (an infinite loop?)", file, line,
-                    "raise worker_timeout in the config if the kernel is just long",
-                    source_line(file, line)))
+                return done(
+                    "timeout",
+                    error=ErrorInfo(
+                        "timeout",
+                        f"{name} did not finish within {timeout:g} s and was stopped (an infinite loop?)",
+                        file,
+                        line,
+                        "raise worker_timeout in the config if the kernel is just long",
+                        source_line(file, line),
+                    ),
+                )
 
     def _where_stuck(self, proc) -> tuple[str | None, int | None]:
         """Ask the child for its stack (faulthandler on SIGUSR1): the innermost user frame."""
@@ -410,8 +430,12 @@ _LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*
 
 def _is_user_path(file: str | None) -> bool:
     """Operator code (and its helpers), not the stdlib, installed packages or asc_tui."""
-    return bool(file) and is_user_file(file) and not _LIBRARY.search(file) and not (
-        file.startswith(sys.base_prefix) or file.startswith(sys.prefix))
+    return (
+        bool(file)
+        and is_user_file(file)
+        and not _LIBRARY.search(file)
+        and not (file.startswith(sys.base_prefix) or file.startswith(sys.prefix))
+    )
 
 
 def _forget_user_modules(keep: set[str]) -> None:
@@ -448,5 +472,10 @@ def _crash_info(name: str, exitcode: int | None) -> ErrorInfo:
             why = f"signal {-exitcode}"
     else:
         why = f"exit code {exitcode}"
-    return ErrorInfo("crash", f"the worker running {name} died ({why})", None, None,
-                     "os._exit / a native crash in operator code; the worker was restarted")
+    return ErrorInfo(
+        "crash",
+        f"the worker running {name} died ({why})",
+        None,
+        None,
+        "os._exit / a native crash in operator code; the worker was restarted",
+    )

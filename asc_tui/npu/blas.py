@@ -27,7 +27,8 @@ def _load() -> None:
 
         base = os.path.dirname(numpy.__file__)
         libs = glob.glob(os.path.join(base, "..", "numpy.libs", "*openblas*")) + glob.glob(
-            os.path.join(base, ".libs", "*openblas*"))
+            os.path.join(base, ".libs", "*openblas*")
+        )
         for path in libs:
             lib = ctypes.CDLL(path)
             for prefix in ("scipy_openblas", "openblas"):

@@ -21,8 +21,7 @@ _REQUIRED = {
     "memory": ("ub", "l1", "l0a", "l0b", "l0c", "l2"),
     "alignment": ("ub", "l1", "l0a", "l0b", "l0c"),
     "events": ("ids_per_type", "latency_cycles"),
-    "dma": ("latency_cycles", "gm_read_bytes_per_cycle", "gm_write_bytes_per_cycle",
-            "hbm_gbps"),
+    "dma": ("latency_cycles", "gm_read_bytes_per_cycle", "gm_write_bytes_per_cycle", "hbm_gbps"),
     "vector": ("repeat_bytes", "startup_cycles", "max_repeat"),
     "scalar": ("issue_cycles", "value_cycles"),
     "launch": ("overhead_us",),
@@ -139,17 +138,20 @@ def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
     for section, keys in _REQUIRED.items():
         sec = data.get(section)
         if not isinstance(sec, dict):
-            raise ChipError(f"chip file has no [{section}] section", path,
-                            hint=f"required keys: {', '.join(keys)}")
+            raise ChipError(
+                f"chip file has no [{section}] section", path, hint=f"required keys: {', '.join(keys)}"
+            )
         missing = [k for k in keys if k not in sec]
         if missing:
-            raise ChipError(f"[{section}] is missing {', '.join(missing)}", path,
-                            _line_of(text, f"[{section}]"))
+            raise ChipError(
+                f"[{section}] is missing {', '.join(missing)}", path, _line_of(text, f"[{section}]")
+            )
         for k in keys:
             v = sec[k]
             if k != "name" and (not isinstance(v, (int, float)) or v < 0):
-                raise ChipError(f"[{section}] {k} must be a non-negative number, got {v!r}",
-                                path, _line_of(text, k))
+                raise ChipError(
+                    f"[{section}] {k} must be a non-negative number, got {v!r}", path, _line_of(text, k)
+                )
     c, mem, al = data["chip"], data["memory"], data["alignment"]
     reserved = data["memory"].get("ub_reserved", 0)
     usable = {k: int(v) for k, v in mem.items() if isinstance(v, int)}

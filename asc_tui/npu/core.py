@@ -91,8 +91,7 @@ class Core:
         if pipe == S:
             if t_evt > self.ts:
                 rec = self.rec
-                rec.append((S, self.ts, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0,
-                            KIND_WAIT, link))
+                rec.append((S, self.ts, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0, KIND_WAIT, link))
                 self.ts = t_evt
                 self.tp[S] = t_evt
             return
@@ -101,8 +100,7 @@ class Core:
         ts = self.ts
         ready = t if t > ts else ts
         if t_evt > ready:
-            self.rec.append((pipe, ready, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0,
-                             KIND_WAIT, link))
+            self.rec.append((pipe, ready, t_evt, op, fr.f_code.co_filename, fr.f_lineno, 0, KIND_WAIT, link))
             tp[pipe] = t_evt
         elif ready > t:
             tp[pipe] = ready
@@ -112,8 +110,9 @@ class Core:
         t = self.set_time(src)
         rec = self.rec
         link = self.last[src]
-        rec.append((src, t - self.ev_lat, t - self.ev_lat, op, fr.f_code.co_filename, fr.f_lineno,
-                    0, KIND_SET, link))
+        rec.append(
+            (src, t - self.ev_lat, t - self.ev_lat, op, fr.f_code.co_filename, fr.f_lineno, 0, KIND_SET, link)
+        )
         q = self.events.get(key)
         if q is None:
             q = self.events[key] = deque()
@@ -127,15 +126,16 @@ class Core:
             raise SyncError(
                 f"{op} waits for an event that no earlier SetFlag provides: the "
                 f"{_pipe_name(dst)} pipe would hang (in-core deadlock)",
-                file, line, hint="every WaitFlag needs a SetFlag with the same event and id "
-                "before it in program order")
+                file,
+                line,
+                hint="every WaitFlag needs a SetFlag with the same event and id before it in program order",
+            )
         t_evt, link = q.popleft()
         ts = self.ts = self.ts + self.issue
         t = self.tp[dst]
         ready = t if t > ts else ts
         done = t_evt if t_evt > ready else ready
-        self.rec.append((dst, ready, done, op, fr.f_code.co_filename, fr.f_lineno, 0,
-                         KIND_WAIT, link))
+        self.rec.append((dst, ready, done, op, fr.f_code.co_filename, fr.f_lineno, 0, KIND_WAIT, link))
         self.tp[dst] = done
         if dst == S:
             self.ts = done
@@ -149,8 +149,19 @@ class Core:
                 if self.tp[p] < t and p != S:
                     self.tp[p] = t
             if t > self.ts:
-                self.rec.append((S, self.ts, t, "PipeBarrier(PIPE_ALL)", fr.f_code.co_filename,
-                                 fr.f_lineno, 0, KIND_WAIT, -1))
+                self.rec.append(
+                    (
+                        S,
+                        self.ts,
+                        t,
+                        "PipeBarrier(PIPE_ALL)",
+                        fr.f_code.co_filename,
+                        fr.f_lineno,
+                        0,
+                        KIND_WAIT,
+                        -1,
+                    )
+                )
             self.ts = t
             self.tp[S] = t
 
@@ -160,7 +171,9 @@ class Core:
             raise SyncError(
                 f"event id {event_id} for {event.name} is out of range: {self.chip.name} has "
                 f"{self.chip.event_ids} ids per event type (0..{self.chip.event_ids - 1})",
-                file, line)
+                file,
+                line,
+            )
 
     # ---- memory -------------------------------------------------------------------------------
     def memory(self, name: str) -> np.ndarray:
@@ -185,8 +198,9 @@ class Core:
         self.mem = {}
         if self.lazy is not None:
             self.lazy.drop()
-        return ClosedBlock(self.block, self.core_id, self.wave, self.t0, self.end_time(),
-                           self.ts - self.t0, columns)
+        return ClosedBlock(
+            self.block, self.core_id, self.wave, self.t0, self.end_time(), self.ts - self.t0, columns
+        )
 
 
 def _pipe_name(p: int) -> str:

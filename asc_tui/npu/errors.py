@@ -46,8 +46,9 @@ class OperatorError(Exception):
 
     kind = "operator"
 
-    def __init__(self, message: str, file: str | None = None, line: int | None = None,
-                 hint: str | None = None):
+    def __init__(
+        self, message: str, file: str | None = None, line: int | None = None, hint: str | None = None
+    ):
         super().__init__(message)
         self.message = message
         self.file = file
@@ -55,8 +56,9 @@ class OperatorError(Exception):
         self.hint = hint
 
     def info(self) -> ErrorInfo:
-        return ErrorInfo(self.kind, self.message, self.file, self.line, self.hint,
-                         source_line(self.file, self.line))
+        return ErrorInfo(
+            self.kind, self.message, self.file, self.line, self.hint, source_line(self.file, self.line)
+        )
 
     def __str__(self) -> str:
         return self.info().format()

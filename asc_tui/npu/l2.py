@@ -33,8 +33,14 @@ CHUNK = 512  # bytes per tracked GM chunk
 class L2Model:
     """Per-launch L2 state: read counts (pre-pass) or resident chunks (first-read fallback)."""
 
-    def __init__(self, capacity: int, bpc: float, enabled: bool = True,
-                 prepass: Prepass | None = None, record: bool = False):
+    def __init__(
+        self,
+        capacity: int,
+        bpc: float,
+        enabled: bool = True,
+        prepass: Prepass | None = None,
+        record: bool = False,
+    ):
         self.capacity = int(capacity)
         self.bpc = float(bpc)
         self.enabled = enabled and capacity > 0
@@ -70,8 +76,7 @@ class L2Model:
             idx = [self._chunks(*key[1:], counts.size) for key in keys]
             sizes = np.array([i.size for i in idx], dtype=np.int64)
             inv = 1.0 / np.maximum(counts[np.concatenate(idx)], 1)
-            missed = np.bincount(np.repeat(np.arange(len(keys)), sizes), weights=inv,
-                                 minlength=len(keys))
+            missed = np.bincount(np.repeat(np.arange(len(keys)), sizes), weights=inv, minlength=len(keys))
             for key, n, m in zip(keys, sizes.tolist(), missed.tolist()):
                 nbytes = key[2] * key[3] * key[4]
                 hits[key] = int(nbytes * (1.0 - m / n) * self.scale) if n else 0
@@ -87,13 +92,13 @@ class L2Model:
 
     @staticmethod
     @lru_cache(maxsize=8192)
-    def _chunks(base: int, nd: int, rows: int, row_bytes: int, stride: int,
-                matrix_stride: int, size: int) -> np.ndarray:
+    def _chunks(
+        base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int, size: int
+    ) -> np.ndarray:
         """Indices of the 512 B chunks a strided read touches (cached: tiles are re-read)."""
         starts = base + np.arange(rows, dtype=np.int64) * stride
         if nd > 1:
-            starts = (starts[None, :] + np.arange(nd, dtype=np.int64)[:, None] * matrix_stride
-                      ).reshape(-1)
+            starts = (starts[None, :] + np.arange(nd, dtype=np.int64)[:, None] * matrix_stride).reshape(-1)
         first = starts // CHUNK
         span = int((starts[0] + row_bytes - 1) // CHUNK - first[0]) + 1
         idx = first[:, None] + np.arange(span + 1, dtype=np.int64)[None, :]
@@ -110,8 +115,9 @@ class L2Model:
         idx = L2Model._chunks(*key)
         return bool(idx.size < 2 or np.all(np.diff(idx) > 0))
 
-    def read(self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int,
-             matrix_stride: int) -> int:
+    def read(
+        self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
+    ) -> int:
         """Record a 2-D (or `nd` stacked 2-D) GM read; return how many of its bytes hit L2."""
         nbytes = nd * rows * row_bytes
         if not self.enabled or nbytes <= 0:
@@ -176,8 +182,11 @@ class Prepass:
 
 
 def l2_enabled(run) -> bool:
-    return run.l2_enabled and bool(
-        run.chip.raw.get("dma", {}).get("l2_model", True)) and run.chip.memory.get("l2", 0) > 0
+    return (
+        run.l2_enabled
+        and bool(run.chip.raw.get("dma", {}).get("l2_model", True))
+        and run.chip.memory.get("l2", 0) > 0
+    )
 
 
 def l2_of(run) -> L2Model:
@@ -185,13 +194,19 @@ def l2_of(run) -> L2Model:
     l2 = run.l2
     if l2 is None:
         chip = run.chip
-        l2 = run.l2 = L2Model(chip.memory.get("l2", 0), chip.l2_bpc, l2_enabled(run),
-                              prepass=run.l2_counts, record=run.l2_record)
+        l2 = run.l2 = L2Model(
+            chip.memory.get("l2", 0),
+            chip.l2_bpc,
+            l2_enabled(run),
+            prepass=run.l2_counts,
+            record=run.l2_record,
+        )
     return l2
 
 
-def prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim: int, chip,
-                   timeout_s=None) -> Prepass | None:
+def prepass_counts(
+    launch_fn, kernel, gm_args, tiling, block_dim: int, chip, timeout_s=None
+) -> Prepass | None:
     """Run the kernel once in timing-only mode, counting reads per GM chunk.
 
     Control flow of a kernel does not depend on emulated time, so the counts are exact for the
@@ -209,11 +224,13 @@ def prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim: int, chip,
 
     from .errors import OperatorError
 
-    shadows = [GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
-               for a in gm_args]
+    shadows = [
+        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
+    ]
     try:
-        launch_fn(kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup,
-                  timeout_s=timeout_s)
+        launch_fn(
+            kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+        )
     except OperatorError as exc:
         if exc.kind == "timeout":
             raise

@@ -36,8 +36,14 @@ class RunWarning:
     count: int = 1
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message, "file": self.file,
-                "line": self.line, "block": self.block, "count": self.count}
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "block": self.block,
+            "count": self.count,
+        }
 
 
 class KernelTimeout(OperatorError):
@@ -83,8 +89,7 @@ class Run:
         return tuple(RunWarning(*w) for w in self._warnings.values())
 
     def log_entry(self, core, fr, text: str, level: str) -> None:
-        self.log.append((core.ts, core.block, "scalar", fr.f_code.co_filename, fr.f_lineno, text,
-                         level))
+        self.log.append((core.ts, core.block, "scalar", fr.f_code.co_filename, fr.f_lineno, text, level))
 
 
 def make_gm(name: str, dtype, count: int, data=None) -> GM_ADDR:
@@ -92,9 +97,17 @@ def make_gm(name: str, dtype, count: int, data=None) -> GM_ADDR:
     return GM_ADDR(GmBuffer(name, dtype, count, data))
 
 
-def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: int,
-           chip: ChipModel, numeric: bool = True, sanitizer=None,
-           timeout_s: float | None = None, configure=None) -> EmulationResult:
+def launch(
+    kernel: KernelFunction,
+    gm_args: list[GM_ADDR],
+    tiling,
+    block_dim: int,
+    chip: ChipModel,
+    numeric: bool = True,
+    sanitizer=None,
+    timeout_s: float | None = None,
+    configure=None,
+) -> EmulationResult:
     """Run every block of the kernel; raise an OperatorError naming the user's line on failure."""
     if block_dim < 1:
         raise KernelError(f"block_dim must be at least 1, got {block_dim}")
@@ -109,8 +122,7 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         from .l2 import l2_enabled, prepass_counts
 
         if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
-            run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip,
-                                           timeout_s)
+            run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     run.core_type = core_type
     mix = core_type == "mix"
     if mix:
@@ -131,8 +143,9 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
             state.core = core
             try:
                 if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
-                    group = run_group(run, fn, (*gm_args, tiling), b, core_id, wave,
-                                      core_free[core_id], n_active)
+                    group = run_group(
+                        run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
+                    )
                 else:
                     fn(*gm_args, tiling)
             except OperatorError as exc:
@@ -145,8 +158,9 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
                 raise KernelException("RecursionError in the kernel", file, line) from None
             except Exception as exc:  # the user's kernel code raised
                 file, line = location_from_traceback(exc.__traceback__)
-                raise KernelException(f"{type(exc).__name__}: {exc}" + (
-                    f" (block {b})" if block_dim > 1 else ""), file, line) from None
+                raise KernelException(
+                    f"{type(exc).__name__}: {exc}" + (f" (block {b})" if block_dim > 1 else ""), file, line
+                ) from None
             finally:
                 state.core = None
             if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
@@ -165,28 +179,53 @@ def launch(kernel: KernelFunction, gm_args: list[GM_ADDR], tiling, block_dim: in
         records, blocks = timelines(closed)
         del closed
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
-    log = tuple(sorted((LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
-                        for t, blk, pipe, f, ln, text, lvl in run.log),
-                       key=lambda e: (e.time_us, e.block)))
+    log = tuple(
+        sorted(
+            (
+                LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
+                for t, blk, pipe, f, ln, text, lvl in run.log
+            ),
+            key=lambda e: (e.time_us, e.block),
+        )
+    )
     capacity = {m: (used, chip.usable.get(m, 0)) for m, used in run.peak.items()}
     return EmulationResult(
-        chip=chip.name, clock_mhz=chip.clock_mhz, mode="full" if numeric else "timing",
-        block_dim=block_dim, cores_used=min(block_dim, n_cores), kernel_cycles=kernel_cycles,
-        launch_overhead_us=chip.launch_overhead_us, blocks=blocks,
-        ops=tuple(sorted(ops, key=ops.get)), lines=tuple(sorted(lines, key=lines.get)),
-        gm_read=gm_read, gm_write=gm_write, log=log, warnings=run.warnings(),
-        outputs=None, capacity=capacity,
+        chip=chip.name,
+        clock_mhz=chip.clock_mhz,
+        mode="full" if numeric else "timing",
+        block_dim=block_dim,
+        cores_used=min(block_dim, n_cores),
+        kernel_cycles=kernel_cycles,
+        launch_overhead_us=chip.launch_overhead_us,
+        blocks=blocks,
+        ops=tuple(sorted(ops, key=ops.get)),
+        lines=tuple(sorted(lines, key=lines.get)),
+        gm_read=gm_read,
+        gm_write=gm_write,
+        log=log,
+        warnings=run.warnings(),
+        outputs=None,
+        capacity=capacity,
         l2_hit=run.l2.hit_bytes if run.l2 is not None else 0,
         pipe_cores=_mix_pipe_cores(chip, min(block_dim, n_cores)) if mix else (),
-        chip_model=chip, records=records)
+        chip_model=chip,
+        records=records,
+    )
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
     """Per pipe, the sub-cores that have it in `groups` AI Cores of 1 AIC + n AIV (910B: 2)."""
     n = int(chip.raw.get("cores", {}).get("aiv_per_aic", 2))
     aic, aiv = groups, groups * n
-    by_name = {"scalar": aic + aiv, "vec": aiv, "cube": aic, "mte1": aic, "mte2": aic + aiv,
-               "mte3": aiv, "fixpipe": aic}
+    by_name = {
+        "scalar": aic + aiv,
+        "vec": aiv,
+        "cube": aic,
+        "mte1": aic,
+        "mte2": aic + aiv,
+        "mte3": aiv,
+        "fixpipe": aic,
+    }
     return tuple(by_name[p] for p in PIPE_NAMES)
 
 
@@ -240,8 +279,12 @@ class _deadline:
 
     def __init__(self, seconds: float | None):
         self.seconds = seconds
-        self.active = (seconds is not None and seconds > 0 and os.name == "posix"
-                       and threading.current_thread() is threading.main_thread())
+        self.active = (
+            seconds is not None
+            and seconds > 0
+            and os.name == "posix"
+            and threading.current_thread() is threading.main_thread()
+        )
 
     def __enter__(self):
         if self.active:
@@ -258,21 +301,26 @@ class _deadline:
         stdlib = sysconfig.get_paths()["stdlib"]
 
         def user(f):
-            while f is not None and (not is_user_file(f.f_code.co_filename)
-                                     or f.f_code.co_filename.startswith(stdlib)):
+            while f is not None and (
+                not is_user_file(f.f_code.co_filename) or f.f_code.co_filename.startswith(stdlib)
+            ):
                 f = f.f_back
             return f
 
         # a mixed kernel runs its sub-cores in threads named "asc-tui block …" (npu/mix.py)
         frames = sys._current_frames()
-        subs = [user(frames.get(t.ident)) for t in threading.enumerate()
-                if t.name.startswith("asc-tui block")]
+        subs = [
+            user(frames.get(t.ident)) for t in threading.enumerate() if t.name.startswith("asc-tui block")
+        ]
         f = next((u for u in subs if u is not None), None) or user(frame)
         f = f or frame
         raise KernelTimeout(
             f"the kernel did not finish within {self.seconds:g} s (an endless loop?); it was "
-            f"running this line", f.f_code.co_filename, f.f_lineno,
-            hint="raise the limit with --timeout if the kernel is just long")
+            f"running this line",
+            f.f_code.co_filename,
+            f.f_lineno,
+            hint="raise the limit with --timeout if the kernel is just long",
+        )
 
     def __exit__(self, *exc):
         if self.active:

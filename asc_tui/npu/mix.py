@@ -56,12 +56,17 @@ class Group:
             self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what)
             live = [i for i in range(len(self.cores)) if i not in self.done]
             if all(i in self.waiting and self.waiting[i][0] == self.sets for i in live):
-                lines = "; ".join(f"{_name(self.cores[i])} waits at line {self.waiting[i][2]} "
-                                  f"({self.waiting[i][3]})" for i in live)
-                raise SyncError(f"cross-core deadlock: {lines}, and nothing left can set the "
-                                "flags", fr.f_code.co_filename, fr.f_lineno,
-                                hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag "
-                                     "on the other side of the AI Core")
+                lines = "; ".join(
+                    f"{_name(self.cores[i])} waits at line {self.waiting[i][2]} ({self.waiting[i][3]})"
+                    for i in live
+                )
+                raise SyncError(
+                    f"cross-core deadlock: {lines}, and nothing left can set the flags",
+                    fr.f_code.co_filename,
+                    fr.f_lineno,
+                    hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag "
+                    "on the other side of the AI Core",
+                )
             self._pass(me)
 
     # ---- baton ----------------------------------------------------------------------------------
@@ -100,16 +105,16 @@ def _stop(threads: list[threading.Thread]) -> None:
     """Raise _Abort inside sub-core threads still running user code (an endless loop)."""
     for t in threads:
         if t.is_alive() and t.ident is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(t.ident),
-                                                       ctypes.py_object(_Abort))
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(t.ident), ctypes.py_object(_Abort))
 
 
 def _name(core: Core) -> str:
     return "AIC" if core.kind == "aic" else f"AIV{core.sub_block}"
 
 
-def run_group(run, fn, args: tuple, block: int, core_id: int, wave: int, t0: float,
-              n_active: int) -> list[Core]:
+def run_group(
+    run, fn, args: tuple, block: int, core_id: int, wave: int, t0: float, n_active: int
+) -> list[Core]:
     """Run one mixed block on its AIC and AIVs; returns the sub-cores (AIC first)."""
     chip = run.chip
     n_aiv = int(chip.raw.get("cores", {}).get("aiv_per_aic", 2))
@@ -142,8 +147,10 @@ def run_group(run, fn, args: tuple, block: int, core_id: int, wave: int, t0: flo
             return
         g._finish(i)
 
-    threads = [threading.Thread(target=body, args=(i,), daemon=True,
-                                name=f"asc-tui block {block} sub {i}") for i in range(len(cores))]
+    threads = [
+        threading.Thread(target=body, args=(i,), daemon=True, name=f"asc-tui block {block} sub {i}")
+        for i in range(len(cores))
+    ]
     saved = state.core
     try:
         for t in threads:

@@ -47,7 +47,7 @@ def _current_cpu() -> int | None:
     try:
         with open("/proc/thread-self/stat", "rb") as f:
             stat = f.read()
-        return int(stat[stat.rindex(b")") + 2:].split()[36])
+        return int(stat[stat.rindex(b")") + 2 :].split()[36])
     except (OSError, ValueError, IndexError):
         return None
 
@@ -124,8 +124,7 @@ class Offload:
 
     def _start(self) -> None:
         if self.thread is None or not self.thread.is_alive():
-            self.thread = threading.Thread(target=self._work, name="asc-tui cube numbers",
-                                           daemon=True)
+            self.thread = threading.Thread(target=self._work, name="asc-tui cube numbers", daemon=True)
             self.thread.start()
 
     def submit(self, job, writes=None, lane=None, ready=None) -> None:

@@ -16,8 +16,19 @@ from .results import RECORD_COLUMNS, BlockTimeline, Records
 
 #: One recorded instruction as `Core.rec` holds it (see npu/core.py):
 #: (pipe, start, end, op name, file, line, bytes moved, kind, linked record index or -1).
-RECORD = np.dtype([("pipe", "i1"), ("start", "f8"), ("end", "f8"), ("op", "O"), ("file", "O"),
-                   ("line", "i8"), ("nbytes", "i8"), ("kind", "i1"), ("link", "i4")])
+RECORD = np.dtype(
+    [
+        ("pipe", "i1"),
+        ("start", "f8"),
+        ("end", "f8"),
+        ("op", "O"),
+        ("file", "O"),
+        ("line", "i8"),
+        ("nbytes", "i8"),
+        ("kind", "i1"),
+        ("link", "i4"),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -45,12 +56,20 @@ def close_columns(rec: list, ops: dict, lines: dict) -> dict:
     files = list(file_table)
     key = file_ids.astype(np.int64) * (1 << 32) + table["line"]
     uniq, inverse = np.unique(key, return_inverse=True)
-    site_ids = np.array([lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines))
-                         for k in uniq.tolist()], dtype=np.int32)
-    return {"pipe": table["pipe"].copy(), "start": table["start"].copy(),
-            "end": table["end"].copy(), "op": _intern(table["op"].tolist(), ops),
-            "line": site_ids[inverse.reshape(-1)], "nbytes": table["nbytes"].copy(),
-            "kind": table["kind"].copy(), "link": table["link"].copy()}
+    site_ids = np.array(
+        [lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines)) for k in uniq.tolist()],
+        dtype=np.int32,
+    )
+    return {
+        "pipe": table["pipe"].copy(),
+        "start": table["start"].copy(),
+        "end": table["end"].copy(),
+        "op": _intern(table["op"].tolist(), ops),
+        "line": site_ids[inverse.reshape(-1)],
+        "nbytes": table["nbytes"].copy(),
+        "kind": table["kind"].copy(),
+        "link": table["link"].copy(),
+    }
 
 
 def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, ...]]:
@@ -62,10 +81,13 @@ def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, 
     nb = len(closed)
     # The scalar clock moved by issue costs, recorded scalar work and recorded scalar waits:
     # what is left after the recorded scalar intervals is issue cycles.
-    on_scalar = np.bincount(records.block, weights=(records.end - records.start)
-                            * (records.pipe == 0), minlength=nb).tolist()
-    blocks = [records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end,
-                               max(c.issued - on_scalar[i], 0.0)) for i, c in enumerate(closed)]
+    on_scalar = np.bincount(
+        records.block, weights=(records.end - records.start) * (records.pipe == 0), minlength=nb
+    ).tolist()
+    blocks = [
+        records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end, max(c.issued - on_scalar[i], 0.0))
+        for i, c in enumerate(closed)
+    ]
     return records, tuple(blocks)
 
 

@@ -27,8 +27,10 @@ class LogEntry:
     def format(self) -> str:
         import os
 
-        return (f"[{self.time_us:10.3f} us][block {self.block}][{self.pipe}] "
-                f"{os.path.basename(self.file)}:{self.line}: {self.text}")
+        return (
+            f"[{self.time_us:10.3f} us][block {self.block}][{self.pipe}] "
+            f"{os.path.basename(self.file)}:{self.line}: {self.text}"
+        )
 
 
 @dataclass(frozen=True)
@@ -80,15 +82,29 @@ class Records:
     def __len__(self) -> int:
         return len(self.pipe)
 
-    def timeline(self, i: int, block: int, core: int, wave: int, t_start: float, t_end: float,
-                 scalar_cycles: float) -> BlockTimeline:
+    def timeline(
+        self, i: int, block: int, core: int, wave: int, t_start: float, t_end: float, scalar_cycles: float
+    ) -> BlockTimeline:
         """The i-th block's timeline, its columns views into these."""
         lo = int(self.offsets[i])
         hi = int(self.offsets[i + 1]) if i + 1 < len(self.offsets) else len(self.pipe)
         sl = slice(lo, hi)
-        return BlockTimeline(block, core, wave, t_start, t_end, self.pipe[sl], self.start[sl],
-                             self.end[sl], self.op[sl], self.line[sl], self.nbytes[sl],
-                             self.kind[sl], self.link[sl], scalar_cycles)
+        return BlockTimeline(
+            block,
+            core,
+            wave,
+            t_start,
+            t_end,
+            self.pipe[sl],
+            self.start[sl],
+            self.end[sl],
+            self.op[sl],
+            self.line[sl],
+            self.nbytes[sl],
+            self.kind[sl],
+            self.link[sl],
+            scalar_cycles,
+        )
 
     @classmethod
     def concat(cls, parts: list[dict]) -> Records:
@@ -102,10 +118,8 @@ class Records:
         cols = {}
         for name, dtype in RECORD_COLUMNS.items():
             joined = [p.pop(name) for p in parts]
-            cols[name] = (np.concatenate(joined).astype(dtype, copy=False) if joined
-                          else np.zeros(0, dtype))
-        return cls(block=np.repeat(np.arange(len(parts), dtype=np.int64), sizes),
-                   offsets=offsets, **cols)
+            cols[name] = np.concatenate(joined).astype(dtype, copy=False) if joined else np.zeros(0, dtype)
+        return cls(block=np.repeat(np.arange(len(parts), dtype=np.int64), sizes), offsets=offsets, **cols)
 
     @classmethod
     def of_blocks(cls, blocks) -> Records:
@@ -119,14 +133,23 @@ class Records:
             return False
         base = self.pipe.ctypes.data  # int8: a record's byte offset is its index
         ends = [*self.offsets.tolist()[1:], len(self.pipe)]
-        return all(b.pipe.base is self.pipe and b.pipe.ctypes.data - base == lo
-                   and lo + len(b) == hi
-                   for b, lo, hi in zip(blocks, self.offsets.tolist(), ends))
+        return all(
+            b.pipe.base is self.pipe and b.pipe.ctypes.data - base == lo and lo + len(b) == hi
+            for b, lo, hi in zip(blocks, self.offsets.tolist(), ends)
+        )
 
 
 #: The per-record columns of `Records` and of each `BlockTimeline`, with their dtypes.
-RECORD_COLUMNS = {"pipe": np.int8, "start": np.float64, "end": np.float64, "op": np.int32,
-                  "line": np.int32, "nbytes": np.int64, "kind": np.int8, "link": np.int32}
+RECORD_COLUMNS = {
+    "pipe": np.int8,
+    "start": np.float64,
+    "end": np.float64,
+    "op": np.int32,
+    "line": np.int32,
+    "nbytes": np.int64,
+    "kind": np.int8,
+    "link": np.int32,
+}
 
 
 @dataclass(frozen=True)
@@ -187,8 +210,9 @@ class EmulationResult:
         """Pickle every record once (the TUI's worker and the tuner's processes send results
         through pipes): blocks travel as their scalars and come back as views of `records`."""
         state = dict(self.__dict__)
-        state["blocks"] = tuple((b.block, b.core, b.wave, b.t_start, b.t_end, b.scalar_cycles)
-                                for b in self.blocks)
+        state["blocks"] = tuple(
+            (b.block, b.core, b.wave, b.t_start, b.t_end, b.scalar_cycles) for b in self.blocks
+        )
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -218,7 +242,7 @@ class EmulationResult:
         r = self.records
         slot = r.kind.astype(np.int64) * N_PIPES + r.pipe  # work and wait slots, one pass
         by = np.bincount(slot, weights=r.end - r.start, minlength=3 * N_PIPES)
-        busy, wait = by[:N_PIPES].copy(), by[KIND_WAIT * N_PIPES: (KIND_WAIT + 1) * N_PIPES]
+        busy, wait = by[:N_PIPES].copy(), by[KIND_WAIT * N_PIPES : (KIND_WAIT + 1) * N_PIPES]
         count = np.bincount(slot, minlength=3 * N_PIPES)[:N_PIPES]
         busy[0] += sum(b.scalar_cycles for b in self.blocks)
         denom = max(self.cores_used, 1) * max(self.kernel_cycles, 1e-9)
@@ -227,15 +251,33 @@ class EmulationResult:
             d = denom
             if self.pipe_cores:  # mixed kernels: the AIC and AIV timelines that have this pipe
                 d = max(self.pipe_cores[i], 1) * max(self.kernel_cycles, 1e-9)
-            out[name] = PipeStats(name, busy[i] / self.clock_mhz, wait[i] / self.clock_mhz,
-                                  int(count[i]), float(busy[i] / d), float(wait[i] / d))
+            out[name] = PipeStats(
+                name,
+                busy[i] / self.clock_mhz,
+                wait[i] / self.clock_mhz,
+                int(count[i]),
+                float(busy[i] / d),
+                float(wait[i] / d),
+            )
         return out
 
     def timeline_key(self) -> tuple:
         """A hashable digest of the timeline (equal for full and timing-only runs)."""
         parts = []
         for b in self.blocks:
-            parts.append((b.block, b.core, b.t_start, b.t_end, b.pipe.tobytes(),
-                          b.start.tobytes(), b.end.tobytes(), b.op.tobytes(), b.line.tobytes(),
-                          b.nbytes.tobytes(), b.kind.tobytes()))
+            parts.append(
+                (
+                    b.block,
+                    b.core,
+                    b.t_start,
+                    b.t_end,
+                    b.pipe.tobytes(),
+                    b.start.tobytes(),
+                    b.end.tobytes(),
+                    b.op.tobytes(),
+                    b.line.tobytes(),
+                    b.nbytes.tobytes(),
+                    b.kind.tobytes(),
+                )
+            )
         return (self.kernel_cycles, self.ops, self.lines, tuple(parts))

@@ -71,10 +71,19 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
     BINDINGS = app_bindings()
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
 
-    def __init__(self, path: str | None = None, theme: str | None = None,
-                 config: Config | None = None, config_error: ConfigError | None = None,
-                 chip: str | None = None, watch: bool = True, run_on_start: bool = True,
-                 clock=None, show_host_times: bool = True, worker=None):
+    def __init__(
+        self,
+        path: str | None = None,
+        theme: str | None = None,
+        config: Config | None = None,
+        config_error: ConfigError | None = None,
+        chip: str | None = None,
+        watch: bool = True,
+        run_on_start: bool = True,
+        clock=None,
+        show_host_times: bool = True,
+        worker=None,
+    ):
         super().__init__()
         self.config = config or Config()
         self.config_error = config_error
@@ -146,16 +155,19 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
         for p in paths:
             self.ops[p] = OperatorState(p, case=self.config.case)
         tree.set_operators(paths)
-        self.log_line(f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
-                      f"{self.chip or 'ascend910b (default)'}")
+        self.log_line(
+            f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
+            f"{self.chip or 'ascend910b (default)'}"
+        )
         if paths:
             self.selected = paths[0]
             tree.select_path(paths[0])
         self._layout_for(self.size.width, self.size.height)
         self.update_status()
         self.call_after_refresh(self._first_paint)
-        self.call_after_refresh(lambda: self.run_worker(self._start_engine, thread=True,
-                                                        group="engine", exit_on_error=False))
+        self.call_after_refresh(
+            lambda: self.run_worker(self._start_engine, thread=True, group="engine", exit_on_error=False)
+        )
 
     def _first_paint(self) -> None:
         self.first_paint_at = time.perf_counter()
@@ -167,14 +179,17 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
 
         if self.worker is None:
             self.worker = RunWorker(timeout_s=self.config.worker_timeout, spare=True)
-        self.rerunner = Rerunner(self.worker, self.make_request,
-                                 on_start=lambda p, r: self.post_message(RunStarted(p, r)),
-                                 on_result=lambda p, r: self.post_message(RunFinished(p, r)))
+        self.rerunner = Rerunner(
+            self.worker,
+            self.make_request,
+            on_start=lambda p, r: self.post_message(RunStarted(p, r)),
+            on_result=lambda p, r: self.post_message(RunFinished(p, r)),
+        )
         if self.watch_enabled:
             extra = watched_extras(self.config.source, self.chip)
-            self.watcher = FileWatcher(self.ops_dir,
-                                       lambda cs: self.post_message(FilesChanged(cs)),
-                                       extra=extra).start()
+            self.watcher = FileWatcher(
+                self.ops_dir, lambda cs: self.post_message(FilesChanged(cs)), extra=extra
+            ).start()
         from . import engines, timeline_model  # noqa: F401 - warm for the first result
 
         self.post_message(EngineReady())
@@ -265,8 +280,7 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
             self.pane("#bottom-log").focus()
             return
         tabs.active = tab
-        pane = {"timeline": "#timeline-view", "source": "#source-view",
-                "bench": "#bench-table"}.get(tab)
+        pane = {"timeline": "#timeline-view", "source": "#source-view", "bench": "#bench-table"}.get(tab)
         if pane:
             self.pane(pane).focus()
 
@@ -306,8 +320,14 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
         from ..devkit.runner import RunRequest
 
         st = self.ops.get(path) or OperatorState(path)
-        return RunRequest(str(path), case=st.case, chip=self.chip, params=dict(st.params),
-                          timing_only=False, timeout_s=self.config.worker_timeout)
+        return RunRequest(
+            str(path),
+            case=st.case,
+            chip=self.chip,
+            params=dict(st.params),
+            timing_only=False,
+            timeout_s=self.config.worker_timeout,
+        )
 
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
@@ -316,8 +336,11 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
         self.pane(OperatorTree).set_status(msg.path, "running", st.stale)
         req = msg.request
         extra = " ".join(f"{k}={v}" for k, v in req.params.items())
-        self.log_line(f"{msg.path.stem}: running [{req.case or 'default'}] on "
-                      f"{req.chip or 'ascend910b'}{' ' + extra if extra else ''}…", "dim")
+        self.log_line(
+            f"{msg.path.stem}: running [{req.case or 'default'}] on "
+            f"{req.chip or 'ascend910b'}{' ' + extra if extra else ''}…",
+            "dim",
+        )
         self.update_status()
 
     @while_mounted
@@ -338,9 +361,12 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
             for pane in self.log_panes():
                 pane.add_result(msg.path.stem, res, self.show_host_times)
             if st.status == "regression":
-                self.log_line(f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
-                              f"{previous:,.3f} µs before "
-                              f"({rep.emulation.time_us / previous - 1:+.1%})", "error")
+                self.log_line(
+                    f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
+                    f"{previous:,.3f} µs before "
+                    f"({rep.emulation.time_us / previous - 1:+.1%})",
+                    "error",
+                )
             if rep is not None and rep.emulation is not None:
                 self.update_bench_row(st, rep, previous)
             if msg.path == self.selected:
@@ -373,8 +399,7 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
                     model.prepare()
                     self.call_from_thread(self._timeline_ready, key, stale)
 
-                self.run_worker(build, thread=True, group="timeline", exclusive=True,
-                                exit_on_error=False)
+                self.run_worker(build, thread=True, group="timeline", exclusive=True, exit_on_error=False)
             else:
                 model.prepare()
                 view.show(model, stale)
@@ -391,8 +416,9 @@ class Workbench(Navigation, BenchSync, ToolActions, App):
 
 def build_arg_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="asc-tui", description="The asc-tui workbench.")
-    p.add_argument("path", nargs="?", help="operators directory (default ./operators, "
-                   "else the bundled operators)")
+    p.add_argument(
+        "path", nargs="?", help="operators directory (default ./operators, else the bundled operators)"
+    )
     p.add_argument("--theme", help="theme name (themes/*.toml: dark, light, high-contrast)")
     p.add_argument("--chip", help="chip model (default from config, else ascend910b)")
     p.add_argument("--no-watch", action="store_true", help="do not rerun on save")
@@ -411,7 +437,8 @@ def main(argv: list[str] | None = None) -> int:
     theme = args.theme
     if theme is None and os.environ.get("NO_COLOR") is not None and not config.theme:
         theme = "high-contrast"
-    app = Workbench(args.path, theme=theme, config=config, config_error=error, chip=args.chip,
-                    watch=not args.no_watch)
+    app = Workbench(
+        args.path, theme=theme, config=config, config_error=error, chip=args.chip, watch=not args.no_watch
+    )
     app.run()
     return 0

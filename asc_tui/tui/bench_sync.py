@@ -67,9 +67,11 @@ class BenchSync:
         d = row.delta()
         if d is not None and d > self.config.thresholds.regression:
             for st in self.ops.values():
-                if st.good is not None and f"{st.good.operator}/{st.good.case}/{st.good.chip}" \
-                        == msg.key and st.status == "pass":
+                if (
+                    st.good is not None
+                    and f"{st.good.operator}/{st.good.case}/{st.good.chip}" == msg.key
+                    and st.status == "pass"
+                ):
                     st.status = "regression"
                     self.pane("#sidebar").set_status(st.path, "regression", st.stale)
-                    self.log_line(f"{st.path.stem}: REGRESSION {d:+.1%} vs the stored "
-                                  "previous run", "error")
+                    self.log_line(f"{st.path.stem}: REGRESSION {d:+.1%} vs the stored previous run", "error")

@@ -19,16 +19,15 @@ class WorkbenchCommands(Provider):
         keys = getattr(app, "effective_keys", lambda: {})()
         for spec in ACTIONS:
             key = keys.get(spec.id, spec.keys)
-            out.append((spec.title, f"{spec.help}  [{key}]",
-                        partial(app.run_action, spec.action)))
+            out.append((spec.title, f"{spec.help}  [{key}]", partial(app.run_action, spec.action)))
         for path in getattr(app, "operator_paths", lambda: [])():
-            out.append((f"Open {path.stem}", f"select operator {path}",
-                        partial(app.select_operator, path)))
+            out.append((f"Open {path.stem}", f"select operator {path}", partial(app.select_operator, path)))
         selected = getattr(app, "selected", None)
         if selected is not None:
             for case in declared_cases(selected):
-                out.append((f"Case: {case}", f"run {selected.stem} on case {case}",
-                            partial(app.set_case, case)))
+                out.append(
+                    (f"Case: {case}", f"run {selected.stem} on case {case}", partial(app.set_case, case))
+                )
         try:
             from ..npu.chip import available_chips
 
@@ -36,8 +35,9 @@ class WorkbenchCommands(Provider):
         except Exception:  # the emulator stack mid-edit: no chip entries, the rest works
             chips = []
         for chip in chips:
-            out.append((f"Chip: {chip}", "rerun every operator on this chip model",
-                        partial(app.set_chip, chip)))
+            out.append(
+                (f"Chip: {chip}", "rerun every operator on this chip model", partial(app.set_chip, chip))
+            )
         for name in getattr(app, "theme_names", lambda: [])():
             out.append((f"Theme: {name}", "switch theme", partial(setattr, app, "theme", name)))
         return out

@@ -61,16 +61,20 @@ def profile_view(report: RunReport) -> ProfileView | None:
         totals = bd.pipe_totals(em, cols)
         times = bd.breakdown_times(totals, em.cores_used, em.clock_mhz)
         items = bd.breakdown_items(times, em.kernel_us)
-        rows = tuple(ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio)
-                     for i in items if i.time_us)
+        rows = tuple(
+            ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio) for i in items if i.time_us
+        )
         overlap = totals.overlap
         source = "devkit.breakdown"
     else:
         n = max(em.cores_used, 1)
         stats = em.pipe_stats()
         total = sum(s.busy_us for s in stats.values()) or 1.0
-        rows = tuple(ProfileRow(k, k, s.busy_us / n, s.busy_us / total, s.ratio)
-                     for k, s in stats.items() if s.busy_us > 0)
+        rows = tuple(
+            ProfileRow(k, k, s.busy_us / n, s.busy_us / total, s.ratio)
+            for k, s in stats.items()
+            if s.busy_us > 0
+        )
         overlap = None
         source = "emulator pipe totals"
     work = [r for r in rows if r.key != "sync_wait"]
@@ -80,11 +84,13 @@ def profile_view(report: RunReport) -> ProfileView | None:
 
 def _from_profile_module(prof: ModuleType, report: RunReport) -> ProfileView:
     p = prof.profile(report)
-    rows = tuple(ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio)
-                 for i in p.breakdown if i.time_us)
+    rows = tuple(
+        ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio) for i in p.breakdown if i.time_us
+    )
     advice = tuple(a.message for a in p.pipeline.advice)
-    return ProfileView(rows, p.bottleneck_item.name, p.pipeline.overlap, advice,
-                       "devkit.profile", p.kernel_us)
+    return ProfileView(
+        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us
+    )
 
 
 @dataclass(frozen=True)
@@ -119,6 +125,8 @@ def line_heat(report: RunReport) -> dict[tuple[str, int], LineHeat]:
         np.add.at(by_pipe, (b.line[w], b.pipe[w]), (b.end - b.start)[w])
     cyc = by_pipe.sum(axis=1)
     total = float(cyc.sum()) or 1.0
-    return {em.lines[i]: LineHeat(float(cyc[i]), float(cyc[i] / total),
-                                  PIPE_NAMES[int(np.argmax(by_pipe[i]))])
-            for i in range(n) if cyc[i] > 0}
+    return {
+        em.lines[i]: LineHeat(float(cyc[i]), float(cyc[i] / total), PIPE_NAMES[int(np.argmax(by_pipe[i]))])
+        for i in range(n)
+        if cyc[i] > 0
+    }

@@ -17,14 +17,12 @@ def key_rows(effective: dict[str, str]) -> list[tuple[str, str, str]]:
     rows = [(display_keys(effective.get(a.id, a.keys)), a.title, a.help) for a in ACTIONS]
     rows.append(("ctrl+p", "Commands", "Command palette: every action by name"))
     for b in TimelineView.BINDINGS:
-        rows.append((display_keys(effective.get(b.id, b.key)), b.description,
-                     "timeline (when focused)"))
+        rows.append((display_keys(effective.get(b.id, b.key)), b.description, "timeline (when focused)"))
     return rows
 
 
 def help_text(rows: list[tuple[str, str, str]]) -> Text:
-    text = Text("Keys · remap by binding id in [tool.asc-tui.keymap] · esc closes\n\n",
-                style="bold")
+    text = Text("Keys · remap by binding id in [tool.asc-tui.keymap] · esc closes\n\n", style="bold")
     for keys, title, what in rows:
         text.append(f"{keys:>9}  ", style="bold")
         text.append(f"{title}: ", style="")

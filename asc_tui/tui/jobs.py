@@ -15,13 +15,28 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict
 
     tools = tuple(tools or san_mod.TOOLS)
     multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
-    rep = debug(DebugRequest(request.op, request.case, request.chip, dict(request.params),
-                             tools=tools, precision_check=True, deadlock_check=multi_rank,
-                             timeout_s=request.timeout_s or 30.0, seed=request.seed))
+    rep = debug(
+        DebugRequest(
+            request.op,
+            request.case,
+            request.chip,
+            dict(request.params),
+            tools=tools,
+            precision_check=True,
+            deadlock_check=multi_rank,
+            timeout_s=request.timeout_s or 30.0,
+            seed=request.seed,
+        )
+    )
     dl = rep.deadlock
-    return {"report": rep.run, "findings": [_where(f) + f.format() for f in rep.findings],
-            "errors": list(rep.errors), "tools": rep.tools, "clean": rep.clean,
-            "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format())}
+    return {
+        "report": rep.run,
+        "findings": [_where(f) + f.format() for f in rep.findings],
+        "errors": list(rep.errors),
+        "tools": rep.tools,
+        "clean": rep.clean,
+        "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format()),
+    }
 
 
 def _declares_ranks(path: str) -> bool:

@@ -25,33 +25,43 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("rerun", "r", "rerun", "Rerun", "Run the selected operator again", True),
     ActionSpec("run_all", "R", "run_all", "Run all", "Run every operator"),
     ActionSpec("next_operator", "n", "next_operator", "Next operator", "Select the next operator"),
-    ActionSpec("prev_operator", "N", "prev_operator", "Previous operator",
-               "Select the previous operator"),
+    ActionSpec("prev_operator", "N", "prev_operator", "Previous operator", "Select the previous operator"),
     ActionSpec("next_case", "c", "next_case", "Case", "Switch to the operator's next case", True),
     ActionSpec("next_chip", "C", "next_chip", "Chip", "Switch to the next chip model"),
-    ActionSpec("profile", "p", "profile_report", "Profile",
-               "Profile report: breakdown, bottleneck, advice", True),
-    ActionSpec("debug", "d", "debug_tools", "Debug",
-               "Sanitizer run (bounds, races, init, sync) + precision; deadlock check if RANKS"),
-    ActionSpec("precision", "v", "precision_check", "Precision",
-               "Precision check against the golden model"),
+    ActionSpec(
+        "profile", "p", "profile_report", "Profile", "Profile report: breakdown, bottleneck, advice", True
+    ),
+    ActionSpec(
+        "debug",
+        "d",
+        "debug_tools",
+        "Debug",
+        "Sanitizer run (bounds, races, init, sync) + precision; deadlock check if RANKS",
+    ),
+    ActionSpec("precision", "v", "precision_check", "Precision", "Precision check against the golden model"),
     ActionSpec("bench", "b", "bench", "Bench", "Benchmark against the baseline", True),
-    ActionSpec("save_baseline", "B", "save_baseline", "Save baseline",
-               "Save the current result as the baseline"),
+    ActionSpec(
+        "save_baseline", "B", "save_baseline", "Save baseline", "Save the current result as the baseline"
+    ),
     ActionSpec("tune", "t", "tune", "Tune", "Auto-tune the operator's parameters", True),
     ActionSpec("quick_tune", "T", "quick_tune", "Quick tune", "Quick tune (small budget)"),
     ActionSpec("cancel", "x", "cancel", "Cancel", "Cancel the run or tuning in flight", True),
-    ActionSpec("apply_best", "a", "apply_best", "Apply best",
-               "Use the best tuned parameters for the next runs"),
-    ActionSpec("write_best", "A", "write_best", "Write best",
-               "Write the best tuned parameters into the operator file (PARAMS defaults)"),
+    ActionSpec(
+        "apply_best", "a", "apply_best", "Apply best", "Use the best tuned parameters for the next runs"
+    ),
+    ActionSpec(
+        "write_best",
+        "A",
+        "write_best",
+        "Write best",
+        "Write the best tuned parameters into the operator file (PARAMS defaults)",
+    ),
     ActionSpec("export", "e", "export", "Export", "Export the trace (Chrome JSON) and a report"),
     ActionSpec("theme", "f2", "next_theme", "Theme", "Switch to the next theme"),
     ActionSpec("sidebar", "o", "toggle_sidebar", "Operators", "Show or hide the operator tree"),
     ActionSpec("tab_log", "1", "show_tab('log')", "Log tab", "Show the build & emulation log"),
     ActionSpec("tab_profile", "2", "show_tab('profile')", "Profile tab", "Show the profile"),
-    ActionSpec("tab_timeline", "3", "show_tab('timeline')", "Timeline tab",
-               "Show the pipeline timeline"),
+    ActionSpec("tab_timeline", "3", "show_tab('timeline')", "Timeline tab", "Show the pipeline timeline"),
     ActionSpec("tab_source", "4", "show_tab('source')", "Source tab", "Show the source heat"),
     ActionSpec("tab_bench", "5", "show_tab('bench')", "Bench tab", "Show the benchmarks"),
     ActionSpec("tab_tune", "6", "show_tab('tune')", "Tune tab", "Show the tuning pane"),
@@ -62,9 +72,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
 BY_ID = {a.id: a for a in ACTIONS}
 
 
-_KEY_NAMES = {"question_mark": "?", "plus": "+", "minus": "-", "equals_sign": "=",
-              "greater_than_sign": ">", "less_than_sign": "<", "full_stop": ".", "comma": ",",
-              "left": "←", "right": "→"}
+_KEY_NAMES = {
+    "question_mark": "?",
+    "plus": "+",
+    "minus": "-",
+    "equals_sign": "=",
+    "greater_than_sign": ">",
+    "less_than_sign": "<",
+    "full_stop": ".",
+    "comma": ",",
+    "left": "←",
+    "right": "→",
+}
 
 
 def display_keys(keys: str) -> str:

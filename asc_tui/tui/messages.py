@@ -34,11 +34,11 @@ class FilesChanged(Message):
 class ToolFinished(Message):
     """A debug/bench/tune/export job finished; `value` is its devkit result (or None)."""
 
-    def __init__(self, tool: str, path: Path, result: WorkResult | None, value=None,
-                 error: str | None = None):
+    def __init__(
+        self, tool: str, path: Path, result: WorkResult | None, value=None, error: str | None = None
+    ):
         super().__init__()
-        self.tool, self.path, self.result, self.value, self.error = (tool, path, result, value,
-                                                                     error)
+        self.tool, self.path, self.result, self.value, self.error = (tool, path, result, value, error)
 
 
 class EngineReady(Message):

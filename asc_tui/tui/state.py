@@ -49,11 +49,15 @@ def declared_cases(path: Path) -> list[str]:
     except (OSError, SyntaxError, ValueError):
         return []
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "CASES"
-                                                for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "CASES" for t in node.targets
+        ):
             if isinstance(node.value, ast.Dict):
-                return [k.value for k in node.value.keys
-                        if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+                return [
+                    k.value
+                    for k in node.value.keys
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                ]
     return []
 
 

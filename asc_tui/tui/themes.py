@@ -14,8 +14,19 @@ from textual.theme import Theme
 
 from .. import BUNDLED_THEMES
 
-COLOR_KEYS = ("primary", "secondary", "accent", "foreground", "background", "surface", "panel",
-              "boost", "success", "warning", "error")
+COLOR_KEYS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "boost",
+    "success",
+    "warning",
+    "error",
+)
 DEFAULT_THEME = "dark"
 
 
@@ -32,13 +43,17 @@ def theme_from_toml(path: Path) -> Theme:
     colors = data.get("colors", {})
     unknown = sorted(set(colors) - set(COLOR_KEYS))
     if unknown:
-        raise ThemeFileError(f"{path}: unknown colour(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(COLOR_KEYS)}")
+        raise ThemeFileError(
+            f"{path}: unknown colour(s) {', '.join(unknown)}; known: {', '.join(COLOR_KEYS)}"
+        )
     if "primary" not in colors:
         raise ThemeFileError(f"{path}: [colors] needs at least 'primary'")
-    return Theme(name=str(data.get("name", Path(path).stem)), dark=bool(data.get("dark", True)),
-                 variables={str(k): str(v) for k, v in data.get("variables", {}).items()},
-                 **{k: str(v) for k, v in colors.items()})
+    return Theme(
+        name=str(data.get("name", Path(path).stem)),
+        dark=bool(data.get("dark", True)),
+        variables={str(k): str(v) for k, v in data.get("variables", {}).items()},
+        **{k: str(v) for k, v in colors.items()},
+    )
 
 
 def theme_dirs(extra: Path | None = None) -> list[Path]:

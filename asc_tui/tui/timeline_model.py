@@ -35,10 +35,8 @@ class _Intervals:
     def build(cls, starts: np.ndarray, ends: np.ndarray) -> _Intervals:
         # Records come nearly sorted (per block, per pipe): the stable sort's runs make it cheap.
         s = np.sort(starts.astype(np.float64), kind="stable")
-        e = np.sort(np.maximum(ends.astype(np.float64), starts.astype(np.float64)),
-                    kind="stable")
-        return cls(s, np.concatenate(([0.0], np.cumsum(s))), e,
-                   np.concatenate(([0.0], np.cumsum(e))))
+        e = np.sort(np.maximum(ends.astype(np.float64), starts.astype(np.float64)), kind="stable")
+        return cls(s, np.concatenate(([0.0], np.cumsum(s))), e, np.concatenate(([0.0], np.cumsum(e))))
 
     def busy_before(self, t: np.ndarray) -> np.ndarray:
         """Busy cycles in [0, t) for every t (vectorised)."""
@@ -69,8 +67,15 @@ class _Stacked:
         ends = np.concatenate([iv.ends + o for iv, o in zip(per_block, off)] or [[]])
         raw_s = np.concatenate([iv.starts for iv in per_block] or [[]])
         raw_e = np.concatenate([iv.ends for iv in per_block] or [[]])
-        return cls(span, starts, np.concatenate(([0.0], np.cumsum(raw_s))), first_s,
-                   ends, np.concatenate(([0.0], np.cumsum(raw_e))), first_e)
+        return cls(
+            span,
+            starts,
+            np.concatenate(([0.0], np.cumsum(raw_s))),
+            first_s,
+            ends,
+            np.concatenate(([0.0], np.cumsum(raw_e))),
+            first_e,
+        )
 
     def busy_before(self, t: np.ndarray) -> np.ndarray:
         """[n_blocks, len(t)] busy cycles of each block in [0, t)."""
@@ -157,12 +162,12 @@ class TimelineModel:
                 on = pipe == p
                 work = on & (kind == KIND_WORK)
                 wait = on & (kind == KIND_WAIT)
-                idx[p] = (_Intervals.build(start[work], end[work]),
-                          _Intervals.build(start[wait], end[wait]))
+                idx[p] = (_Intervals.build(start[work], end[work]), _Intervals.build(start[wait], end[wait]))
             self._index[i] = idx
         span = float(max((b.end.max() for b in blocks if len(b)), default=0.0)) + 1.0
-        self._stacked = {p: _Stacked.build([self._index[i][p][0] for i in range(len(blocks))],
-                                           span) for p in self.pipes}
+        self._stacked = {
+            p: _Stacked.build([self._index[i][p][0] for i in range(len(blocks))], span) for p in self.pipes
+        }
 
     def frame(self, t0: float, t1: float, width: int, block: int | None = None) -> Frame:
         """Column fractions for [t0, t1) cycles over `width` columns (block None = average)."""
@@ -176,9 +181,14 @@ class TimelineModel:
         for p in self.pipes:
             work_iv, wait_iv = index[p]
             b = work_iv.busy_before(edges)
-            lanes.append(LaneView(PIPE_NAMES[p], np.clip(np.diff(b) / (col * n), 0, 1),
-                                  np.clip(np.diff(wait_iv.busy_before(edges)) / (col * n), 0, 1),
-                                  float(b[-1] - b[0]) / ((t1 - t0) * n)))
+            lanes.append(
+                LaneView(
+                    PIPE_NAMES[p],
+                    np.clip(np.diff(b) / (col * n), 0, 1),
+                    np.clip(np.diff(wait_iv.busy_before(edges)) / (col * n), 0, 1),
+                    float(b[-1] - b[0]) / ((t1 - t0) * n),
+                )
+            )
         return Frame(t0, t1, tuple(lanes), block)
 
     def block_activity(self, t0: float, t1: float, width: int) -> tuple[np.ndarray, np.ndarray]:

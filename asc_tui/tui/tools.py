@@ -78,8 +78,11 @@ class ToolActions:
             return
         self._switch("profile")
         view = profile_view(st.good)
-        self.log_line(f"{st.path.stem}: profile ({view.source}) kernel {view.kernel_us:.3f} µs, "
-                      f"bottleneck {view.bottleneck}", "ok")
+        self.log_line(
+            f"{st.path.stem}: profile ({view.source}) kernel {view.kernel_us:.3f} µs, "
+            f"bottleneck {view.bottleneck}",
+            "ok",
+        )
         for r in view.rows:
             self.log_line(f"  {r.name:<18} {r.time_us:10.3f} µs {r.ratio:6.1%}")
         for a in view.advice:
@@ -92,15 +95,18 @@ class ToolActions:
         self._switch("log")
         rep = st.last.report if st.last else None
         if rep is None or rep.precision is None:
-            self.log_line(f"{st.path.stem}: no precision result (the run failed or is "
-                          "timing-only); press r", "warn")
+            self.log_line(
+                f"{st.path.stem}: no precision result (the run failed or is timing-only); press r", "warn"
+            )
             return
         for o in rep.precision.outputs:
-            self.log_line(f"{st.path.stem}: {o.name} {o.dtype} {o.verdict}: max abs "
-                          f"{o.max_abs_error:.3g} (atol {o.atol:g}), mean rel "
-                          f"{o.mean_rel_error:.3g} (rtol {o.rtol:g}), cosine "
-                          f"{o.cosine_similarity:.6f}, nan {o.nan}, inf {o.inf}",
-                          "ok" if o.verdict == "PASS" else "error")
+            self.log_line(
+                f"{st.path.stem}: {o.name} {o.dtype} {o.verdict}: max abs "
+                f"{o.max_abs_error:.3g} (atol {o.atol:g}), mean rel "
+                f"{o.mean_rel_error:.3g} (rtol {o.rtol:g}), cosine "
+                f"{o.cosine_similarity:.6f}, nan {o.nan}, inf {o.inf}",
+                "ok" if o.verdict == "PASS" else "error",
+            )
             for w in list(o.worst)[:5]:
                 self.log_line(f"    worst: {w}", "dim")
 
@@ -110,11 +116,11 @@ class ToolActions:
         if st is None or self._need("sanitizer", "debug tools") is None:
             return
         req = self.make_request(st.path)
-        self.log_line(f"{st.path.stem}: sanitizer run (memcheck, racecheck, initcheck, "
-                      "synccheck)…", "dim")
+        self.log_line(f"{st.path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", "dim")
         self._switch("log")
-        self._tool_job("debug", st.path, _call("asc_tui.tui.jobs:debug_run", (req,),
-                                              label=f"{st.path.stem} (debug)"))
+        self._tool_job(
+            "debug", st.path, _call("asc_tui.tui.jobs:debug_run", (req,), label=f"{st.path.stem} (debug)")
+        )
 
     def _tool_job(self, tool: str, path: Path, job) -> None:
         worker = self._tools()
@@ -123,8 +129,7 @@ class ToolActions:
             result = worker.call(job)
             self.post_message(ToolFinished(tool, path, result, result.report))
 
-        self.run_worker(work, thread=True, group=f"tool-{tool}", exclusive=True,
-                        exit_on_error=False)
+        self.run_worker(work, thread=True, group=f"tool-{tool}", exclusive=True, exit_on_error=False)
 
     # -- bench ------------------------------------------------------------------------------
     def action_bench(self, save: bool = False) -> None:
@@ -133,16 +138,23 @@ class ToolActions:
             return
         th = self.config.thresholds
         req = bench.BenchRequest(
-            op=str(st.path), cases=(st.case,) if st.case else None, chip=self.chip,
-            params=dict(st.params), against=None if save else BASELINE_NAME,
+            op=str(st.path),
+            cases=(st.case,) if st.case else None,
+            chip=self.chip,
+            params=dict(st.params),
+            against=None if save else BASELINE_NAME,
             save_baseline=BASELINE_NAME if save else None,
             thresholds=bench.Thresholds(ship=th.ship, optimise=th.optimise),
-            timeout_s=self.config.worker_timeout)
+            timeout_s=self.config.worker_timeout,
+        )
         what = "save baseline" if save else "bench vs baseline"
         self.log_line(f"{st.path.stem}: {what}…", "dim")
         self._switch("bench")
-        self._tool_job("save_baseline" if save else "bench", st.path,
-                       _call("asc_tui.tui.jobs:bench_run", (req,), label=f"{st.path.stem} bench"))
+        self._tool_job(
+            "save_baseline" if save else "bench",
+            st.path,
+            _call("asc_tui.tui.jobs:bench_run", (req,), label=f"{st.path.stem} bench"),
+        )
 
     def action_save_baseline(self) -> None:
         self.action_bench(save=True)
@@ -164,8 +176,7 @@ class ToolActions:
             row.baseline = c.baseline_time_us
             if row.previous is None and getattr(c.change, "previous_time_us", None):
                 row.previous = c.change.previous_time_us  # keep the session's own Δ
-            row.verdict = c.verdict.value if c.verdict else ("saved" if msg.tool ==
-                                                                "save_baseline" else "")
+            row.verdict = c.verdict.value if c.verdict else ("saved" if msg.tool == "save_baseline" else "")
             if c.regression is not None:
                 row.verdict += " REGRESSION"
                 self.log_line(f"bench: {c.regression.message()}", "error")
@@ -173,9 +184,10 @@ class ToolActions:
             t = f"{c.time_us:,.3f} µs" if c.time_us is not None else "no time"
             base = f"{c.baseline_time_us:,.3f} µs" if c.baseline_time_us else "none"
             rel = f" ({c.relative:.1%} of baseline speed)" if c.relative else ""
-            self.log_line(f"bench {res.operator} [{c.case}]: {t}, baseline {base}{rel}, "
-                          f"verdict {row.verdict or '-'}",
-                          "ok" if not c.errors else "error")
+            self.log_line(
+                f"bench {res.operator} [{c.case}]: {t}, baseline {base}{rel}, verdict {row.verdict or '-'}",
+                "ok" if not c.errors else "error",
+            )
             for e in c.errors:
                 self.log_line(f"  {e}", "error")
 
@@ -191,8 +203,13 @@ class ToolActions:
             self.notify("a tune is running: x cancels it", severity="warning")
             return
         strategy = "quick" if quick else "exhaustive"
-        req = session.TuneRequest(op=str(st.path), case=st.case, chip=self.chip,
-                                  strategy=strategy, timeout_s=self.config.worker_timeout)
+        req = session.TuneRequest(
+            op=str(st.path),
+            case=st.case,
+            chip=self.chip,
+            strategy=strategy,
+            timeout_s=self.config.worker_timeout,
+        )
         from ..devkit.worker import Call, RunWorker
 
         if self.tune_worker is None:
@@ -206,9 +223,11 @@ class ToolActions:
         path = st.path
 
         def work():
-            res = worker.call(Call("asc_tui.tui.jobs:tune_job", (req,), progress_kw="progress",
-                                   label=f"{path.stem} tune"), timeout_s=None,
-                              on_progress=lambda e: self.post_message(TuneProgress(e)))
+            res = worker.call(
+                Call("asc_tui.tui.jobs:tune_job", (req,), progress_kw="progress", label=f"{path.stem} tune"),
+                timeout_s=None,
+                on_progress=lambda e: self.post_message(TuneProgress(e)),
+            )
             self.post_message(ToolFinished("tune", path, res, res.report))
 
         self.run_worker(work, thread=True, group="tune", exclusive=True, exit_on_error=False)
@@ -222,8 +241,9 @@ class ToolActions:
             return
         e = msg.event
         pane = self.pane(TunePane)
-        pane.progress(e.done, e.total, e.eta_s, f"{e.kind}: {e.evaluated} run, {e.cached} "
-                      f"cached, {e.invalid} pruned")
+        pane.progress(
+            e.done, e.total, e.eta_s, f"{e.kind}: {e.evaluated} run, {e.cached} cached, {e.invalid} pruned"
+        )
         r = e.result
         t = getattr(r, "time_us", None) if r is not None else None
         if t is not None:
@@ -242,8 +262,11 @@ class ToolActions:
         if st is None:
             return
         st.params = dict(st.best_params)
-        self.log_line(f"{st.path.stem}: applied {st.params} to this session's runs "
-                      "(A writes them into the operator file)", "ok")
+        self.log_line(
+            f"{st.path.stem}: applied {st.params} to this session's runs "
+            "(A writes them into the operator file)",
+            "ok",
+        )
         self.update_status()
         self.submit([st.path])
 
@@ -286,8 +309,10 @@ class ToolActions:
         if self.tool_worker is not None and self.tool_worker.busy:
             self.tool_worker.cancel()
             cancelled.append("tool")
-        self.log_line(f"cancelled: {', '.join(cancelled)}" if cancelled else
-                      "nothing to cancel", "warn" if cancelled else "dim")
+        self.log_line(
+            f"cancelled: {', '.join(cancelled)}" if cancelled else "nothing to cancel",
+            "warn" if cancelled else "dim",
+        )
 
     # -- export -----------------------------------------------------------------------------
     def action_export(self) -> None:
@@ -368,16 +393,20 @@ class ToolActions:
             if dl is not None:
                 ok, ranks, text = dl
                 for line in text.splitlines():
-                    self.log_line(f"{name}: deadlock check ({ranks} ranks): {line}",
-                                  "ok" if ok else "error")
+                    self.log_line(f"{name}: deadlock check ({ranks} ranks): {line}", "ok" if ok else "error")
             if d["clean"]:
-                self.log_line(f"{name}: sanitizer clean ({', '.join(d['tools'])}), "
-                              f"precision {'PASS' if rep and rep.passed else 'not PASS'}", "ok")
+                self.log_line(
+                    f"{name}: sanitizer clean ({', '.join(d['tools'])}), "
+                    f"precision {'PASS' if rep and rep.passed else 'not PASS'}",
+                    "ok",
+                )
             else:
                 deadlock = dl is not None and not dl[0]
-                self.log_line(f"{name}: debug found {len(d['findings'])} issue(s), "
-                              f"{len(d['errors'])} other error(s)"
-                              + (", a deadlock" if deadlock else ""), "error")
+                self.log_line(
+                    f"{name}: debug found {len(d['findings'])} issue(s), "
+                    f"{len(d['errors'])} other error(s)" + (", a deadlock" if deadlock else ""),
+                    "error",
+                )
                 st = self.ops.get(msg.path)
                 if st is not None and (d["findings"] or deadlock):
                     st.status = "sanitizer"
@@ -401,9 +430,11 @@ class ToolActions:
         if best is not None and st is not None:
             st.best_params = dict(best.params)
         verb = "cancelled" if getattr(rep, "cancelled", False) else "done"
-        text = (f"tune {verb}: best {best.time_us:,.3f} µs with {dict(best.params)} · a applies"
-                if best is not None and getattr(best, "time_us", None) is not None
-                else f"tune {verb}: no valid configuration")
+        text = (
+            f"tune {verb}: best {best.time_us:,.3f} µs with {dict(best.params)} · a applies"
+            if best is not None and getattr(best, "time_us", None) is not None
+            else f"tune {verb}: no valid configuration"
+        )
         pane.set_status(text)
         self.log_line(f"{msg.path.stem}: {text}", "ok")
 
@@ -428,8 +459,7 @@ def profile_report_text(report, width: int) -> str | None:
     if prof is None:
         return None
     buf = io.StringIO()
-    con = Console(file=buf, width=width, no_color=True, color_system=None,
-                  force_terminal=False)
+    con = Console(file=buf, width=width, no_color=True, color_system=None, force_terminal=False)
     try:
         render(prof.profile(report), con, pipeline_report=True, lines=8)
     except Exception:  # a renderer mid-edit by its owner must not take the workbench down

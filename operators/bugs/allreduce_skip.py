@@ -97,8 +97,9 @@ class KernelAllReduceSum:
             self.out_q.FreeTensor(s_local)
         if self.hccl.GetRankId() == self.hccl.GetRankDim() - 1:
             return  # BUG: the last rank skips the AllReduce the others wait in
-        handle = self.hccl.AllReduce(self.staging, self.y, self.n, HcclDataType.HCCL_DATA_TYPE_FP16,
-                                     HcclReduceOp.HCCL_REDUCE_SUM)
+        handle = self.hccl.AllReduce(
+            self.staging, self.y, self.n, HcclDataType.HCCL_DATA_TYPE_FP16, HcclReduceOp.HCCL_REDUCE_SUM
+        )
         self.hccl.Commit(handle)
         self.hccl.Wait(handle)
         self.hccl.Finalize()

@@ -10,6 +10,20 @@ from .session import TuneReport, TuneRequest, tune
 from .space import Config, Pruned, SearchSpace, build_space, config_key
 from .strategies import STRATEGIES, make_strategy
 
-__all__ = ["tune", "TuneRequest", "TuneReport", "TuneEvent", "CancelToken", "Progress",
-           "Outcome", "TuneCache", "Config", "Pruned", "SearchSpace", "build_space",
-           "config_key", "STRATEGIES", "make_strategy"]
+__all__ = [
+    "tune",
+    "TuneRequest",
+    "TuneReport",
+    "TuneEvent",
+    "CancelToken",
+    "Progress",
+    "Outcome",
+    "TuneCache",
+    "Config",
+    "Pruned",
+    "SearchSpace",
+    "build_space",
+    "config_key",
+    "STRATEGIES",
+    "make_strategy",
+]

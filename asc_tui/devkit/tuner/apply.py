@@ -45,9 +45,11 @@ class ApplyPlan:
 
     def diff(self) -> str:
         name = Path(self.path).name
-        return "".join(difflib.unified_diff(self.before.splitlines(True),
-                                            self.after.splitlines(True),
-                                            f"a/{name}", f"b/{name}"))
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(True), self.after.splitlines(True), f"a/{name}", f"b/{name}"
+            )
+        )
 
     def write(self) -> None:
         Path(self.path).write_text(self.after, encoding="utf-8")
@@ -75,20 +77,35 @@ def plan_apply(path: str | Path, params: dict[str, Any]) -> ApplyPlan:
         if not _is_literal(target):
             raise BuildError(
                 f"the current choice of {name!r} is not a literal; --apply edits literals only",
-                path, target.lineno,
-                hint=f"write Param(<value>, values=[...]) for {name!r} and re-run")
+                path,
+                target.lineno,
+                hint=f"write Param(<value>, values=[...]) for {name!r} and re-run",
+            )
         if ast.literal_eval(target) == value and type(ast.literal_eval(target)) is type(value):
             continue
         old = ast.get_source_segment(text, target) or ""
-        edits.append(Edit(name, target.lineno, target.col_offset, target.end_lineno,
-                          target.end_col_offset, old, _literal(value, old)))
+        edits.append(
+            Edit(
+                name,
+                target.lineno,
+                target.col_offset,
+                target.end_lineno,
+                target.end_col_offset,
+                old,
+                _literal(value, old),
+            )
+        )
     spots: dict[tuple[int, int], Edit] = {}
     for e in edits:
         other = spots.setdefault((e.line, e.col), e)
         if other.new != e.new:
-            raise BuildError(f"{other.name!r} and {e.name!r} share the constant at line {e.line} "
-                             "but their best values differ", path, e.line,
-                             hint="give each parameter its own literal default")
+            raise BuildError(
+                f"{other.name!r} and {e.name!r} share the constant at line {e.line} "
+                "but their best values differ",
+                path,
+                e.line,
+                hint="give each parameter its own literal default",
+            )
     edits = list({(e.line, e.col): e for e in edits}.values())
     after = _apply_edits(text, edits)
     return ApplyPlan(path, tuple(edits), text, after)
@@ -113,8 +130,9 @@ def choice_free_hash(path: str | Path, fallback: str) -> str:
     for node in params_dict.values:
         target = _default_node(node)
         if _is_literal(target):
-            edits.append(Edit("", target.lineno, target.col_offset, target.end_lineno,
-                              target.end_col_offset, "", "_"))
+            edits.append(
+                Edit("", target.lineno, target.col_offset, target.end_lineno, target.end_col_offset, "", "_")
+            )
     return hashlib.sha256(_apply_edits(text, edits).encode("utf-8")).hexdigest()[:16]
 
 
@@ -136,16 +154,19 @@ def _find_params_dict(tree: ast.Module, path: str) -> ast.Dict:
         if any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in targets):
             if isinstance(value, ast.Dict):
                 return value
-            raise BuildError("PARAMS is not a dict literal; --apply needs PARAMS = {...}", path,
-                             node.lineno)
+            raise BuildError("PARAMS is not a dict literal; --apply needs PARAMS = {...}", path, node.lineno)
     raise BuildError("the operator declares no PARAMS = {...} to apply to", path, 1)
 
 
 def _module_constants(tree: ast.Module) -> dict[str, ast.expr]:
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name) and _is_literal(node.value):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and _is_literal(node.value)
+        ):
             out[node.targets[0].id] = node.value
     return out
 

@@ -62,8 +62,9 @@ class Outcome:
     def to_dict(self) -> dict:
         d = {"params": self.params}
         if self.ok:
-            d.update(time_us=self.time_us, kernel_us=self.kernel_us, gflops=self.gflops,
-                     ub_bytes=self.ub_bytes)
+            d.update(
+                time_us=self.time_us, kernel_us=self.kernel_us, gflops=self.gflops, ub_bytes=self.ub_bytes
+            )
         else:
             d["error"] = self.error
         d["cached"] = self.cached
@@ -101,11 +102,21 @@ class TuneCache:
     def load(self) -> dict[str, Outcome]:
         rows = self.store.conn.execute(
             "SELECT params, status, time_us, kernel_us, gflops, ub_bytes, detail FROM tune_cache"
-            " WHERE op_hash=? AND case_name=? AND chip=? AND engine=?", self.scope).fetchall()
+            " WHERE op_hash=? AND case_name=? AND chip=? AND engine=?",
+            self.scope,
+        ).fetchall()
         out = {}
         for params, status, t, k, g, ub, detail in rows:
-            out[params] = Outcome(params, json.loads(params), t if status == "ok" else None, k,
-                                  g, ub, detail if status != "ok" else None, cached=True)
+            out[params] = Outcome(
+                params,
+                json.loads(params),
+                t if status == "ok" else None,
+                k,
+                g,
+                ub,
+                detail if status != "ok" else None,
+                cached=True,
+            )
         return out
 
     def put(self, outcome: Outcome) -> None:
@@ -116,13 +127,24 @@ class TuneCache:
                 "INSERT OR REPLACE INTO tune_cache (op_hash, case_name, chip, engine, params,"
                 " operator, status, time_us, kernel_us, gflops, ub_bytes, detail, created)"
                 " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*self.scope, outcome.key, self.operator, status, outcome.time_us,
-                 outcome.kernel_us, outcome.gflops, outcome.ub_bytes,
-                 outcome.error if not outcome.ok else None, time.time()))
+                (
+                    *self.scope,
+                    outcome.key,
+                    self.operator,
+                    status,
+                    outcome.time_us,
+                    outcome.kernel_us,
+                    outcome.gflops,
+                    outcome.ub_bytes,
+                    outcome.error if not outcome.ok else None,
+                    time.time(),
+                ),
+            )
 
     def clear(self) -> int:
         """Forget this scope's rows (`tune --fresh`); returns how many were removed."""
         with self.store.transaction() as c:
-            cur = c.execute("DELETE FROM tune_cache WHERE op_hash=? AND case_name=? AND chip=?"
-                            " AND engine=?", self.scope)
+            cur = c.execute(
+                "DELETE FROM tune_cache WHERE op_hash=? AND case_name=? AND chip=? AND engine=?", self.scope
+            )
             return cur.rowcount

@@ -46,12 +46,17 @@ def evaluate(task: Task) -> Outcome:
     if op is None:
         op = load_operator(task.op_path)
         if op.source_hash != task.op_hash:
-            return Outcome(task.key, task.params, None,
-                           error="the operator file changed during the tune; re-run it")
+            return Outcome(
+                task.key, task.params, None, error="the operator file changed during the tune; re-run it"
+            )
         _loaded.clear()
         _loaded[(task.op_path, task.op_hash)] = op
-    report = run(RunRequest(op.name, task.case, task.chip, dict(task.params), timing_only=True,
-                            timeout_s=task.timeout_s), op=op)
+    report = run(
+        RunRequest(
+            op.name, task.case, task.chip, dict(task.params), timing_only=True, timeout_s=task.timeout_s
+        ),
+        op=op,
+    )
     em = report.emulation
     if report.errors or em is None:
         err = report.errors[0] if report.errors else None
@@ -59,8 +64,14 @@ def evaluate(task: Task) -> Outcome:
         return Outcome(task.key, task.params, None, error=text)
     gflops = report.flops / (em.time_us * 1e3) if report.flops and em.time_us > 0 else None
     ub = em.capacity.get("ub", (None, None))[0] if em.capacity else None
-    return Outcome(task.key, task.params, float(em.time_us), float(em.kernel_us), gflops,
-                   int(ub) if ub is not None else None)
+    return Outcome(
+        task.key,
+        task.params,
+        float(em.time_us),
+        float(em.kernel_us),
+        gflops,
+        int(ub) if ub is not None else None,
+    )
 
 
 def _warm() -> None:
@@ -86,8 +97,7 @@ class LocalBackend:
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(),
-                                             initializer=_warm)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=_warm)
         return self._pool
 
     def submit(self, task: Task) -> None:
@@ -121,8 +131,15 @@ class LocalBackend:
             try:
                 out.append(fut.result())
             except Exception as exc:  # a worker died (segfault, OOM kill...)
-                out.append(Outcome(task.key, task.params, None, transient=True,
-                                   error=f"worker failed: {type(exc).__name__}: {exc}"))
+                out.append(
+                    Outcome(
+                        task.key,
+                        task.params,
+                        None,
+                        transient=True,
+                        error=f"worker failed: {type(exc).__name__}: {exc}",
+                    )
+                )
         return out
 
     def cancel(self) -> None:
@@ -156,5 +173,4 @@ def _context():
 
 
 def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else (os.cpu_count() or 1))
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))

@@ -43,12 +43,17 @@ def roofline_inputs(op: OperatorModule, case_name: str | None, chip: ChipModel) 
     specs = op.tensors(case)
     core_type = getattr(op.kernel, "core_type", "aiv")
     is_cube = core_type in ("aic", "mix", "cube")
-    return RooflineInputs(sum(s.nbytes for s in specs.specs.values()), op.flops(case),
-                          chip.aic if is_cube else chip.aiv, is_cube)
+    return RooflineInputs(
+        sum(s.nbytes for s in specs.specs.values()),
+        op.flops(case),
+        chip.aic if is_cube else chip.aiv,
+        is_cube,
+    )
 
 
-def estimate_kernel_us(op: OperatorModule, case_name: str | None, chip: ChipModel, cfg: Config,
-                       base: RooflineInputs) -> float:
+def estimate_kernel_us(
+    op: OperatorModule, case_name: str | None, chip: ChipModel, cfg: Config, base: RooflineInputs
+) -> float:
     """Analytical kernel time of one config (µs): waves × max(memory, compute) per block."""
     traffic_fn = getattr(op.module, "traffic", None)
     traffic = float(base.io_bytes)
@@ -81,8 +86,9 @@ def estimate_kernel_us(op: OperatorModule, case_name: str | None, chip: ChipMode
     return waves * cycles / chip.clock_mhz
 
 
-def estimate_us(op: OperatorModule, case_name: str | None, chip: ChipModel, cfg: Config,
-                base: RooflineInputs) -> float:
+def estimate_us(
+    op: OperatorModule, case_name: str | None, chip: ChipModel, cfg: Config, base: RooflineInputs
+) -> float:
     """Analytical task time of one config (µs): launch overhead + the kernel estimate."""
     return chip.launch_overhead_us + estimate_kernel_us(op, case_name, chip, cfg, base)
 

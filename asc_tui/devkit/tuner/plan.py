@@ -35,8 +35,9 @@ class Plan:
     seconds: float  # time spent planning (s)
 
 
-def make_plan(op_ref: str, case: str | None, chip: str | None, fixed: dict,
-              probe_timeout_s: float | None = None) -> Plan | ErrorInfo:
+def make_plan(
+    op_ref: str, case: str | None, chip: str | None, fixed: dict, probe_timeout_s: float | None = None
+) -> Plan | ErrorInfo:
     """Plan in this process; the user's mistakes come back as an ErrorInfo (picklable)."""
     import time
 
@@ -47,17 +48,30 @@ def make_plan(op_ref: str, case: str | None, chip: str | None, fixed: dict,
         case_obj = op.case(case)
         space = build_space(op, case_obj.name, chip_model, fixed, probe_timeout_s)
         base = roofline_inputs(op, case_obj.name, chip_model)
-        prior = {c.key: estimate_kernel_us(op, case_obj.name, chip_model, c, base)
-                 for c in space.valid}
+        prior = {c.key: estimate_kernel_us(op, case_obj.name, chip_model, c, base) for c in space.valid}
     except OperatorError as exc:
         return exc.info()
-    return Plan(op.name, op.path, op.source_hash, choice_free_hash(op.path, op.source_hash),
-                case_obj.name, space, prior, {k: p.default for k, p in op.params.items()},
-                time.perf_counter() - t0)
+    return Plan(
+        op.name,
+        op.path,
+        op.source_hash,
+        choice_free_hash(op.path, op.source_hash),
+        case_obj.name,
+        space,
+        prior,
+        {k: p.default for k, p in op.params.items()},
+        time.perf_counter() - t0,
+    )
 
 
-def plan(op_ref: str, case: str | None, chip: str | None, fixed: dict, isolated: bool,
-         timeout_s: float | None = 60.0) -> Plan:
+def plan(
+    op_ref: str,
+    case: str | None,
+    chip: str | None,
+    fixed: dict,
+    isolated: bool,
+    timeout_s: float | None = 60.0,
+) -> Plan:
     """Make the plan (in a child process when `isolated`); raise OperatorError on mistakes."""
     if not isolated:
         result = make_plan(op_ref, case, chip, fixed, timeout_s)
@@ -69,13 +83,16 @@ def plan(op_ref: str, case: str | None, chip: str | None, fixed: dict, isolated:
             fut = pool.submit(make_plan, op_ref, case, chip, fixed, timeout_s)
             result = fut.result(timeout=None if timeout_s is None else max(timeout_s, 1) * 4)
         except BrokenProcessPool:
-            raise BuildError(f"the operator {op_ref} killed the process while the tuner "
-                             "pruned its space (import, CONSTRAINTS, tiling or kernel set-up)",
-                             hint="run `asc-tui run` on it to see where") from None
+            raise BuildError(
+                f"the operator {op_ref} killed the process while the tuner "
+                "pruned its space (import, CONSTRAINTS, tiling or kernel set-up)",
+                hint="run `asc-tui run` on it to see where",
+            ) from None
         except FutureTimeout:
-            raise BuildError(f"pruning the space of {op_ref} did not finish in time (an "
-                             "endless loop in import, CONSTRAINTS, tiling or kernel set-up?)"
-                             ) from None
+            raise BuildError(
+                f"pruning the space of {op_ref} did not finish in time (an "
+                "endless loop in import, CONSTRAINTS, tiling or kernel set-up?)"
+            ) from None
         finally:
             for proc in list((getattr(pool, "_processes", None) or {}).values()):
                 if proc.is_alive():

@@ -99,8 +99,16 @@ class Progress:
         return remaining * self.elapsed_s / self.evaluated
 
     def _emit(self, kind: str, outcome: Outcome | None = None) -> None:
-        ev = TuneEvent(kind, self.total, self.evaluated, self.cached, self.invalid,
-                       self.elapsed_s, 0.0 if kind in ("done", "cancelled") else self.eta_s(),
-                       self.best, outcome)
+        ev = TuneEvent(
+            kind,
+            self.total,
+            self.evaluated,
+            self.cached,
+            self.invalid,
+            self.elapsed_s,
+            0.0 if kind in ("done", "cancelled") else self.eta_s(),
+            self.best,
+            outcome,
+        )
         for listener in self.listeners:
             listener(ev)

@@ -48,8 +48,13 @@ class RayBackend:
         self.ray = ray
         self._started = False
         if not ray.is_initialized():
-            ray.init(address=address, ignore_reinit_error=True, log_to_driver=False,
-                     include_dashboard=False, configure_logging=False)
+            ray.init(
+                address=address,
+                ignore_reinit_error=True,
+                log_to_driver=False,
+                include_dashboard=False,
+                configure_logging=False,
+            )
             self._started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers if workers and workers > 0 else cpus
@@ -76,16 +81,22 @@ class RayBackend:
             return []
         done, _ = self.ray.wait(list(self._pending), num_returns=1, timeout=timeout)
         if done:  # take every finished one, not just the first
-            done, _ = self.ray.wait(list(self._pending), num_returns=len(self._pending),
-                                    timeout=0)
+            done, _ = self.ray.wait(list(self._pending), num_returns=len(self._pending), timeout=0)
         out = []
         for ref in done:
             task = self._pending.pop(ref)
             try:
                 out.append(self.ray.get(ref))
             except Exception as exc:  # worker died, task failed twice
-                out.append(Outcome(task.key, task.params, None, transient=True,
-                                   error=f"ray task failed: {type(exc).__name__}: {exc}"))
+                out.append(
+                    Outcome(
+                        task.key,
+                        task.params,
+                        None,
+                        transient=True,
+                        error=f"ray task failed: {type(exc).__name__}: {exc}",
+                    )
+                )
         return out
 
     def cancel(self) -> None:

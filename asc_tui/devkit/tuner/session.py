@@ -73,8 +73,10 @@ class TuneReport:
 
     def ranked(self) -> list[Outcome]:
         """Successful outcomes, best first."""
-        return sorted((o for o in self.outcomes if o.ok and
-                       objective_value(o, self.objective) is not None), key=self.rank_key)
+        return sorted(
+            (o for o in self.outcomes if o.ok and objective_value(o, self.objective) is not None),
+            key=self.rank_key,
+        )
 
     @property
     def evaluated(self) -> int:
@@ -92,8 +94,7 @@ class TuneReport:
 
     def pareto(self) -> list[Outcome]:
         """Configs no other beats on both simulated time and UB use (the multi-objective view)."""
-        ok = sorted((o for o in self.outcomes if o.ok),
-                    key=lambda o: (o.time_us, o.ub_bytes or 0))
+        ok = sorted((o for o in self.outcomes if o.ok), key=lambda o: (o.time_us, o.ub_bytes or 0))
         front, best_ub = [], None
         for o in ok:
             ub = o.ub_bytes or 0
@@ -107,19 +108,38 @@ class TuneReport:
         results += [p.to_dict() for p in self.invalid]
         cur = self.current_outcome()
         return {
-            "operator": self.operator, "path": self.path, "case": self.case, "chip": self.chip,
-            "strategy": self.strategy, "objective": self.objective, "workers": self.workers,
-            "backend": self.backend, "space_size": self.space_size,
-            "invalid": len(self.invalid), "evaluated": self.evaluated, "cached": self.cached,
-            "cancelled": self.cancelled, "seconds": self.seconds,
+            "operator": self.operator,
+            "path": self.path,
+            "case": self.case,
+            "chip": self.chip,
+            "strategy": self.strategy,
+            "objective": self.objective,
+            "workers": self.workers,
+            "backend": self.backend,
+            "space_size": self.space_size,
+            "invalid": len(self.invalid),
+            "evaluated": self.evaluated,
+            "cached": self.cached,
+            "cancelled": self.cancelled,
+            "seconds": self.seconds,
             "prune_seconds": self.prune_seconds,
-            "best": ({"params": self.best.params, "time_us": self.best.time_us,
-                      "gflops": self.best.gflops, "ub_bytes": self.best.ub_bytes}
-                     if self.best else None),
-            "current": {"params": self.current,
-                        "time_us": cur.time_us if cur is not None and cur.ok else None},
-            "pareto": [{"params": o.params, "time_us": o.time_us, "ub_bytes": o.ub_bytes}
-                       for o in self.pareto()],
+            "best": (
+                {
+                    "params": self.best.params,
+                    "time_us": self.best.time_us,
+                    "gflops": self.best.gflops,
+                    "ub_bytes": self.best.ub_bytes,
+                }
+                if self.best
+                else None
+            ),
+            "current": {
+                "params": self.current,
+                "time_us": cur.time_us if cur is not None and cur.ok else None,
+            },
+            "pareto": [
+                {"params": o.params, "time_us": o.time_us, "ub_bytes": o.ub_bytes} for o in self.pareto()
+            ],
             "results": results,
         }
 
@@ -133,8 +153,12 @@ def objective_value(outcome: Outcome, objective: str) -> float | None:
     return outcome.time_us
 
 
-def tune(req: TuneRequest, listeners: list[Listener] | None = None,
-         cancel: CancelToken | None = None, store: Store | None = None) -> TuneReport:
+def tune(
+    req: TuneRequest,
+    listeners: list[Listener] | None = None,
+    cancel: CancelToken | None = None,
+    store: Store | None = None,
+) -> TuneReport:
     """Run a tune to completion (or cancellation); user mistakes raise OperatorError."""
     if req.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {req.objective!r}; choose from {OBJECTIVES}")
@@ -142,8 +166,14 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
     cancel = cancel or CancelToken()
     chip = load_chip(req.chip)
     workers = default_workers() if req.workers is None else req.workers
-    p = plan(req.op, req.case, req.chip, dict(req.fixed),
-             isolated=workers > 0 or req.backend != "local", timeout_s=req.timeout_s)
+    p = plan(
+        req.op,
+        req.case,
+        req.chip,
+        dict(req.fixed),
+        isolated=workers > 0 or req.backend != "local",
+        timeout_s=req.timeout_s,
+    )
     space = p.space
     strategy = make_strategy(req.strategy, space, req.budget, req.seed, p.prior)
     cache = TuneCache(store or Store(), p.operator, p.cache_hash, p.case, chip)
@@ -185,8 +215,9 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
                             cache.put(hit)  # an equal launch's result: exact, keep it
                         record(hit)
                     else:
-                        backend.submit(Task(p.path, p.source_hash, p.case, req.chip,
-                                            cfg.key, cfg.params, req.timeout_s))
+                        backend.submit(
+                            Task(p.path, p.source_hash, p.case, req.chip, cfg.key, cfg.params, req.timeout_s)
+                        )
             if backend.in_flight == 0:
                 break  # the strategy has nothing more to propose
             for o in backend.wait(timeout=0.1):
@@ -202,11 +233,24 @@ def tune(req: TuneRequest, listeners: list[Listener] | None = None,
         backend.close()
     progress.finish(cancel.cancelled)
     return TuneReport(
-        operator=p.operator, path=p.path, case=p.case, chip=chip.name, strategy=req.strategy,
-        objective=req.objective, workers=workers, backend=req.backend,
-        space_size=space.size, invalid=space.invalid, outcomes=tuple(outcomes), best=best[0],
-        cancelled=cancel.cancelled, seconds=time.perf_counter() - t0, prune_seconds=p.seconds,
-        current=p.current, order=tuple(c.key for c in space.valid))
+        operator=p.operator,
+        path=p.path,
+        case=p.case,
+        chip=chip.name,
+        strategy=req.strategy,
+        objective=req.objective,
+        workers=workers,
+        backend=req.backend,
+        space_size=space.size,
+        invalid=space.invalid,
+        outcomes=tuple(outcomes),
+        best=best[0],
+        cancelled=cancel.cancelled,
+        seconds=time.perf_counter() - t0,
+        prune_seconds=p.seconds,
+        current=p.current,
+        order=tuple(c.key for c in space.valid),
+    )
 
 
 def _backend(req: TuneRequest, workers: int):

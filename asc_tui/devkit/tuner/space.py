@@ -59,8 +59,7 @@ class Pruned:
     line: int | None = None
 
     def to_dict(self) -> dict:
-        return {"params": self.params, "invalid_reason": self.reason,
-                "file": self.file, "line": self.line}
+        return {"params": self.params, "invalid_reason": self.reason, "file": self.file, "line": self.line}
 
 
 @dataclass(frozen=True)
@@ -135,9 +134,13 @@ def _queue_depths(frame, levels: int = 6) -> float | None:
     return sum(1 for n in found.values() if n >= 2) / len(found)
 
 
-def build_space(op: OperatorModule, case_name: str | None, chip: ChipModel,
-                fixed: Mapping[str, Any] | None = None,
-                probe_timeout_s: float | None = None) -> SearchSpace:
+def build_space(
+    op: OperatorModule,
+    case_name: str | None,
+    chip: ChipModel,
+    fixed: Mapping[str, Any] | None = None,
+    probe_timeout_s: float | None = None,
+) -> SearchSpace:
     """Enumerate PARAMS (`fixed` pins a parameter to a value or a subset of values) and prune
     invalid configs with reasons."""
     case = op.case(case_name)
@@ -146,8 +149,9 @@ def build_space(op: OperatorModule, case_name: str | None, chip: ChipModel,
     values = {}
     for name in names:
         if name in fixed:
-            values[name] = tuple(dict.fromkeys(
-                op.resolve_params({name: v})[name] for v in _choices(fixed[name])))
+            values[name] = tuple(
+                dict.fromkeys(op.resolve_params({name: v})[name] for v in _choices(fixed[name]))
+            )
         else:
             values[name] = tuple(op.params[name].space())
     unknown = [k for k in fixed if k not in op.params]
@@ -176,15 +180,20 @@ def _choices(value: Any) -> list:
     return [value]
 
 
-def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_args=None,
-                 probe_timeout_s: float | None = None):
+def check_config(
+    op: OperatorModule,
+    case,
+    chip: ChipModel,
+    params: dict,
+    gm_args=None,
+    probe_timeout_s: float | None = None,
+):
     """Either a `Pruned` (with reason) or (block_dim, memory, first_dma_bytes, multi_buffered,
     launch signature) for a valid one."""
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
     if bad:
-        return Pruned(params, "", "constraint: " + "; ".join(bad), op.path,
-                      _line_of_constraints(op))
+        return Pruned(params, "", "constraint: " + "; ".join(bad), op.path, _line_of_constraints(op))
     try:
         lnch = op.launch(case, p)
     except OperatorError as exc:
@@ -197,8 +206,7 @@ def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_arg
             from ...npu.errors import location_from_traceback
 
             file, line = location_from_traceback(exc.__traceback__)
-            return Pruned(params, "", f"local_memory() raised {type(exc).__name__}: {exc}",
-                          file, line)
+            return Pruned(params, "", f"local_memory() raised {type(exc).__name__}: {exc}", file, line)
         memory, reason = fit_declared(declared, chip)
         if reason:
             return Pruned(params, "", reason, op.path, _line_of(op, "def local_memory"))
@@ -213,15 +221,23 @@ def check_config(op: OperatorModule, case, chip: ChipModel, params: dict, gm_arg
         runs.append(run)
 
     try:
-        launch(op.kernel, gm_args, lnch.tiling, lnch.block_dim, chip, numeric=False,
-               sanitizer=probe, timeout_s=probe_timeout_s, configure=setup)
+        launch(
+            op.kernel,
+            gm_args,
+            lnch.tiling,
+            lnch.block_dim,
+            chip,
+            numeric=False,
+            sanitizer=probe,
+            timeout_s=probe_timeout_s,
+            configure=setup,
+        )
     except _DryRunStop:
         pass
     except OperatorError as exc:
         return Pruned(params, "", f"{exc.kind}: {exc.message}", exc.file, exc.line)
     memory = dict(runs[0].peak) if runs else {}
-    return (lnch.block_dim, memory, probe.first_bytes, probe.multi_buffered,
-            launch_signature(lnch))
+    return (lnch.block_dim, memory, probe.first_bytes, probe.multi_buffered, launch_signature(lnch))
 
 
 def launch_signature(lnch) -> str | None:

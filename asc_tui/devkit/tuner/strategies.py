@@ -28,8 +28,13 @@ class Strategy:
     name = "base"
     default_budget: int | None = None  # None: the whole valid space
 
-    def __init__(self, space: SearchSpace, budget: int | None = None, seed: int = 0,
-                 prior: dict[str, float] | None = None):
+    def __init__(
+        self,
+        space: SearchSpace,
+        budget: int | None = None,
+        seed: int = 0,
+        prior: dict[str, float] | None = None,
+    ):
         self.space = space
         self.configs = space.by_key()
         n = len(space.valid)
@@ -39,8 +44,9 @@ class Strategy:
         self.prior = prior or {}
         self.asked: list[str] = []
         self.values: dict[str, float | None] = {}
-        self._index = {c.key: tuple(space.values[nm].index(c.params[nm]) for nm in space.names)
-                       for c in space.valid}
+        self._index = {
+            c.key: tuple(space.values[nm].index(c.params[nm]) for nm in space.names) for c in space.valid
+        }
         self._by_index = {v: k for k, v in self._index.items()}
 
     @property
@@ -78,7 +84,7 @@ class Strategy:
             for step in range(-radius, radius + 1):
                 if step == 0:
                     continue
-                cand = idx[:d] + (idx[d] + step,) + idx[d + 1:]
+                cand = idx[:d] + (idx[d] + step,) + idx[d + 1 :]
                 k = self._by_index.get(cand)
                 if k is not None:
                     out.append(k)
@@ -98,8 +104,9 @@ class Exhaustive(Strategy):
 
     def __init__(self, space, budget=None, seed=0, prior=None):
         super().__init__(space, budget, seed, prior)
-        self._order = sorted((c.key for c in space.valid),
-                             key=lambda k: self.prior.get(k, 0.0))  # stable: ties keep order
+        self._order = sorted(
+            (c.key for c in space.valid), key=lambda k: self.prior.get(k, 0.0)
+        )  # stable: ties keep order
 
     def _propose(self, n):
         seen = set(self.asked)
@@ -249,11 +256,10 @@ class Genetic(Strategy):
         while len(out) < n and tries < 50 * n:
             tries += 1
             a, b = self._tournament(parents), self._tournament(parents)
-            child = tuple(x if self.rng.random() < 0.5 else y
-                          for x, y in zip(self._index[a], self._index[b]))
+            child = tuple(x if self.rng.random() < 0.5 else y for x, y in zip(self._index[a], self._index[b]))
             if self.rng.random() < 0.5:
                 d = self.rng.randrange(len(child))
-                child = child[:d] + (child[d] + self.rng.choice((-1, 1)),) + child[d + 1:]
+                child = child[:d] + (child[d] + self.rng.choice((-1, 1)),) + child[d + 1 :]
             k = self._by_index.get(child)
             if k is not None and k not in seen and k not in out:
                 out.append(k)
@@ -266,16 +272,18 @@ class Genetic(Strategy):
     def _tournament(self, parents: list[str]) -> str:
         a, b = self.rng.choice(parents), self.rng.choice(parents)
         va, vb = self.values[a], self.values[b]
-        return a if (va if va is not None else math.inf) <= (vb if vb is not None else math.inf) \
-            else b
+        return a if (va if va is not None else math.inf) <= (vb if vb is not None else math.inf) else b
 
 
-def make_strategy(name: str, space: SearchSpace, budget: int | None = None, seed: int = 0,
-                  prior: dict[str, float] | None = None) -> Strategy:
+def make_strategy(
+    name: str,
+    space: SearchSpace,
+    budget: int | None = None,
+    seed: int = 0,
+    prior: dict[str, float] | None = None,
+) -> Strategy:
     try:
         cls = STRATEGIES[name]
     except KeyError:
-        raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}") \
-            from None
+        raise ValueError(f"unknown strategy {name!r}; choose from {', '.join(STRATEGIES)}") from None
     return cls(space, budget, seed, prior)
-

@@ -8,8 +8,18 @@ from textual.widgets import DataTable
 
 SPARK = "▁▂▃▄▅▆▇█"
 #: Most telling first, so 80 columns show current, change and verdict without scrolling.
-COLUMNS = ("operator", "case", "current µs", "Δ prev", "verdict", "vs base", "baseline µs",
-           "previous µs", "history", "chip")
+COLUMNS = (
+    "operator",
+    "case",
+    "current µs",
+    "Δ prev",
+    "verdict",
+    "vs base",
+    "baseline µs",
+    "previous µs",
+    "history",
+    "chip",
+)
 
 
 def sparkline(values: list[float], width: int = 12) -> str:
@@ -50,14 +60,18 @@ class BenchRow:
 
     def cells(self) -> tuple[str, ...]:
         d, rel = self.delta(), self.relative()
-        return (self.operator, self.case,
-                f"{self.current:,.3f}" if self.current is not None else "-",
-                (f"{'+' if d > 0 else ''}{d:.1%}" + (" !" if d > 0.01 else "")) if d is not None
-                else "-",
-                self.verdict or "-", f"{rel:.1%}" if rel is not None else "-",
-                f"{self.baseline:,.3f}" if self.baseline else "-",
-                f"{self.previous:,.3f}" if self.previous else "-",
-                sparkline(self.history), self.chip)
+        return (
+            self.operator,
+            self.case,
+            f"{self.current:,.3f}" if self.current is not None else "-",
+            (f"{'+' if d > 0 else ''}{d:.1%}" + (" !" if d > 0.01 else "")) if d is not None else "-",
+            self.verdict or "-",
+            f"{rel:.1%}" if rel is not None else "-",
+            f"{self.baseline:,.3f}" if self.baseline else "-",
+            f"{self.previous:,.3f}" if self.previous else "-",
+            sparkline(self.history),
+            self.chip,
+        )
 
 
 class BenchTable(DataTable):

@@ -13,8 +13,14 @@ from textual.widgets import RichLog
 if TYPE_CHECKING:
     from ...devkit.worker import WorkResult
 
-LEVEL_STYLE = {"info": "", "ok": "green", "warn": "yellow", "error": "bold red", "dim": "dim",
-               "kernel": "cyan"}
+LEVEL_STYLE = {
+    "info": "",
+    "ok": "green",
+    "warn": "yellow",
+    "error": "bold red",
+    "dim": "dim",
+    "kernel": "cyan",
+}
 
 
 #: Lines kept for re-wrapping when the pane's width changes (RichLog keeps rendered strips).
@@ -26,8 +32,7 @@ class LogPane(RichLog):
     the last `REWRAP_LINES`. `clock` (→ "HH:MM:SS") makes the stamps testable."""
 
     def __init__(self, clock: Callable[[], str] | None = None, **kwargs):
-        super().__init__(max_lines=5000, wrap=True, markup=False, highlight=False, min_width=20,
-                         **kwargs)
+        super().__init__(max_lines=5000, wrap=True, markup=False, highlight=False, min_width=20, **kwargs)
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
         self.lines_text: list[str] = []  # plain text of every line (tests, export)
         self._texts: list[Text] = []
@@ -70,17 +75,21 @@ class LogPane(RichLog):
             em = rep.emulation
             if em is not None:
                 for w in em.warnings:
-                    self.add(f"  warning {os.path.basename(w.file or '')}:{w.line}: "
-                             f"{w.message} (x{w.count})", "warn")
+                    self.add(
+                        f"  warning {os.path.basename(w.file or '')}:{w.line}: {w.message} (x{w.count})",
+                        "warn",
+                    )
                 for entry in em.log[:200]:
                     self.add("  " + entry.format(), "kernel")
                 if len(em.log) > 200:
                     self.add(f"  ... {len(em.log) - 200} more kernel log lines", "dim")
             if rep.precision is not None:
                 p = rep.precision.to_dict()
-                self.add(f"{name}: precision {p['verdict']}: max abs err "
-                         f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
-                         "ok" if p["verdict"] == "PASS" else "error")
+                self.add(
+                    f"{name}: precision {p['verdict']}: max abs err "
+                    f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
+                    "ok" if p["verdict"] == "PASS" else "error",
+                )
         for e in result.errors:
             self.add_error(name, e)
         if result.status in ("timeout", "crashed", "raised") and rep is None and not result.errors:

@@ -42,17 +42,22 @@ class ProfilePane(Widget):
     def build(self, width: int) -> Text:
         view = self.view
         if view is None:
-            return Text(f"{self.title}\nno emulation result (see the log)" if self.title
-                        else "no profile yet")
+            return Text(
+                f"{self.title}\nno emulation result (see the log)" if self.title else "no profile yet"
+            )
         out = Text()
-        out.append(f"{self.title}  kernel {view.kernel_us:.3f} µs"
-                   + (f"  overlap {view.overlap:.0%}" if view.overlap is not None else "")
-                   + ("  [STALE]" if self.stale else "") + "\n", style="bold")
+        out.append(
+            f"{self.title}  kernel {view.kernel_us:.3f} µs"
+            + (f"  overlap {view.overlap:.0%}" if view.overlap is not None else "")
+            + ("  [STALE]" if self.stale else "")
+            + "\n",
+            style="bold",
+        )
         name_w = 18 if width >= 70 else 12
         bar_w = max(6, min(60, width - name_w - 38))
         for r in view.rows:
             hot = r.name == view.bottleneck
-            name = r.name if len(r.name) <= name_w else r.name[:name_w - 1] + "…"
+            name = r.name if len(r.name) <= name_w else r.name[: name_w - 1] + "…"
             out.append(f"{name:<{name_w}} ", style="bold" if hot else "")
             out.append(bar(r.ratio, bar_w), style="bold red" if hot else "cyan")
             out.append(f" {r.time_us:9.3f} µs {r.ratio:6.1%}")

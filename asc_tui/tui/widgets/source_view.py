@@ -33,8 +33,7 @@ class SourceView(VerticalScroll, can_focus=True):
     def compose(self):
         yield self.body
 
-    def show(self, path: str | None, heat: dict[tuple[str, int], LineHeat],
-             stale: bool = False) -> None:
+    def show(self, path: str | None, heat: dict[tuple[str, int], LineHeat], stale: bool = False) -> None:
         if not path:
             self.body.update("no source")
             return
@@ -49,8 +48,9 @@ class SourceView(VerticalScroll, can_focus=True):
         compact = self.app.size.width < 120  # 80 columns: share only, the code needs room
         text = Text()
         what = "share" if compact else "cycles over all blocks, share"
-        text.append(f"{Path(path).name}  per-line cost ({what}){'  [STALE]' if stale else ''}\n",
-                    style="bold")
+        text.append(
+            f"{Path(path).name}  per-line cost ({what}){'  [STALE]' if stale else ''}\n", style="bold"
+        )
         for i, code in enumerate(src, 1):
             h = mine.get(i)
             if h:

@@ -24,8 +24,15 @@ if TYPE_CHECKING:
 LABEL_W = 8
 STAT_W = 6
 SHADES = " ░▒▓█"
-FALLBACK_COLORS = {"scalar": "white", "vec": "green", "cube": "magenta", "mte1": "cyan",
-                   "mte2": "blue", "mte3": "yellow", "fixpipe": "red"}
+FALLBACK_COLORS = {
+    "scalar": "white",
+    "vec": "green",
+    "cube": "magenta",
+    "mte1": "cyan",
+    "mte2": "blue",
+    "mte3": "yellow",
+    "fixpipe": "red",
+}
 
 
 def cell_char(busy: float, wait: float) -> str:
@@ -53,10 +60,10 @@ class TimelineView(Widget, can_focus=True):
         Binding("left,h", "pan(-0.25)", "Pan left", show=False, id="timeline.pan_left"),
         Binding("right,l", "pan(0.25)", "Pan right", show=False, id="timeline.pan_right"),
         Binding("home,0", "reset_view", "Reset view", show=False, id="timeline.reset"),
-        Binding("greater_than_sign,full_stop", "block(1)", "Next block", show=False,
-                id="timeline.next_block"),
-        Binding("less_than_sign,comma", "block(-1)", "Prev block", show=False,
-                id="timeline.prev_block"),
+        Binding(
+            "greater_than_sign,full_stop", "block(1)", "Next block", show=False, id="timeline.next_block"
+        ),
+        Binding("less_than_sign,comma", "block(-1)", "Prev block", show=False, id="timeline.prev_block"),
     ]
     DEFAULT_CSS = """
     TimelineView { height: 1fr; min-height: 6; }
@@ -77,10 +84,13 @@ class TimelineView(Widget, can_focus=True):
         self.frame: Frame | None = None
 
     # -- data ------------------------------------------------------------------------------
-    def show(self, model: TimelineModel | None, stale: bool = False,
-             message: str = "no run yet: save an operator or press r") -> None:
-        keep = (self.model is not None and model is not None
-                and self.model.n_blocks == model.n_blocks)
+    def show(
+        self,
+        model: TimelineModel | None,
+        stale: bool = False,
+        message: str = "no run yet: save an operator or press r",
+    ) -> None:
+        keep = self.model is not None and model is not None and self.model.n_blocks == model.n_blocks
         self.model = model
         self.stale = stale
         self.message = message
@@ -134,9 +144,16 @@ class TimelineView(Widget, can_focus=True):
 
     def build_lines(self, width: int) -> list[Strip]:
         """All strips of the current view (also used by the benchmark, without a screen)."""
-        key = (id(self.model), self.zoom, self.offset, self.block, width, self.size.height,
-               self.stale,
-               self.app.theme if self.is_attached else None)
+        key = (
+            id(self.model),
+            self.zoom,
+            self.offset,
+            self.block,
+            width,
+            self.size.height,
+            self.stale,
+            self.app.theme if self.is_attached else None,
+        )
         if key == self._cache_key:
             return self._lines
         self._cache_key = key
@@ -155,10 +172,13 @@ class TimelineView(Widget, can_focus=True):
         frame = m.frame(t0, t1, lane_w, blk)
         self.frame = frame
         mhz = m.em.clock_mhz
-        which = ("all blocks (avg)" if blk is None else
-                 f"block {blk}/{m.n_blocks} (core {m.em.blocks[blk].core})")
-        head = (f"{which} · {t0 / mhz:,.2f}–{t1 / mhz:,.2f} µs · zoom {self.zoom:g}x"
-                f"{' · STALE' if self.stale else ''}")
+        which = (
+            "all blocks (avg)" if blk is None else f"block {blk}/{m.n_blocks} (core {m.em.blocks[blk].core})"
+        )
+        head = (
+            f"{which} · {t0 / mhz:,.2f}–{t1 / mhz:,.2f} µs · zoom {self.zoom:g}x"
+            f"{' · STALE' if self.stale else ''}"
+        )
         lines = [Strip([Segment(head[:width], Style(bold=True))])]
         colors = self._colors()
         for lane in frame.lanes:
@@ -176,8 +196,10 @@ class TimelineView(Widget, can_focus=True):
         axis = _axis(t0 / mhz, t1 / mhz, lane_w)
         lines.append(Strip([Segment(" " * LABEL_W + axis, dim)]))
         busiest = max(frame.lanes, key=lambda lane: lane.utilisation, default=None)
-        summary = (f"overlap {m.overlap(blk):.0%} of busy time · busiest "
-                   f"{busiest.pipe if busiest else '-'} · {m.instructions:,} instructions")
+        summary = (
+            f"overlap {m.overlap(blk):.0%} of busy time · busiest "
+            f"{busiest.pipe if busiest else '-'} · {m.instructions:,} instructions"
+        )
         lines.append(Strip([Segment(summary[:width], dim)]))
         legend = "█ busy  ▒ partly busy  · waiting on an event  (+/- zoom, ←/→ pan, </> block)"
         lines.append(Strip([Segment(legend[:width], dim)]))
@@ -188,9 +210,15 @@ class TimelineView(Widget, can_focus=True):
             act, share = m.block_activity(t0, t1, lane_w)
             for b in range(min(m.n_blocks, room - 1)):
                 mark = ">" if b == blk else " "
-                lines.append(Strip([Segment(f"{mark}blk {b:<3}│", dim),
-                                    Segment(shade_row(act[b]), accent),
-                                    Segment(f"│{share[b]:4.0%}".ljust(STAT_W), dim)]))
+                lines.append(
+                    Strip(
+                        [
+                            Segment(f"{mark}blk {b:<3}│", dim),
+                            Segment(shade_row(act[b]), accent),
+                            Segment(f"│{share[b]:4.0%}".ljust(STAT_W), dim),
+                        ]
+                    )
+                )
         return [s.crop(0, width) for s in lines]
 
     def render_line(self, y: int) -> Strip:

@@ -16,8 +16,7 @@ class TunePane(Vertical):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self.status = Static("t: auto-tune   T: quick-tune   x: cancel   a: apply best",
-                             id="tune-status")
+        self.status = Static("t: auto-tune   T: quick-tune   x: cancel   a: apply best", id="tune-status")
         self.bar = ProgressBar(total=None, show_eta=True, id="tune-bar")
         self.table = DataTable(cursor_type="row")
         self.best: list[tuple[float, dict]] = []
