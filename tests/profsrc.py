@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from asc_tui.npu.pipes import MTE2, MTE3, V
 from asc_tui.npu.results import BlockTimeline, EmulationResult
-
-S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 
 
 def synthetic(scalar_cycles: float = 10.0) -> EmulationResult:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asc_tui.ascendc import lineage
-from asc_tui.ascendc.cube import _load_numbers, _load_plan, _nd2nz_numbers, _nd2nz_plan
+from asc_tui.ascendc.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
 from asc_tui.npu import offload
@@ -168,12 +168,12 @@ def test_a_lineage_map_gathers_what_nd2nz_and_loaddata_copy(
     sd = max(1, d + extra_sd)
     c0s = -(-n // 16) * 16 + 16 * c0s_pad
     dms = -(-d // 16) * c0s * 16 + gap * 256
-    plan = _nd2nz_plan(nd, n, d, (n - 1) * sd + d + 5, sd, c0s, ns, dms, isz)
+    plan = nd2nz_plan(nd, n, d, (n - 1) * sd + d + 5, sd, c0s, ns, dms, isz)
     gm = np.random.default_rng(seed).integers(0, 1 << 16, plan.s_need + 7, dtype=np.uint16)
     copies = []
     for fill in (0xABCD, 0x1234):  # two different stale contents
         l1 = np.full(plan.d_need, fill, np.uint16)
-        _nd2nz_numbers(plan, l1, gm, 7 * isz, isz)
+        nd2nz_numbers(plan, l1, gm, 7 * isz, isz)
         copies.append(l1)
     m = lineage.nd2nz_map(plan, isz)
     if m is None:  # refused only when the copy leaves an element unwritten
@@ -186,9 +186,9 @@ def test_a_lineage_map_gathers_what_nd2nz_and_loaddata_copy(
     if fractals < 1:
         return
     rep = min(rep, fractals)
-    assert _load_plan(rep, 0, 1, 0, transpose, isz)[0] <= plan.d_need
+    assert load_plan(rep, 0, 1, 0, transpose, isz)[0] <= plan.d_need
     l0 = np.empty(rep * 256, np.uint16)
-    _load_numbers(l0, 0, l1, 0, rep, 1, 0, transpose, isz)
+    load_numbers(l0, 0, l1, 0, rep, 1, 0, transpose, isz)
     assert lineage.load_map(m, 0, rep, 1, transpose, isz).gather(gm, 7).tobytes() == l0.tobytes()
 
 

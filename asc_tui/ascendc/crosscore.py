@@ -19,7 +19,9 @@ import sys
 
 from .. import PACKAGE_DIR
 from ..npu import state
+from ..npu.cores import CoreType
 from ..npu.errors import KernelError, SyncError, user_frame
+from ..npu.records import KIND_SET, record
 from .enums import Pipe
 
 _PKG = str(PACKAGE_DIR)
@@ -34,7 +36,7 @@ def _frame(depth: int):
 
 
 def _group(core, what: str, fr):
-    g = getattr(core, "group", None)
+    g = core.group
     if g is None:
         raise KernelError(
             f"{what} needs a mixed kernel: declare it with "
@@ -92,29 +94,29 @@ class _CrossCore:
         n_aiv = len(g.cores) - 1
         p = int(pipe)
         if self.is_set:
-            if core.kind == "aic" and mode == 1:
+            if core.kind == CoreType.AIC and mode == 1:
                 raise KernelError(
                     f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2", fr.f_code.co_filename, fr.f_lineno
                 )
             t = core.set_time(p) - core.ev_lat
-            core.rec.append((p, t, t, what, fr.f_code.co_filename, fr.f_lineno, 0, 2, core.last[p]))
+            core.rec.append(record(p, t, t, what, fr, kind=KIND_SET, link=core.last[p]))
             core.ts += core.issue
             t_vis = t + _latency(core)
-            if mode == 2 and core.kind == "aic":
+            if mode == 2 and core.kind == CoreType.AIC:
                 for j in range(n_aiv):
-                    g.push((flag, 2, "aiv", j), t_vis)
+                    g.push((flag, 2, CoreType.AIV, j), t_vis)
             elif mode == 2:
-                g.push((flag, 2, "aic", core.sub_block), t_vis)
+                g.push((flag, 2, CoreType.AIC, core.sub_block), t_vis)
             else:
                 for j in range(n_aiv):
                     g.push((flag, 1, j, core.sub_block), t_vis)
             return
-        if mode == 2 and core.kind == "aic":
-            keys = [(flag, 2, "aic", j) for j in range(n_aiv)]
+        if mode == 2 and core.kind == CoreType.AIC:
+            keys = [(flag, 2, CoreType.AIC, j) for j in range(n_aiv)]
         elif mode == 2:
-            keys = [(flag, 2, "aiv", core.sub_block)]
+            keys = [(flag, 2, CoreType.AIV, core.sub_block)]
         else:
-            if core.kind == "aic":
+            if core.kind == CoreType.AIC:
                 raise KernelError(
                     f"{what}: mode 1 syncs the AIVs; the AIC uses mode 2", fr.f_code.co_filename, fr.f_lineno
                 )
@@ -137,17 +139,18 @@ CrossCoreSetFlag = _CrossCore("CrossCoreSetFlag", True)
 CrossCoreWaitFlag = _CrossCore("CrossCoreWaitFlag", False)
 
 
-def GetCoreType() -> str:
-    """ "aic" or "aiv": which kind of core this code is running on."""
+def GetCoreType() -> CoreType:
+    """CoreType.AIC or CoreType.AIV (equal to "aic" and "aiv"): which kind of core this code is
+    running on."""
     core = state.core
-    kind = getattr(core, "kind", None)
+    kind = core.kind  # a sub-core of a mixed block; else the kernel's core type
     if kind is None:
-        kind = "aic" if getattr(core.run, "core_type", "aiv") == "aic" else "aiv"
+        kind = CoreType.AIC if core.run.core_type == CoreType.AIC else CoreType.AIV
     return kind
 
 
 def is_aic() -> bool:
-    return GetCoreType() == "aic"
+    return GetCoreType() == CoreType.AIC
 
 
 __all__ = ["CrossCoreSetFlag", "CrossCoreWaitFlag", "GetCoreType"]

@@ -26,23 +26,22 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from .. import PACKAGE_DIR
 from ..npu import state
+from ..npu.cores import CoreType
 from ..npu.errors import KernelError, user_frame
 from ..npu.l2 import l2_of
-from ..npu.offload import gm_ready, numbers
+from ..npu.offload import gm_ready
+from ..npu.pipes import MTE1, MTE2, M
 from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
-from .enums import Pipe
+from .fractal import FRACTAL_BYTES, Nd2NzPlan, load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
 from .lineage import lazy_of, load_map, nd2nz_map
-from .mmad_numbers import KSteps, Pending
+from .mmad_numbers import KSteps, Pending, flush_cube
 from .tensors import GlobalTensor, LocalTensor
 
-M, MTE1, MTE2, FIX = int(Pipe.PIPE_M), int(Pipe.PIPE_MTE1), int(Pipe.PIPE_MTE2), int(Pipe.PIPE_FIX)
-FRACTAL_BYTES = 512
 _PKG = str(PACKAGE_DIR)
 
 
@@ -56,15 +55,6 @@ def _fail(msg: str, fr, hint: str | None = None):
     if fr.f_code.co_filename.startswith(_PKG):  # raised inside asc_tui (e.g. Matmul)
         fr = user_frame(3) or fr
     raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno, hint=hint)
-
-
-def strided(arr: np.ndarray, offset: int, shape: tuple, strides: tuple) -> np.ndarray:
-    """A strided view of the contiguous 1-D `arr` from element `offset` (bounds pre-checked).
-
-    `np.ndarray(buffer=...)` instead of `as_strided`: ~0.3 µs instead of ~4 µs per view, and
-    the cube path makes several views per instruction.
-    """
-    return np.ndarray(shape, arr.dtype, arr, offset * arr.itemsize, strides)
 
 
 def c0_of(dtype) -> int:
@@ -105,73 +95,6 @@ def _gm_extent(g: GlobalTensor) -> int:
     return min(g.size, buf.count * buf.dtype.itemsize // g.dtype.itemsize - g.start)
 
 
-@dataclass(frozen=True, slots=True)
-class _Nd2NzPlan:
-    """What one Nd2NzParams combination copies, derived once (kernels repeat a few combos).
-
-    Element counts unless named `_b` (bytes); `s_need`/`d_need` are the source and destination
-    extents the bounds checks compare against the tensors."""
-
-    nd: int
-    n: int
-    d: int
-    d1: int
-    n_pad: int
-    full: int  # whole C0 blocks per row
-    tail: int  # elements of the last, partial C0 block
-    s_need: int
-    d_need: int
-    nbytes: int
-    sd_b: int
-    ms_b: int
-    dms_b: int
-    c0s_b: int  # bytes between C0 column blocks in L1
-    ns_b: int  # bytes between rows in L1
-
-
-@lru_cache(maxsize=4096)
-def _nd2nz_plan(
-    nd: int, n: int, d: int, ms: int, sd: int, c0s: int, ns: int, dms: int, isz: int
-) -> _Nd2NzPlan | tuple | None:
-    """The plan, None for an empty copy, or (message, hint) for parameters that are wrong
-    whatever the tensors (checked in the order the errors are reported)."""
-    c0 = 32 // isz
-    if nd < 1 or n < 0 or d < 0:
-        return f"Nd2NzParams(ndNum={nd}, nValue={n}, dValue={d}): counts must be positive", None
-    if n == 0 or d == 0:
-        return None
-    if sd <= 0:  # srcDValue < dValue (overlapping rows, img2col-style reads) is legal
-        return f"Nd2NzParams.srcDValue={sd}: the source row stride must be positive", None
-    if c0s < n:
-        return (
-            f"Nd2NzParams.dstNzC0Stride={c0s} is smaller than nValue={n}: the C0 column "
-            f"blocks of the NZ tile would overlap",
-            "dstNzC0Stride is the padded row count, usually ceil(nValue / 16) * 16",
-        )
-    d1 = -(-d // c0)
-    n_pad = min(-(-n // 16) * 16, c0s) if ns == 1 else n  # rows up to the fractal boundary
-    s_need = (nd - 1) * ms + (n - 1) * sd + d
-    d_need = (nd - 1) * dms + (d1 - 1) * c0s * c0 + (n_pad - 1) * ns * c0 + c0
-    full = d // c0
-    return _Nd2NzPlan(
-        nd,
-        n,
-        d,
-        d1,
-        n_pad,
-        full,
-        d - full * c0,
-        s_need,
-        d_need,
-        nd * n * d * isz,
-        sd * isz,
-        ms * isz,
-        dms * isz,
-        c0s * 32,
-        ns * 32,
-    )
-
-
 def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
     """DataCopy(dst_L1, src_GM, Nd2NzParams): called by `DataCopy` for this parameter type."""
     fr = fr or _frame()
@@ -187,7 +110,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
             fr,
         )
     isz = dt.itemsize
-    plan = _nd2nz_plan(
+    plan = nd2nz_plan(
         int(p.ndNum),
         int(p.nValue),
         int(p.dValue),
@@ -198,7 +121,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
         int(p.dstNzMatrixStride),
         isz,
     )
-    if type(plan) is not _Nd2NzPlan:
+    if type(plan) is not Nd2NzPlan:
         if plan is None:
             return
         _fail(plan[0], fr, hint=plan[1])
@@ -228,7 +151,7 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
             if core.lazy is not None:
                 core.lazy.settle_range("l1", dst.offset, dst.offset + plan.d_need * isz)
             gm_ready(src.buffer)
-            _nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
+            nd2nz_numbers(plan, dst.arr, src.arr, src.start * isz, isz)
     gm_read_cost(
         core, src, plan.nbytes, fr, "DataCopy(Nd2Nz)", plan.nd, plan.n, plan.d * isz, plan.sd_b, plan.ms_b
     )
@@ -236,30 +159,6 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
     if san is not None:
         san.access(core, src, 0, plan.s_need, False, fr, span=True)
         san.access(core, dst, 0, plan.d_need, True, fr, span=True)
-
-
-_V32 = np.dtype("V32")
-
-
-def _nd2nz_numbers(q: _Nd2NzPlan, dst: np.ndarray, src: np.ndarray, src_off_b: int, isz: int) -> None:
-    """Move the data of one Nd2Nz copy (bounds already checked).
-
-    Whole C0 blocks move as opaque 32 B items (`V32`): one fractal row per element is about
-    twice as fast as copying 2-byte elements through a 4-D transpose.
-    """
-    nd, n, full = q.nd, q.n, q.full
-    if full:
-        sv = np.ndarray((nd, full, n), _V32, src, src_off_b, (q.ms_b, 32, q.sd_b))
-        np.ndarray((nd, full, n), _V32, dst, 0, (q.dms_b, q.c0s_b, q.ns_b))[...] = sv
-    c0 = 32 // isz
-    if q.tail:
-        dv = np.ndarray((nd, n, c0), dst.dtype, dst, full * q.c0s_b, (q.dms_b, q.ns_b, isz))
-        dv[:, :, : q.tail] = np.ndarray(
-            (nd, n, q.tail), src.dtype, src, src_off_b + full * 32, (q.ms_b, q.sd_b, isz)
-        )
-        dv[:, :, q.tail :] = 0
-    if q.n_pad > n:  # zero the fractal's padding rows (stale on hardware; Mmad ignores them)
-        np.ndarray((nd, q.d1, q.n_pad - n, c0), dst.dtype, dst, n * 32, (q.dms_b, q.c0s_b, 32, isz))[...] = 0
 
 
 def gm_read_cost(
@@ -302,18 +201,6 @@ class LoadData2DParams:
     dstGap: int = 0
     ifTranspose: bool = False
     addrMode: int = 0
-
-
-@lru_cache(maxsize=4096)
-def _load_plan(rep: int, start: int, sstride: int, gap: int, transpose: bool, isz: int) -> tuple:
-    """(s_need, d_need) in elements for one LoadData2DParams combination, or which parameter
-    is wrong whatever the tensors ("repeat", "transpose"; checked in the order reported)."""
-    if not 0 < rep <= 255:
-        return "repeat"
-    if transpose and isz != 2:
-        return "transpose"
-    fr_el = FRACTAL_BYTES // isz
-    return (start + (rep - 1) * sstride + 1) * fr_el, ((rep - 1) * (1 + gap) + 1) * fr_el
 
 
 def LoadData(dst, src, params: LoadData2DParams) -> None:
@@ -428,7 +315,7 @@ def _load_one(
     fr,
 ) -> None:
     """One LoadData whose operands are checked: its parameters, bounds, data and timing."""
-    plan = _load_plan(rep, start, sstride, gap, transpose, isz)
+    plan = load_plan(rep, start, sstride, gap, transpose, isz)
     if plan == "repeat":
         _fail(f"LoadData2DParams.repeatTimes={rep}: must be 1..255", fr)
     if plan == "transpose":
@@ -462,7 +349,7 @@ def _load_one(
     if core.numeric and not _load_lazily(
         core, dst, doff, src, soff + start * fr_el, rep, sstride, gap, transpose, isz, d_need
     ):
-        _load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap, transpose, isz)
+        load_numbers(dst.arr, doff, src.arr, soff + start * fr_el, rep, sstride, gap, transpose, isz)
     cfg = core.chip.cube_timing
     nbytes = rep * FRACTAL_BYTES
     bpc = cfg["l0a_bpc"] if dst.mem == "l0a" else cfg["l0b_bpc"]
@@ -505,32 +392,6 @@ def _load_lazily(
     lz.settle_range("l1", s0, s0 + s_bytes)
     lz.settle_range(dst.mem, d0, d0 + d_need * isz)
     return False
-
-
-def _load_numbers(
-    dst: np.ndarray,
-    base: int,
-    src: np.ndarray,
-    first: int,
-    rep: int,
-    sstride: int,
-    gap: int,
-    transpose: bool,
-    isz: int,
-) -> None:
-    """Move `rep` fractals for LoadData (bounds already checked) to dst from element `base`,
-    from src's element `first`."""
-    c0 = 32 // isz
-    fr_el = FRACTAL_BYTES // isz
-    if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks
-        sv = src[first : first + rep * fr_el].reshape(rep, 16, c0)
-    else:
-        sv = strided(src, first, (rep, 16, c0), (sstride * FRACTAL_BYTES, c0 * isz, isz))
-    if gap == 0:
-        dv = dst[base : base + rep * fr_el].reshape(rep, 16, c0)
-    else:
-        dv = strided(dst, base, (rep, 16, c0), ((1 + gap) * FRACTAL_BYTES, c0 * isz, isz))
-    dv[...] = sv.transpose(0, 2, 1) if transpose else sv
 
 
 # ---- Mmad ----------------------------------------------------------------------------------------
@@ -576,8 +437,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         bias = bias_or_params
     if not isinstance(params, MmadParams):
         _fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
-    sub = getattr(core, "kind", None)
-    if sub == "aiv":
+    if core.kind == CoreType.AIV:
         _fail(
             "Mmad on a vector core (AIV): the cube runs on the AIC",
             fr,
@@ -658,16 +518,6 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
             )
 
 
-def flush_cube(core, wait: bool = True) -> None:
-    """Make L0C hold every issued Mmad's result (before anything reads it); with wait=False
-    only queue their computation, for a job that follows them on the numbers thread."""
-    pend = core.mmad_pending
-    if pend is not None:
-        pend.flush(core)
-    if wait:
-        numbers.drain()
-
-
 def _fr_shape(role: str, m1: int, n1: int, k1: int) -> tuple[int, int]:
     return {"A (L0A)": (m1, k1), "B (L0B)": (k1, n1)}.get(role, (n1, m1))
 
@@ -677,15 +527,6 @@ def cube_peak_flops(chip, dtype=half) -> float:
     sec = chip.section("cube")
     key = "int8_macs_per_cycle" if np.dtype(dtype) == int8 else "fp16_macs_per_cycle"
     return 2.0 * float(sec.get(key, 4096)) * chip.aic * chip.clock_mhz * 1e6
-
-
-def __getattr__(name: str):
-    """Fixpipe and its parameter types live in fixpipe.py; keep `cube.Fixpipe` working."""
-    if name in ("Fixpipe", "FixpipeParams", "FixpipeParamsV220", "QuantMode_t"):
-        from . import fixpipe
-
-        return getattr(fixpipe, name)
-    raise AttributeError(name)
 
 
 __all__ = [

@@ -16,12 +16,12 @@ from numpy.lib.stride_tricks import as_strided
 from ..npu import state
 from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
+from ..npu.pipes import MTE2, MTE3, V
+from ..npu.records import KIND_WORK
 from .cube import Nd2NzParams, copy_nd2nz
-from .enums import Pipe
 from .lineage import gm_written
 from .tensors import GlobalTensor, LocalTensor
 
-MTE2, MTE3, V = int(Pipe.PIPE_MTE2), int(Pipe.PIPE_MTE3), int(Pipe.PIPE_V)
 BLOCK = 32
 
 
@@ -139,7 +139,7 @@ def DataCopy(dst, src, count_or_params) -> None:
         end = tp[MTE2] = start + core.dma_lat + nb / core.rd_bpc
         rec = core.rec
         core.last[MTE2] = len(rec)
-        rec.append((MTE2, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, 0, -1))
+        rec.append((MTE2, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
         core.gm_read += nb
         san = core.san
         if san is not None:
@@ -170,7 +170,7 @@ def DataCopy(dst, src, count_or_params) -> None:
         end = tp[MTE3] = start + core.dma_lat + nb / core.wr_bpc
         rec = core.rec
         core.last[MTE3] = len(rec)
-        rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, 0, -1))
+        rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
         core.gm_write += nb
         san = core.san
         if san is not None:

@@ -1,66 +1,23 @@
-"""Ascend C enumerations, with the members spelled as in the C++ headers."""
+"""Ascend C enumerations, with the members spelled as in the C++ headers.
+
+Pipes and buffer positions are the emulator's own (`npu/pipes.py`, `npu/positions.py`); they
+are re-exported here under their Ascend C names, with the queue and event pipe pairs built on
+them.
+"""
 
 from __future__ import annotations
 
-from enum import Enum, IntEnum
+from enum import Enum
 
-
-class Pipe(IntEnum):
-    """Hardware pipes of an AI Core. The integer is the emulator's lane index."""
-
-    PIPE_S = 0
-    PIPE_V = 1
-    PIPE_M = 2
-    PIPE_MTE1 = 3
-    PIPE_MTE2 = 4
-    PIPE_MTE3 = 5
-    PIPE_FIX = 6
-    PIPE_ALL = 7
-
+from ..npu.pipes import N_PIPES, PIPE_NAMES, Pipe  # noqa: F401 - re-exported
+from ..npu.positions import POSITION_MEMORY, TPosition  # noqa: F401 - re-exported
 
 pipe_t = Pipe
 PIPE_S, PIPE_V, PIPE_M = Pipe.PIPE_S, Pipe.PIPE_V, Pipe.PIPE_M
 PIPE_MTE1, PIPE_MTE2, PIPE_MTE3 = Pipe.PIPE_MTE1, Pipe.PIPE_MTE2, Pipe.PIPE_MTE3
 PIPE_FIX, PIPE_ALL = Pipe.PIPE_FIX, Pipe.PIPE_ALL
 
-#: Short lane names used in results, JSON and traces (index = Pipe value).
-PIPE_NAMES = ("scalar", "vec", "cube", "mte1", "mte2", "mte3", "fixpipe")
-N_PIPES = len(PIPE_NAMES)
-
-
-class TPosition(Enum):
-    """Logical buffer positions; each lives in one physical memory of the core."""
-
-    GM = "GM"
-    VECIN = "VECIN"
-    VECOUT = "VECOUT"
-    VECCALC = "VECCALC"
-    A1 = "A1"
-    B1 = "B1"
-    C1 = "C1"
-    A2 = "A2"
-    B2 = "B2"
-    C2 = "C2"
-    CO1 = "CO1"
-    CO2 = "CO2"
-
-
 QuePosition = TPosition
-
-#: Physical memory of each position (names match the chip file's [memory] keys).
-POSITION_MEMORY = {
-    TPosition.VECIN: "ub",
-    TPosition.VECOUT: "ub",
-    TPosition.VECCALC: "ub",
-    TPosition.CO2: "ub",
-    TPosition.A1: "l1",
-    TPosition.B1: "l1",
-    TPosition.C1: "l1",
-    TPosition.A2: "l0a",
-    TPosition.B2: "l0b",
-    TPosition.C2: "bt",
-    TPosition.CO1: "l0c",
-}
 
 #: (producer pipe, consumer pipe) of a TQue at each position, as in kernel_event.h:
 #: EnQue sets producer→consumer, DeQue waits it; FreeTensor sets consumer→producer,

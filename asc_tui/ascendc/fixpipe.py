@@ -15,9 +15,12 @@ import numpy as np
 
 from ..npu import state
 from ..npu.offload import numbers
-from .cube import FIX, _fail, _gm_extent, _need_mem, flush_cube, strided
+from ..npu.pipes import FIX
+from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import bfloat16, dtype_name, float32, half, int32
+from .fractal import strided
 from .lineage import gm_written
+from .mmad_numbers import flush_cube
 from .tensors import GlobalTensor, LocalTensor
 
 

@@ -28,8 +28,8 @@ import numpy as np
 from ..npu import state
 from ..npu.errors import KernelError, OperatorError
 from ..npu.offload import gm_ready
+from ..npu.pipes import MTE3, S
 from .dtypes import as_dtype, dtype_name
-from .enums import Pipe
 from .lineage import gm_written
 from .tensors import GM_ADDR, GlobalTensor
 
@@ -260,7 +260,7 @@ class HcclContext:
 def GetHcclContext(index: int = 0) -> HcclContext:
     """`GetHcclContext<0>()`: the current run's context (one rank when run alone)."""
     core = state.core
-    ctx = getattr(core.run, "hccl", None) if core is not None else None
+    ctx = core.run.hccl if core is not None else None
     if ctx is None:
         ctx = HcclContext(0, Communicator(1, core.chip if core is not None else None))
         if core is not None:
@@ -380,7 +380,7 @@ class Hccl:
         core = state.core
         call.file, call.line = fr.f_code.co_filename, fr.f_lineno
         # the data must be in GM: commit after every pending write-back
-        mte3 = core.tp[int(Pipe.PIPE_MTE3)]
+        mte3 = core.tp[MTE3]
         call.t_commit = max(core.ts, mte3)
         core.ts += core.issue
         comm = self._context().comm
@@ -411,7 +411,7 @@ class Hccl:
         core = state.core
         t_done = comm.finish(call.block, call.seq, core.chip.clock_mhz)
         core.ts += core.issue
-        core.wait_until(int(Pipe.PIPE_S), t_done, -1, f"Hccl.Wait({call.kind})", fr)
+        core.wait_until(S, t_done, -1, f"Hccl.Wait({call.kind})", fr)
         handle.waited = True
 
 

@@ -9,18 +9,20 @@ from typing import Any
 import numpy as np
 
 from ..npu import state
+from ..npu.cores import CoreType
 from ..npu.errors import KernelAssert
 from ..npu.offload import gm_ready
+from .mmad_numbers import flush_cube
 
 
 class KernelFunction:
     """A function marked as a kernel entry (`extern "C" __global__ __aicore__` in C++)."""
 
-    def __init__(self, fn, core_type: str = "aiv"):
-        if core_type not in ("aiv", "aic", "mix"):
+    def __init__(self, fn, core_type: str = CoreType.AIV):
+        if core_type not in tuple(CoreType):
             raise ValueError("core_type must be 'aiv', 'aic' or 'mix'")
         self.fn = fn
-        self.core_type = core_type
+        self.core_type = CoreType(core_type)
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -29,7 +31,7 @@ class KernelFunction:
         return self.fn(*args)
 
 
-def kernel(fn=None, *, core_type: str = "aiv"):
+def kernel(fn=None, *, core_type: str = CoreType.AIV):
     """Decorator marking the kernel entry: `@AscendC.kernel` or `@AscendC.kernel(core_type="mix")`."""
     if fn is None:
         return lambda f: KernelFunction(f, core_type)
@@ -56,11 +58,11 @@ def GetBlockNum() -> int:
 
 
 def GetSubBlockIdx() -> int:
-    return getattr(state.core, "sub_block", 0)
+    return state.core.sub_block
 
 
 def GetSubBlockNum() -> int:
-    return getattr(state.core, "sub_block_num", 1)
+    return state.core.sub_block_num
 
 
 def _log(text: str, fr, level: str = "info") -> None:
@@ -87,8 +89,6 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
     fr = sys._getframe(1)
     data = None
     if getattr(tensor, "mem", None) == "l0c":  # Mmads into L0C are computed when read
-        from .cube import flush_cube
-
         flush_cube(state.core)
     if getattr(tensor, "arr", None) is not None:
         start = 0

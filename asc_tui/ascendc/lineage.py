@@ -12,7 +12,7 @@ at the same wall time (40–41 → 39–41 ms: the numbers thread's BLAS and the
 it); on one CPU (jobs inline) a launch takes 51–52 ms instead of 70.
 
 Results cannot change:
-- maps are built by running the byte-moving code itself (`_nd2nz_numbers`, `_load_numbers`) on
+- maps are built by running the byte-moving code itself (`fractal.nd2nz_numbers`, `fractal.load_numbers`) on
   the digits of element numbers, so a lazy region holds exactly what the copy would write;
 - a region stays lazy only if the copy writes every element of it (no stale holes);
 - anything else that reads or writes a core's local memory first materialises its lazy regions
@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..npu.offload import gm_ready, numbers
+from .fractal import load_numbers, nd2nz_numbers
 
 _serials = itertools.count(1)
 
@@ -84,9 +85,7 @@ def _digit_type(isz: int):
 
 @lru_cache(maxsize=512)
 def nd2nz_map(plan, isz: int) -> Map | None:
-    """The map of one Nd2Nz plan (cube._Nd2NzPlan), or None if it leaves holes."""
-    from .cube import _nd2nz_numbers
-
+    """The map of one Nd2Nz plan (fractal.Nd2NzPlan), or None if it leaves holes."""
     dt = _digit_type(isz)
     if dt is None:
         return None
@@ -96,7 +95,7 @@ def nd2nz_map(plan, isz: int) -> Map | None:
     for k in range(4 // isz):
         src = ((numbers_ >> (bits * k)) & mask).astype(dt)
         dst = np.full(plan.d_need, mask, dt)
-        _nd2nz_numbers(plan, dst, src, 0, isz)
+        nd2nz_numbers(plan, dst, src, 0, isz)
         digits.append(dst)
     m = Map(digits)
     return m if m.dense else None
@@ -111,12 +110,10 @@ def load_map(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz:
     key = (src.serial, first, rep, sstride, transpose)
     m = _load_maps.get(key)
     if m is None:
-        from .cube import _load_numbers
-
         digits = []
         for d in src.digits:
             out = np.empty(rep * (512 // isz), d.dtype)
-            _load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
+            load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
             digits.append(out)
         m = Map(digits)
         with _load_lock:

@@ -457,3 +457,13 @@ class Pending:
             c4[...] = r4
         else:
             c4 += r4
+
+
+def flush_cube(core, wait: bool = True) -> None:
+    """Make L0C hold every issued Mmad's result (before anything reads it); with wait=False
+    only queue their computation, for a job that follows them on the numbers thread."""
+    pend = core.mmad_pending
+    if pend is not None:
+        pend.flush(core)
+    if wait:
+        numbers.drain()

@@ -12,6 +12,7 @@ from collections import deque
 
 from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
+from ..npu.records import KIND_WAIT
 from .dtypes import as_dtype, dtype_name
 from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
@@ -219,10 +220,9 @@ class TQue:
             p = self.pipes[0]
             t = tp[p]
             ready = t if t > ts else ts
-            if release > ready:  # core.wait_until inlined (hot): record the blocked interval
-                core.rec.append(
-                    (p, ready, release, "AllocTensor", fr.f_code.co_filename, fr.f_lineno, 0, 1, slot.link)
-                )
+            if release > ready:  # core.wait_until inlined (hot): a wait record, as records.record
+                file, link = fr.f_code.co_filename, slot.link
+                core.rec.append((p, ready, release, "AllocTensor", file, fr.f_lineno, 0, KIND_WAIT, link))
                 tp[p] = release
             else:
                 tp[p] = ready
@@ -296,9 +296,10 @@ class TQue:
             p = pipes[1]
             t = tp[p]
             ready = t if t > ts else ts
-            if t_set > ready:  # core.wait_until inlined (hot): record the blocked interval
+            if t_set > ready:  # core.wait_until inlined (hot): a wait record, as records.record
                 fr = sys._getframe(1)
-                core.rec.append((p, ready, t_set, "DeQue", fr.f_code.co_filename, fr.f_lineno, 0, 1, link))
+                file = fr.f_code.co_filename
+                core.rec.append((p, ready, t_set, "DeQue", file, fr.f_lineno, 0, KIND_WAIT, link))
                 tp[p] = t_set
             else:
                 tp[p] = ready

@@ -1,4 +1,5 @@
-"""GM addresses, GlobalTensor and LocalTensor: typed views over emulated memories.
+"""GlobalTensor and LocalTensor: typed views over emulated memories (GM buffers and addresses
+are the emulator's, `npu/gm.py`; `GM_ADDR` and `GmBuffer` are re-exported here).
 
 In full mode a tensor carries a numpy view (`arr`) of the memory it lives in; in timing-only
 mode `arr` is None (a shadow tensor: shape, dtype and place, no data).
@@ -12,43 +13,11 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
+from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
 from .lineage import gm_written
-
-
-class GmBuffer:
-    """One kernel argument in global memory (an input or output of the operator)."""
-
-    __slots__ = ("name", "dtype", "count", "data", "busy", "lineage", "version")
-
-    def __init__(self, name: str, dtype, count: int, data: np.ndarray | None):
-        self.name = name
-        self.dtype = as_dtype(dtype)
-        self.count = int(count)
-        self.data = data  # flat numpy array of `dtype`, or None in timing-only mode
-        self.busy = 0  # numeric jobs still to write it (npu/offload.py)
-        # local regions were taken from it by lineage; writes so far (ascendc/lineage.py)
-        self.lineage = False
-        self.version = 0
-
-
-class GM_ADDR:  # noqa: N801 - Ascend C's spelling
-    """A typed GM address: `x + n` moves by n elements of the buffer's declared dtype."""
-
-    __slots__ = ("buffer", "offset")
-
-    def __init__(self, buffer: GmBuffer, offset: int = 0):
-        self.buffer = buffer
-        self.offset = offset
-
-    def __add__(self, n: int) -> GM_ADDR:
-        return GM_ADDR(self.buffer, self.offset + int(n))
-
-    __radd__ = __add__
-
-    def __repr__(self) -> str:
-        return f"GM_ADDR({self.buffer.name}+{self.offset})"
+from .mmad_numbers import flush_cube
 
 
 class GlobalTensor:
@@ -216,8 +185,6 @@ class LocalTensor:
         if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             core.lazy.settle()
         if self.mem == "l0c":  # Mmads into L0C are computed when read (cube.py)
-            from .cube import flush_cube
-
             flush_cube(core)
         return self.arr[i]
 

@@ -12,9 +12,8 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
-from .enums import CMPMODE, SELMODE, Pipe, RoundMode
-
-V = int(Pipe.PIPE_V)
+from ..npu.pipes import V
+from .enums import CMPMODE, SELMODE, RoundMode
 
 
 def _cost(core, op: str, nbytes: int) -> float:

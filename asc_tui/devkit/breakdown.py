@@ -27,10 +27,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..npu.pipes import FIX, MTE1, MTE2, MTE3, N_PIPES, PIPE_NAMES, M, S, V
 from ..npu.results import KIND_SET, KIND_WAIT, KIND_WORK, EmulationResult, Records
 
-S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 COMPUTE_PIPES = (V, M)
 MOVE_PIPES = (MTE1, MTE2, MTE3, FIX)
 CUBE_PIPES = (M, MTE1, FIX)

@@ -19,11 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..npu.pipes import N_PIPES, PIPE_NAMES, S
 from ..npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 from .breakdown import Columns
-
-S = 0
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from ..ascendc.enums import PIPE_NAMES
 from ..npu.chip import wave_cores
+from ..npu.pipes import PIPE_NAMES
 from ..npu.results import EmulationResult
 from . import advice as rules
 from .breakdown import (

@@ -21,13 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..npu.chip import wave_cores
+from ..npu.pipes import FIX, MTE1, MTE2, MTE3, N_PIPES, PIPE_NAMES, M, V
 
 LATENCY_FRACTION = 0.25
 LATENCY_FIXED_SHARE = 0.5
 
-S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
 _DTYPE_BYTES = {
     "float16": 2,
     "half": 2,

@@ -11,7 +11,7 @@ from html import escape
 
 import numpy as np
 
-from ..ascendc.enums import PIPE_NAMES
+from ..npu.pipes import PIPE_NAMES
 from ..npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 
 PIPE_COLOURS = {

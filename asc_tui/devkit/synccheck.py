@@ -10,7 +10,7 @@ Event ids out of range and queue buffers beyond the ids are guard rails (`findin
 
 from __future__ import annotations
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
+from ..npu.pipes import N_PIPES, PIPE_NAMES
 from ..npu.results import KIND_WAIT
 from .sanitizer import Finding
 

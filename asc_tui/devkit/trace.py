@@ -22,12 +22,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ascendc.enums import PIPE_NAMES
-from ..npu.results import KIND_SET, KIND_WAIT, EmulationResult
+from ..npu.pipes import PIPE_NAMES
+from ..npu.results import KIND_SET, KIND_WAIT, KIND_WORK, EmulationResult
 from .breakdown import columns
 
 DEFAULT_LIMIT = 200_000
-_CAT = {0: "work", KIND_WAIT: "wait", KIND_SET: "set"}
+_CAT = {KIND_WORK: "work", KIND_WAIT: "wait", KIND_SET: "set"}
 _PIPE_LABEL = (
     "PIPE_S scalar",
     "PIPE_V vector",

@@ -14,12 +14,11 @@ from collections import deque
 
 import numpy as np
 
-from ..ascendc.enums import N_PIPES
+from .columns import ClosedBlock, close_columns
+from .cores import CoreType
 from .errors import SyncError, user_location
-from .records import ClosedBlock, close_columns
-from .results import KIND_SET, KIND_WAIT, KIND_WORK
-
-S, V, M, MTE1, MTE2, MTE3, FIX = range(7)
+from .pipes import N_PIPES, PIPE_NAMES, S
+from .records import KIND_SET, KIND_WAIT, KIND_WORK, record
 
 
 class Core:
@@ -55,6 +54,12 @@ class Core:
         # core may, and its lazy regions while it has some (None otherwise)
         self.lineage = self.numeric and self.san is None and run.lineage
         self.lazy = None
+        # a sub-core of a mixed block (npu/mix.py sets these): AIC or AIV (None outside mixed
+        # kernels), its index among the block's AIVs and their number, and its `mix.Group`
+        self.kind: CoreType | None = None
+        self.sub_block = 0
+        self.sub_block_num = 1
+        self.group = None
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:
@@ -68,7 +73,8 @@ class Core:
         tp[pipe] = end
         rec = self.rec
         self.last[pipe] = len(rec)
-        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, 0, -1))
+        # records.record(), inlined here and below: these run once per instruction
+        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
 
     def scalar(self, cycles: float, op: str, fr) -> None:
         """Work on the scalar unit itself (GetValue, SetValue, printf...)."""
@@ -125,7 +131,7 @@ class Core:
             file, line = fr.f_code.co_filename, fr.f_lineno
             raise SyncError(
                 f"{op} waits for an event that no earlier SetFlag provides: the "
-                f"{_pipe_name(dst)} pipe would hang (in-core deadlock)",
+                f"{PIPE_NAMES[dst]} pipe would hang (in-core deadlock)",
                 file,
                 line,
                 hint="every WaitFlag needs a SetFlag with the same event and id before it in program order",
@@ -149,19 +155,7 @@ class Core:
                 if self.tp[p] < t and p != S:
                     self.tp[p] = t
             if t > self.ts:
-                self.rec.append(
-                    (
-                        S,
-                        self.ts,
-                        t,
-                        "PipeBarrier(PIPE_ALL)",
-                        fr.f_code.co_filename,
-                        fr.f_lineno,
-                        0,
-                        KIND_WAIT,
-                        -1,
-                    )
-                )
+                self.rec.append(record(S, self.ts, t, "PipeBarrier(PIPE_ALL)", fr, kind=KIND_WAIT))
             self.ts = t
             self.tp[S] = t
 
@@ -201,9 +195,3 @@ class Core:
         return ClosedBlock(
             self.block, self.core_id, self.wave, self.t0, self.end_time(), self.ts - self.t0, columns
         )
-
-
-def _pipe_name(p: int) -> str:
-    from ..ascendc.enums import PIPE_NAMES
-
-    return PIPE_NAMES[p]

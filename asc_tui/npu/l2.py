@@ -27,6 +27,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from .errors import OperatorError
+from .gm import GM_ADDR, GmBuffer
+
 CHUNK = 512  # bytes per tracked GM chunk
 
 
@@ -213,16 +216,12 @@ def prepass_counts(
     real pass. Buffers are shadows and no hooks are installed: the pre-pass never writes the
     user's arrays, logs, or reaches a debugger.
     """
-    from ..ascendc.tensors import GM_ADDR, GmBuffer
-
     seen: list = []
 
     def setup(run):
         run.l2_record = True
         run.san = None
         seen.append(run)
-
-    from .errors import OperatorError
 
     shadows = [
         GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args

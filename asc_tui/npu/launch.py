@@ -14,15 +14,15 @@ import signal
 import threading
 from dataclasses import dataclass
 
-from ..ascendc.enums import PIPE_NAMES
-from ..ascendc.kernel import KernelFunction
-from ..ascendc.tensors import GM_ADDR, GmBuffer
 from . import state
 from .chip import ChipModel, wave_cores
+from .columns import timelines
 from .core import Core
+from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .gm import GM_ADDR, GmBuffer
 from .offload import numbers
-from .records import timelines
+from .pipes import PIPE_NAMES
 from .results import EmulationResult, LogEntry
 
 
@@ -51,12 +51,21 @@ class KernelTimeout(OperatorError):
 
 
 class Run:
-    """Per-launch context shared by all blocks (log, warnings, sanitizer, L2 state)."""
+    """Per-launch context shared by all blocks (log, warnings, sanitizer, L2 state).
 
-    def __init__(self, chip: ChipModel, numeric: bool, block_dim: int, sanitizer=None):
+    Every attribute is declared here. `launch` fills in the core type, and a `configure`
+    callback may change the switches (L2, lineage, sanitizer) or hand in an HCCL context
+    before any block runs; the kernel API keeps its per-launch caches here (`hccl`,
+    `mmad_widened`, `wide`).
+    """
+
+    def __init__(
+        self, chip: ChipModel, numeric: bool, block_dim: int, sanitizer=None, core_type=CoreType.AIV
+    ):
         self.chip = chip
         self.numeric = numeric
         self.block_dim = block_dim
+        self.core_type = CoreType(core_type)
         self.san = sanitizer
         self.log: list[tuple] = []
         self._warnings: dict = {}
@@ -75,6 +84,9 @@ class Run:
         # (twin, grids widened so far) (ascendc/mmad_numbers.wide_grid)
         self.lineage = True
         self.wide = None
+        # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
+        # run (devkit/deadlock.py), else made on first GetHcclContext as a world of one
+        self.hccl = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -98,7 +110,7 @@ def make_gm(name: str, dtype, count: int, data=None) -> GM_ADDR:
 
 
 def launch(
-    kernel: KernelFunction,
+    kernel,
     gm_args: list[GM_ADDR],
     tiling,
     block_dim: int,
@@ -111,20 +123,22 @@ def launch(
     """Run every block of the kernel; raise an OperatorError naming the user's line on failure."""
     if block_dim < 1:
         raise KernelError(f"block_dim must be at least 1, got {block_dim}")
-    run = Run(chip, numeric, block_dim, sanitizer)
+    # a kernel entry (`ascendc.kernel`) carries its function and core type; a plain function
+    # runs on vector cores
+    fn = getattr(kernel, "fn", kernel)
+    core_type = CoreType(getattr(kernel, "core_type", CoreType.AIV))
+    run = Run(chip, numeric, block_dim, sanitizer, core_type)
     if configure is not None:
         configure(run)
-    core_type = getattr(kernel, "core_type", "aiv")
-    n_cores = chip.aic if core_type in ("aic", "mix") else chip.aiv
-    if core_type != "aiv" and numeric and run.lineage and sanitizer is None:
+    n_cores = chip.aic if core_type in (CoreType.AIC, CoreType.MIX) else chip.aiv
+    if core_type != CoreType.AIV and numeric and run.lineage and sanitizer is None:
         run.wide = {}
-    if core_type != "aiv" and not run.l2_record:
+    if core_type != CoreType.AIV and not run.l2_record:
         from .l2 import l2_enabled, prepass_counts
 
         if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
             run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
-    run.core_type = core_type
-    mix = core_type == "mix"
+    mix = core_type == CoreType.MIX
     if mix:
         from .mix import run_group
     core_free = [0.0] * n_cores
@@ -132,7 +146,6 @@ def launch(
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
-    fn = kernel.fn if isinstance(kernel, KernelFunction) else kernel
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
         for b in range(block_dim):
             core_id = b % n_cores

@@ -19,6 +19,7 @@ from collections import deque
 
 from . import state
 from .core import Core
+from .cores import CoreType
 from .errors import SyncError
 
 
@@ -109,7 +110,7 @@ def _stop(threads: list[threading.Thread]) -> None:
 
 
 def _name(core: Core) -> str:
-    return "AIC" if core.kind == "aic" else f"AIV{core.sub_block}"
+    return "AIC" if core.kind == CoreType.AIC else f"AIV{core.sub_block}"
 
 
 def run_group(
@@ -121,7 +122,7 @@ def run_group(
     cores = []
     for i in range(1 + n_aiv):
         c = Core(run, block, core_id, wave, t0, n_active)
-        c.kind = "aic" if i == 0 else "aiv"
+        c.kind = CoreType.AIC if i == 0 else CoreType.AIV
         c.sub_block = 0 if i == 0 else i - 1
         c.sub_block_num = n_aiv
         if i:

@@ -1,21 +1,34 @@
-"""A launch's instruction records as one set of columns, concatenated once every block is done.
+"""The instruction record: what the emulator writes down for every instruction a core issues.
 
-Why: the report, the profile and the trace all read every block's records; with one set of
-columns they have nothing to concatenate. Each block is converted to compact columns as soon as
-it finishes (its record tuples are the bulky part), and each `BlockTimeline` of the result is a
-view into the launch's columns.
+A core's records (`Core.rec`) are plain tuples in the field order of `RECORD`, one per
+instruction, appended in program order; `record` is their constructor. The few per-instruction
+paths that cannot afford a call (`Core.work`, the vector DataCopy, TQue waits) build the same
+tuple inline and say so. Finished blocks become columns (`npu/columns.py`, `RECORD_COLUMNS`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
-from .results import RECORD_COLUMNS, BlockTimeline, Records
 
-#: One recorded instruction as `Core.rec` holds it (see npu/core.py):
+class Kind(IntEnum):
+    """What a record's interval on its pipe was."""
+
+    WORK = 0  # the pipe executed the instruction
+    WAIT = 1  # the pipe was blocked on an event (`link` names the record that set it)
+    SET = 2  # a SetFlag marker: zero length, when the event was set on this pipe
+
+
+#: The kinds as plain ints, for per-instruction code and numpy masks.
+KIND_WORK, KIND_WAIT, KIND_SET = (int(k) for k in Kind)
+#: How many kinds there are (`kind * N_PIPES + pipe` keys have N_KINDS * N_PIPES slots).
+N_KINDS = len(Kind)
+
+#: One recorded instruction as `Core.rec` holds it:
 #: (pipe, start, end, op name, file, line, bytes moved, kind, linked record index or -1).
+#: Times in cycles from kernel start; bytes 0 for waits and SetFlag markers.
 RECORD = np.dtype(
     [
         ("pipe", "i1"),
@@ -30,68 +43,22 @@ RECORD = np.dtype(
     ]
 )
 
-
-@dataclass(frozen=True)
-class ClosedBlock:
-    """A finished block: where and when it ran, and its record columns (op and line are ids
-    into the launch's shared tables)."""
-
-    block: int
-    core: int
-    wave: int
-    t_start: float
-    t_end: float
-    issued: float  # cycles the block's scalar clock advanced (issue, scalar work and its waits)
-    columns: dict  # name -> array, as RECORD_COLUMNS
-
-
-def close_columns(rec: list, ops: dict, lines: dict) -> dict:
-    """One block's record tuples as columns, its op names and (file, line) sites interned into
-    the launch-wide `ops` and `lines` tables (name or site -> id)."""
-    if not rec:
-        return {name: np.zeros(0, dtype) for name, dtype in RECORD_COLUMNS.items()}
-    table = np.fromiter(rec, dtype=RECORD, count=len(rec))  # one C-level pass (~10% < array)
-    file_table: dict = {}
-    file_ids = _intern(table["file"].tolist(), file_table)
-    files = list(file_table)
-    key = file_ids.astype(np.int64) * (1 << 32) + table["line"]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    site_ids = np.array(
-        [lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines)) for k in uniq.tolist()],
-        dtype=np.int32,
-    )
-    return {
-        "pipe": table["pipe"].copy(),
-        "start": table["start"].copy(),
-        "end": table["end"].copy(),
-        "op": _intern(table["op"].tolist(), ops),
-        "line": site_ids[inverse.reshape(-1)],
-        "nbytes": table["nbytes"].copy(),
-        "kind": table["kind"].copy(),
-        "link": table["link"].copy(),
-    }
+#: The per-record columns of a launch's `Records` and of each `BlockTimeline`, with their
+#: dtypes (op and line become ids into the launch's tables).
+RECORD_COLUMNS = {
+    "pipe": np.int8,
+    "start": np.float64,
+    "end": np.float64,
+    "op": np.int32,
+    "line": np.int32,
+    "nbytes": np.int64,
+    "kind": np.int8,
+    "link": np.int32,
+}
 
 
-def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, ...]]:
-    """All blocks' columns concatenated, and each block's timeline as a view into them.
-
-    The blocks' own columns are freed as they are joined (`Records.concat`).
-    """
-    records = Records.concat([c.columns for c in closed])
-    nb = len(closed)
-    # The scalar clock moved by issue costs, recorded scalar work and recorded scalar waits:
-    # what is left after the recorded scalar intervals is issue cycles.
-    on_scalar = np.bincount(
-        records.block, weights=(records.end - records.start) * (records.pipe == 0), minlength=nb
-    ).tolist()
-    blocks = [
-        records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end, max(c.issued - on_scalar[i], 0.0))
-        for i, c in enumerate(closed)
-    ]
-    return records, tuple(blocks)
-
-
-def _intern(values: list, table: dict) -> np.ndarray:
-    """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
-    mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
-    return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))
+def record(
+    pipe: int, start: float, end: float, op: str, fr, nbytes: int = 0, kind: int = KIND_WORK, link: int = -1
+) -> tuple:
+    """One record of `op` issued from the user's frame `fr`, as `RECORD` lays it out."""
+    return (pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, kind, link)

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ascendc.enums import N_PIPES, PIPE_NAMES
-
-KIND_WORK, KIND_WAIT, KIND_SET = 0, 1, 2
+from .pipes import N_PIPES, PIPE_NAMES, S
+from .records import KIND_SET, KIND_WAIT, KIND_WORK, N_KINDS, RECORD_COLUMNS  # noqa: F401 - KIND_SET re-exported
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class LogEntry:
 class BlockTimeline:
     """Every instruction one block issued, as columns (times in cycles from kernel start).
 
-    kind: 0 = work on the pipe, 1 = the pipe blocked on an event (a wait), 2 = SetFlag marker.
+    kind: a `records.Kind` (work on the pipe, the pipe blocked on an event, a SetFlag marker).
     link: for waits, the index of the record whose completion set the event (-1 if none).
     nbytes: bytes the instruction moved (0 for waits and SetFlag markers).
     """
@@ -139,19 +138,6 @@ class Records:
         )
 
 
-#: The per-record columns of `Records` and of each `BlockTimeline`, with their dtypes.
-RECORD_COLUMNS = {
-    "pipe": np.int8,
-    "start": np.float64,
-    "end": np.float64,
-    "op": np.int32,
-    "line": np.int32,
-    "nbytes": np.int64,
-    "kind": np.int8,
-    "link": np.int32,
-}
-
-
 @dataclass(frozen=True)
 class PipeStats:
     """Totals for one pipe over all cores (busy/wait in µs summed over cores)."""
@@ -241,10 +227,10 @@ class EmulationResult:
     def pipe_stats(self) -> dict[str, PipeStats]:
         r = self.records
         slot = r.kind.astype(np.int64) * N_PIPES + r.pipe  # work and wait slots, one pass
-        by = np.bincount(slot, weights=r.end - r.start, minlength=3 * N_PIPES)
-        busy, wait = by[:N_PIPES].copy(), by[KIND_WAIT * N_PIPES : (KIND_WAIT + 1) * N_PIPES]
-        count = np.bincount(slot, minlength=3 * N_PIPES)[:N_PIPES]
-        busy[0] += sum(b.scalar_cycles for b in self.blocks)
+        by = np.bincount(slot, weights=r.end - r.start, minlength=N_KINDS * N_PIPES).reshape(N_KINDS, N_PIPES)
+        busy, wait = by[KIND_WORK].copy(), by[KIND_WAIT]
+        count = np.bincount(slot, minlength=N_KINDS * N_PIPES).reshape(N_KINDS, N_PIPES)[KIND_WORK]
+        busy[S] += sum(b.scalar_cycles for b in self.blocks)
         denom = max(self.cores_used, 1) * max(self.kernel_cycles, 1e-9)
         out = {}
         for i, name in enumerate(PIPE_NAMES):

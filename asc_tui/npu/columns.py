@@ -1,0 +1,83 @@
+"""A launch's instruction records as one set of columns, concatenated once every block is done.
+
+Why: the report, the profile and the trace all read every block's records; with one set of
+columns they have nothing to concatenate. Each block is converted to compact columns as soon as
+it finishes (its record tuples are the bulky part), and each `BlockTimeline` of the result is a
+view into the launch's columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .pipes import S
+from .records import RECORD, RECORD_COLUMNS
+from .results import BlockTimeline, Records
+
+
+@dataclass(frozen=True)
+class ClosedBlock:
+    """A finished block: where and when it ran, and its record columns (op and line are ids
+    into the launch's shared tables)."""
+
+    block: int
+    core: int
+    wave: int
+    t_start: float
+    t_end: float
+    issued: float  # cycles the block's scalar clock advanced (issue, scalar work and its waits)
+    columns: dict  # name -> array, as RECORD_COLUMNS
+
+
+def close_columns(rec: list, ops: dict, lines: dict) -> dict:
+    """One block's record tuples as columns, its op names and (file, line) sites interned into
+    the launch-wide `ops` and `lines` tables (name or site -> id)."""
+    if not rec:
+        return {name: np.zeros(0, dtype) for name, dtype in RECORD_COLUMNS.items()}
+    table = np.fromiter(rec, dtype=RECORD, count=len(rec))  # one C-level pass (~10% < array)
+    file_table: dict = {}
+    file_ids = _intern(table["file"].tolist(), file_table)
+    files = list(file_table)
+    key = file_ids.astype(np.int64) * (1 << 32) + table["line"]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    site_ids = np.array(
+        [lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines)) for k in uniq.tolist()],
+        dtype=np.int32,
+    )
+    return {
+        "pipe": table["pipe"].copy(),
+        "start": table["start"].copy(),
+        "end": table["end"].copy(),
+        "op": _intern(table["op"].tolist(), ops),
+        "line": site_ids[inverse.reshape(-1)],
+        "nbytes": table["nbytes"].copy(),
+        "kind": table["kind"].copy(),
+        "link": table["link"].copy(),
+    }
+
+
+def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, ...]]:
+    """All blocks' columns concatenated, and each block's timeline as a view into them.
+
+    The blocks' own columns are freed as they are joined (`Records.concat`).
+    """
+    records = Records.concat([c.columns for c in closed])
+    nb = len(closed)
+    # The scalar clock moved by issue costs, recorded scalar work and recorded scalar waits:
+    # what is left after the recorded scalar intervals is issue cycles.
+    on_scalar = np.bincount(
+        records.block, weights=(records.end - records.start) * (records.pipe == S), minlength=nb
+    ).tolist()
+    blocks = [
+        records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end, max(c.issued - on_scalar[i], 0.0))
+        for i, c in enumerate(closed)
+    ]
+    return records, tuple(blocks)
+
+
+def _intern(values: list, table: dict) -> np.ndarray:
+    """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
+    mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
+    return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))

@@ -1,0 +1,44 @@
+"""Global memory as the emulator holds it: one `GmBuffer` per kernel argument, and the typed
+address (`GM_ADDR`) a kernel receives for it.
+
+The launcher (`npu/launch.py`) wraps the operator's inputs and outputs in these; the kernel API
+(`asc_tui.ascendc`) re-exports `GM_ADDR` and views the buffers through its GlobalTensor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class GmBuffer:
+    """One kernel argument in global memory (an input or output of the operator)."""
+
+    __slots__ = ("name", "dtype", "count", "data", "busy", "lineage", "version")
+
+    def __init__(self, name: str, dtype: np.dtype, count: int, data: np.ndarray | None):
+        self.name = name
+        self.dtype = np.dtype(dtype)  # (the kernel API's types are numpy dtypes: ascendc/dtypes.py)
+        self.count = int(count)
+        self.data = data  # flat numpy array of `dtype`, or None in timing-only mode
+        self.busy = 0  # numeric jobs still to write it (npu/offload.py)
+        # local regions were taken from it by lineage; writes so far (ascendc/lineage.py)
+        self.lineage = False
+        self.version = 0
+
+
+class GM_ADDR:  # noqa: N801 - Ascend C's spelling
+    """A typed GM address: `x + n` moves by n elements of the buffer's declared dtype."""
+
+    __slots__ = ("buffer", "offset")
+
+    def __init__(self, buffer: GmBuffer, offset: int = 0):
+        self.buffer = buffer
+        self.offset = offset
+
+    def __add__(self, n: int) -> GM_ADDR:
+        return GM_ADDR(self.buffer, self.offset + int(n))
+
+    __radd__ = __add__
+
+    def __repr__(self) -> str:
+        return f"GM_ADDR({self.buffer.name}+{self.offset})"
