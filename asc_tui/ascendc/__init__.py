@@ -5,13 +5,7 @@ Ascend C, with templates turned into arguments (`que.AllocTensor(half)`).
 """
 
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
-from .cube import (  # Tier 2: the cube path (L1/L0A/L0B/L0C)
-    LoadData,
-    LoadData2DParams,
-    Mmad,
-    MmadParams,
-    Nd2NzParams,
-)
+from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .datacopy import (
     DataCopy,
     DataCopyExtParams,
@@ -84,6 +78,7 @@ from .kernel import (
     printf,
     trap,
 )
+from .loaddata import LoadData, LoadData2DParams
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,
     CubeFormat,

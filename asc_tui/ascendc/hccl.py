@@ -15,6 +15,9 @@ bandwidth (nothing for a single rank), with the usual ring factors: AllReduce 2(
 AllGather and ReduceScatter (N-1)/N x the gathered bytes, Broadcast 1 x bytes. The constants
 come from the chip file's `[hccl]` section when present (`latency_us`, `link_gbps`), else the
 public HCCS figure below.
+
+Past 400 lines; the seam to split on: the communicator (collective calls matched across ranks
+and the data they move) | the kernel API (`Hccl`, its handles and `GetHcclContext`).
 """
 
 from __future__ import annotations

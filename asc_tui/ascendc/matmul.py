@@ -9,6 +9,9 @@ baseM × baseN blocks. For each block it walks K in baseK slices, copying A into
 slices and B every stepKb slices (depthA1/stepKa L1 buffers each, so depth = 2·step means
 double-buffered L1); each slice goes through L0A/L0B (dbL0A/dbL0B buffers) into one L0C
 accumulator (dbL0C buffers) that a single Fixpipe writes out per block.
+
+Past 400 lines; the seam to split on: host side (TCubeTiling, MultiCoreMatmulTiling and the
+tiling checks) | kernel side (the Matmul object and its registration).
 """
 
 from __future__ import annotations
@@ -20,11 +23,12 @@ from enum import Enum
 import numpy as np
 
 from ..npu.errors import KernelError, TilingError, user_frame
-from .cube import LoadData2DParams, Mmad, MmadParams, Nd2NzParams, c0_of, load_at, load_rows
+from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
+from .loaddata import LoadData2DParams, load_at, load_rows
 from .pipe import TBuf, TPipe, TQue
 from .tensors import GlobalTensor
 

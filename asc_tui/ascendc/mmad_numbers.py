@@ -9,7 +9,11 @@ elements they hold (ascendc/lineage.py), or else as a raw snapshot of their frac
 finds operands widened before in this launch (`Widened`: by lineage exactly, or by comparing raw
 fractals); a new one is a strided view of its GM buffer widened to fp32 when it forms a regular
 grid of it, or is widened (fp16/bf16 → fp32, int8 → float64 for exact int32 sums) straight into
-the K-concatenated operands by table lookup.
+the K-concatenated operands by table lookup. `flush_cube` is what every reader of L0C calls
+first.
+
+Past 400 lines; the seam to split on: operands (widening, the operand stacks, `Widened`) |
+accumulation (`Pending`, its flush and `flush_cube`).
 """
 
 from __future__ import annotations

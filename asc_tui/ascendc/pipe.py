@@ -3,12 +3,16 @@
 Per buffer of a TQue at position P with (producer, consumer) pipes from `QUEUE_PIPES`:
 EnQue = SetFlag(producer→consumer), DeQue = WaitFlag on the consumer, FreeTensor =
 SetFlag(consumer→producer), and the next AllocTensor of that buffer waits on the producer.
+
+Past 400 lines; the seam to split on: memory (TPipe carving buffers, TBuf) | queues (Slot and
+TQue with their implied events).
 """
 
 from __future__ import annotations
 
 import sys
 from collections import deque
+from enum import StrEnum
 
 from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
@@ -17,7 +21,17 @@ from .dtypes import as_dtype, dtype_name
 from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
 
-FREE, ALLOCATED, QUEUED, DEQUEUED = "free", "allocated", "queued", "dequeued"
+
+class SlotState(StrEnum):
+    """Where a queue buffer is in its life cycle (compared by identity on the hot paths)."""
+
+    FREE = "free"
+    ALLOCATED = "allocated"
+    QUEUED = "queued"
+    DEQUEUED = "dequeued"
+
+
+FREE, ALLOCATED, QUEUED, DEQUEUED = SlotState
 
 
 def _round_up(n: int, a: int) -> int:

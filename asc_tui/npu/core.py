@@ -22,7 +22,44 @@ from .records import KIND_SET, KIND_WAIT, KIND_WORK, record
 
 
 class Core:
-    """Mutable per-block emulation state. Hot methods are kept lean: they run per instruction."""
+    """Mutable per-block emulation state. Hot methods are kept lean: they run per instruction.
+
+    Every attribute is declared (`__slots__`); the kernel API updates the clocks and the
+    record inline on its hottest paths, and keeps its lazy cube state here (`mmad_pending`,
+    `lazy`).
+    """
+
+    __slots__ = (
+        "run",
+        "chip",
+        "block",
+        "core_id",
+        "wave",
+        "numeric",
+        "san",
+        "t0",
+        "tp",
+        "ts",
+        "rec",
+        "last",
+        "events",
+        "issue",
+        "ev_lat",
+        "dma_lat",
+        "rd_bpc",
+        "wr_bpc",
+        "gm_read",
+        "gm_write",
+        "mem",
+        "allocated",
+        "mmad_pending",
+        "lineage",
+        "lazy",
+        "kind",
+        "sub_block",
+        "sub_block_num",
+        "group",
+    )
 
     def __init__(self, run, block: int, core_id: int, wave: int, t0: float, n_active: int):
         chip = run.chip

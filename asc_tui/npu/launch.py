@@ -23,7 +23,7 @@ from .errors import KernelError, KernelException, OperatorError, location_from_t
 from .gm import GM_ADDR, GmBuffer
 from .offload import numbers
 from .pipes import PIPE_NAMES
-from .results import EmulationResult, LogEntry
+from .results import EmulationResult, LogEntry, Mode
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,29 @@ class KernelTimeout(OperatorError):
 class Run:
     """Per-launch context shared by all blocks (log, warnings, sanitizer, L2 state).
 
-    Every attribute is declared here. `launch` fills in the core type, and a `configure`
-    callback may change the switches (L2, lineage, sanitizer) or hand in an HCCL context
-    before any block runs; the kernel API keeps its per-launch caches here (`hccl`,
-    `mmad_widened`, `wide`).
+    Every attribute is declared here. A `configure` callback given to `launch` may change the
+    switches (L2, lineage, sanitizer) or hand in an HCCL context before any block runs; the
+    kernel API keeps its per-launch state here (`hccl`, `mmad_widened`, `wide`).
     """
+
+    __slots__ = (
+        "chip",
+        "numeric",
+        "block_dim",
+        "core_type",
+        "san",
+        "log",
+        "_warnings",
+        "peak",
+        "l2",
+        "l2_counts",
+        "l2_record",
+        "l2_enabled",
+        "mmad_widened",
+        "lineage",
+        "wide",
+        "hccl",
+    )
 
     def __init__(
         self, chip: ChipModel, numeric: bool, block_dim: int, sanitizer=None, core_type=CoreType.AIV
@@ -205,7 +223,7 @@ def launch(
     return EmulationResult(
         chip=chip.name,
         clock_mhz=chip.clock_mhz,
-        mode="full" if numeric else "timing",
+        mode=Mode.FULL if numeric else Mode.TIMING,
         block_dim=block_dim,
         cores_used=min(block_dim, n_cores),
         kernel_cycles=kernel_cycles,

@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
 from .pipes import N_PIPES, PIPE_NAMES, S
 from .records import KIND_SET, KIND_WAIT, KIND_WORK, N_KINDS, RECORD_COLUMNS  # noqa: F401 - KIND_SET re-exported
+
+
+class Mode(StrEnum):
+    """How a launch was emulated: numbers and timing, or timing alone (identical timelines)."""
+
+    FULL = "full"
+    TIMING = "timing"
 
 
 @dataclass(frozen=True)
@@ -166,7 +174,7 @@ class EmulationResult:
 
     chip: str
     clock_mhz: float
-    mode: str  # "full" or "timing"
+    mode: Mode
     block_dim: int
     cores_used: int
     kernel_cycles: float
