@@ -8,9 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.devkit.profile import profile
+from asc_tui.npu.pipes import N_PIPES
 from asc_tui.npu.results import BlockTimeline, EmulationResult
-
-N_PIPES = 7
 
 
 @st.composite
