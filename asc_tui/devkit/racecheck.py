@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..ascendc.tensors import GlobalTensor
-from ..npu.pipes import N_PIPES, PIPE_NAMES
 from .memcheck import byte_offset, tensor_name
 from .sanitizer import Finding
 
