@@ -1,7 +1,7 @@
 """Fixpipe: L0C → GM (or L1) on PIPE_FIX, with NZ→ND, quantisation (fp32→fp16/bf16) and ReLU.
 
 Cost (cycles): fixpipe latency + max(L0C bytes / fixpipe bytes per cycle, GM bytes / the core's
-GM write bandwidth). Reading L0C first completes any Mmads still pending on it (see cube.py).
+GM write bandwidth). Reading L0C first completes any Mmads still pending on it (see mmad_numbers.py).
 """
 
 from __future__ import annotations

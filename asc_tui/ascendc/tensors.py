@@ -184,7 +184,7 @@ class LocalTensor:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
         if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             core.lazy.settle()
-        if self.mem == "l0c":  # Mmads into L0C are computed when read (cube.py)
+        if self.mem == "l0c":  # Mmads into L0C are computed when read (mmad_numbers.py)
             flush_cube(core)
         return self.arr[i]
 

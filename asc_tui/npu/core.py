@@ -86,7 +86,7 @@ class Core:
         self.gm_write = 0
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
-        self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/cube.py)
+        self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
         # L1/L0 regions kept as GM lineage instead of bytes (ascendc/lineage.py): whether this
         # core may, and its lazy regions while it has some (None otherwise)
         self.lineage = self.numeric and self.san is None and run.lineage

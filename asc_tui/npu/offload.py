@@ -8,7 +8,7 @@ benchmarks/bench_cube.py: 62–64 → 40–44 ms).
 
 Results cannot change: the worker runs jobs one at a time in the order they were submitted,
 and the emulator waits for them (`drain`) before anything reads or writes what they write — L0C
-(`cube.flush_cube`), a GM buffer with pending jobs (`gm_ready`, called by every GM access), and
+(`mmad_numbers.flush_cube`), a GM buffer with pending jobs (`gm_ready`, called by every GM access), and
 the end of the launch. While it waits, the emulating thread itself runs queued jobs that touch
 only their own core's L0C (a "lane", kept in order) and no GM, with BLAS single-threaded as on
 the worker: the tail of a launch's tile matmuls then uses both CPUs (1024³ fp16, medians of 9
