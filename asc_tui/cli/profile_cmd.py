@@ -182,7 +182,7 @@ def _output(args, prof, report) -> int:
             }
         print_json(d)
     else:
-        from .profile_view import console, render
+        from ..devkit.present.profile import console, render
 
         render(prof, console(), pipeline_report=args.pipeline_report, lines=args.lines, extras=extras)
     return 0 if passed else 1
