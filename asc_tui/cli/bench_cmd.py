@@ -8,12 +8,12 @@ from pathlib import Path
 
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
+from ..devkit.chips import load_chip
+from ..devkit.errors import OperatorError
 from ..devkit.present.bench import bench_table_text, history_rows
 from ..devkit.present.text import sparkline
 from ..devkit.report import render
 from ..devkit.store import Store
-from ..npu.chip import load_chip
-from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
 
 
