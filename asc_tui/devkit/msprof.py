@@ -294,7 +294,7 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
     roof, fixed_share = None, None
     if chip is not None:
         fixed_us = chip.launch_overhead_us
-        roof = roofline(0.0, gm_read + gm_write, time_us, chip, cube, 2, fixed_us)
+        roof = roofline(chip, 0.0, gm_read + gm_write, time_us, use_cube=cube, fixed_us=fixed_us)
         busy = sum(c.busy_us.get("mte2", 0.0) + c.busy_us.get("mte3", 0.0) for c in cores)
         if busy > 0 and count:
             active = min(len(cores), chip_cores or len(cores))

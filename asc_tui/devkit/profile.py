@@ -187,7 +187,13 @@ def profile(run, chip=None) -> Profile:
         fixed_us += fixed_cycles(em, chip, cube, cores) / em.clock_mhz
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
         roof = roofline(
-            flops, float(hbm_read + em.gm_write), em.time_us, chip, cube, element_bytes(shapes), fixed_us
+            chip,
+            flops,
+            float(hbm_read + em.gm_write),
+            em.time_us,
+            use_cube=cube,
+            elem_bytes=element_bytes(shapes),
+            fixed_us=fixed_us,
         )
     busy, blocked_cycles = totals.busy, totals.blocked
     util = {name: busy[p] / denom for p, name in enumerate(PIPE_NAMES)}
