@@ -19,7 +19,7 @@ CHIP = load_chip("ascend910b")
 
 def timing(op_name: str, case: str, params: dict, l2: bool = True):
     op = load_operator(op_name)
-    _, p, _, lnch, _, gm = prepare(op, case, params, numeric=False, seed=0)
+    _, p, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
     assert op.constraint_violations(op.case(case), p) == []
 
     def configure(run_):
@@ -200,7 +200,7 @@ def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, 
     from asc_tui.npu.l2 import prepass_counts
 
     op = load_operator(name)
-    _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=1)
+    _, _, _, lnch, _, gm = prepare(op, case, {}, timing_only=False, seed=1)
     chip = load_chip("ascend910b")
     light = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
     for full, counting in (

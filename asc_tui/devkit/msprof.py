@@ -30,7 +30,7 @@ from pathlib import Path
 from ..npu.errors import OperatorError
 from . import advice as rules
 from .breakdown import CATEGORIES, CoreProfile, breakdown_items
-from .profile import CoreBalance, PipelineReport, Profile, bottleneck_of
+from .profile import CoreBalance, PipelineReport, Profile, ProfileSource, bottleneck_of
 from .roofline import roofline
 
 FILES = ("OpBasicInfo.csv", "PipeUtilization.csv", "Memory.csv", "ResourceConflictRatio.csv")
@@ -321,13 +321,13 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
     blocked = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / n for q in PIPE_ORDER}
     pipeline = PipelineReport(util, waits, None, None, balance, rules.advise(facts), blocked)
     return Profile(
-        source="msprof",
+        source=ProfileSource.MSPROF,
         operator=b.get("Op Name", "kernel"),
         case=None,
         chip=chip.name if chip is not None else None,
         params={},
         shapes={},
-        mode="hardware",
+        emulation=None,
         time_us=time_us,
         kernel_us=kernel_us,
         clock_mhz=mhz,

@@ -18,6 +18,7 @@ fewer and larger instructions would.
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -44,13 +45,24 @@ _DTYPE_BYTES = {
 }
 
 
+class Bound(enum.StrEnum):
+    COMPUTE = "compute"
+    MEMORY = "memory"
+    LATENCY = "latency"
+
+
+class ComputeUnit(enum.StrEnum):
+    VECTOR = "vector"
+    CUBE = "cube"
+
+
 @dataclass(frozen=True)
 class Roofline:
     """The one roofline type (profile, bench and msprof imports); units in the field names."""
 
-    bound: str  # "compute" | "memory" | "latency"
+    bound: Bound
     fraction: float  # roof time / task duration (1.0 = at the chip's limit)
-    unit: str  # "vector" | "cube": which compute roof applies
+    unit: ComputeUnit  # which compute roof applies
     flops: float
     bytes: float
     intensity: float  # flops per byte
@@ -141,13 +153,13 @@ def roofline(
     memory_us = nbytes / peak_bw * 1e6 if peak_bw > 0 else 0.0
     roof = max(compute_us, memory_us)
     fraction = roof / time_us if time_us > 0 else 0.0
-    bound = "compute" if compute_us > memory_us else "memory"
+    bound = Bound.COMPUTE if compute_us > memory_us else Bound.MEMORY
     if fraction < LATENCY_FRACTION and time_us > 0 and fixed_us / time_us >= LATENCY_FIXED_SHARE:
-        bound = "latency"
+        bound = Bound.LATENCY
     return Roofline(
         bound=bound,
         fraction=fraction,
-        unit="cube" if use_cube else "vector",
+        unit=ComputeUnit.CUBE if use_cube else ComputeUnit.VECTOR,
         flops=flops,
         bytes=nbytes,
         intensity=flops / nbytes if nbytes else 0.0,
@@ -162,6 +174,8 @@ def roofline(
 
 
 __all__ = [
+    "Bound",
+    "ComputeUnit",
     "Roofline",
     "roofline",
     "peaks",
