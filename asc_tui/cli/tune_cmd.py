@@ -12,9 +12,9 @@ import sys
 import threading
 from collections import Counter
 
+from ..devkit.errors import OperatorError
 from ..devkit.tuner import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
 from ..devkit.tuner.apply import plan_apply
-from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
 
 QUICK_BUDGET = 10
@@ -137,13 +137,11 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
 
 
 def _record_history(report: TuneReport) -> None:
-    """Append the best config to the project's run history (kind "tune"), when it exists."""
+    """Append the best config to the project's run history (kind "tune")."""
     if report.best is None or report.cancelled:
         return
-    try:
-        from ..devkit.history import record_run
-    except ImportError:  # the history module is optional for the tuner
-        return
+    from ..devkit.history import record_run
+
     record_run(report, kind="tune")
 
 

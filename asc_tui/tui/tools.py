@@ -144,7 +144,7 @@ class ToolActions:
             params=dict(st.params),
             against=None if save else BASELINE_NAME,
             save_baseline=BASELINE_NAME if save else None,
-            thresholds=bench.Thresholds(ship=th.ship, optimise=th.optimise),
+            thresholds=bench.Thresholds(ship=th.ship, optimise=th.optimise, regression=th.regression),
             timeout_s=self.config.worker_timeout,
         )
         what = "save baseline" if save else "bench vs baseline"
@@ -170,7 +170,9 @@ class ToolActions:
         table = self.pane(BenchTable)
         for c in res.cases:
             key = f"{res.operator}/{c.case}/{res.chip}"
-            row = table.row(key) or BenchRow(res.operator, c.case, res.chip)
+            row = table.row(key) or BenchRow(
+                res.operator, c.case, res.chip, threshold=self.config.thresholds.regression
+            )
             if c.time_us is not None:
                 row.current = c.time_us
             row.baseline = c.baseline_time_us
@@ -453,7 +455,7 @@ def profile_report_text(report, width: int) -> str | None:
     try:
         from rich.console import Console
 
-        from ..cli.profile_view import render
+        from ..devkit.present.profile import render
     except ImportError:
         return None
     if prof is None:
