@@ -1,7 +1,8 @@
 """Project configuration: `asc-tui.toml`, or `[tool.asc-tui]` in `pyproject.toml`.
 
 Keys: operators (dir), chip, case, theme, keymap (binding id -> keys), thresholds (ship/optimise
-ratios vs baseline, regression fraction), worker_timeout (seconds). A mistake is reported as a
+ratios vs baseline, regression fraction), worker_timeout (seconds, the one default for the CLI and
+the workbench), worker_memory_mb (the worker's address-space cap). A mistake is reported as a
 `ConfigError` naming the file, line and column, so the user can jump straight to it.
 `resolve_operators_dir` and `watched_extras` say where the workbench and `asc-tui watch` look.
 """
@@ -18,7 +19,30 @@ import tomli
 
 from . import BUNDLED_OPERATORS
 
-KEYS = ("operators", "chip", "case", "theme", "keymap", "thresholds", "worker_timeout")
+KEYS = (
+    "operators",
+    "chip",
+    "case",
+    "theme",
+    "keymap",
+    "thresholds",
+    "worker_timeout",
+    "worker_memory_mb",
+)
+#: Seconds before a runaway operator is stopped, in the workbench and on the command line alike.
+DEFAULT_WORKER_TIMEOUT = 60.0
+
+
+def default_memory_mb() -> int:
+    """Half the machine's RAM: a runaway allocation fails in the operator, not in the machine."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2) >> 20
+    except (ValueError, OSError, AttributeError):
+        return 8192
+
+
 THRESHOLD_KEYS = ("ship", "optimise", "regression")
 
 
@@ -42,7 +66,8 @@ class Config:
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     thresholds: Thresholds = field(default_factory=Thresholds)
-    worker_timeout: float = 30.0
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT
+    worker_memory_mb: int = field(default_factory=default_memory_mb)
     source: str | None = None  # the file it came from
 
 
@@ -128,6 +153,10 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
                 bad((key,), f"worker_timeout must be a positive number of seconds, got {value!r}")
                 continue
             value = float(value)
+        elif key == "worker_memory_mb":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 256:
+                bad((key,), f"worker_memory_mb must be a whole number of MB, at least 256, got {value!r}")
+                continue
         elif key == "keymap":
             if not isinstance(value, dict):
                 bad((key,), 'keymap must be a table of binding id = "keys"')

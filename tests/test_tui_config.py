@@ -67,7 +67,7 @@ def test_toml_syntax_error_keeps_the_parser_position(tmp_path):
 
 def test_no_config_means_defaults(tmp_path):
     c = load_config(start=tmp_path)
-    assert c.source is None and c.worker_timeout == 30.0
+    assert c.source is None and c.worker_timeout == 60.0  # one timeout for the CLI and the TUI
 
 
 def test_operators_path_in_the_config_is_relative_to_the_config_file(tmp_path, monkeypatch):

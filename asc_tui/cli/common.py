@@ -29,8 +29,57 @@ def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) ->
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds before a runaway kernel is stopped (default 60)"
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds before a runaway kernel is stopped (default: the config's worker_timeout, 60)",
     )
+
+
+def apply_config(args):
+    """Read the project config (asc-tui.toml or [tool.asc-tui], found from the current directory)
+    and fill what the command line left open: chip, case, timeout. Raises `ConfigError`."""
+    from ..config import load_config
+
+    config = load_config()
+    for key in ("chip", "case"):
+        if getattr(args, key, None) is None and getattr(config, key):
+            setattr(args, key, getattr(config, key))
+    if getattr(args, "timeout", None) is None:
+        args.timeout = config.worker_timeout
+    return config
+
+
+def config_failure(args, exc, prog: str) -> int:
+    """A config mistake: every problem with file:line:col, as JSON or on stderr; exit 2."""
+    if getattr(args, "json", False):
+        print_json(
+            {
+                "errors": [
+                    {
+                        "kind": "config",
+                        "message": p.message,
+                        "file": p.file,
+                        "line": p.line,
+                        "column": p.column,
+                    }
+                    for p in exc.problems
+                ],
+                "passed": False,
+            }
+        )
+    else:
+        print(f"{prog}: config error:\n{exc}", file=sys.stderr)
+    return 2
+
+
+def print_output(text: str, out=None) -> None:
+    """What the operator printed, set apart from our own report (human output only)."""
+    if text:
+        out = out or sys.stdout
+        out.write("  operator output:\n")
+        for line in text.rstrip("\n").splitlines():
+            out.write(f"  | {line}\n")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from ..devkit.debug import DebugReport, DebugRequest, debug
-from ..devkit.loader import list_operators
+from ..config import ConfigError, resolve_operators_dir
+from ..devkit.debug import DebugReport, DebugRequest
+from ..devkit.isolated import debug_isolated
+from ..devkit.loader import list_operators, resolve_operator
 from ..devkit.sanitizer import TOOLS
-from .common import parse_params, print_json
+from ..npu.errors import BuildError
+from .common import apply_config, config_failure, parse_params, print_json, print_output
 
 
 def add_parser(sub) -> None:
@@ -55,8 +58,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--timeout",
         type=float,
-        default=30.0,
-        help="seconds before a runaway kernel or rank is stopped (default 30)",
+        default=None,
+        help="seconds before a runaway kernel or rank is stopped (default: the config's worker_timeout, 60)",
     )
     p.add_argument("--seed", type=int, default=0, help="input data seed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,12 +80,16 @@ def main(args) -> int:
     if args.ranks is not None and args.ranks < 1:
         print("asc-tui debug: --ranks must be at least 1", file=sys.stderr)
         return 2
+    try:
+        config = apply_config(args)
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui debug")
     params = parse_params(args.param)
-    targets = args.op or [str(p) for p in list_operators()]
-    reports = []
-    for op in targets:
-        req = DebugRequest(
-            op,
+    root = resolve_operators_dir(None, config) if config.operators else None
+    targets = args.op or [str(p) for p in list_operators(root)]
+    requests = [
+        DebugRequest(
+            str(resolve_operator(op, root)) if _exists(op, root) else op,
             args.case,
             args.chip,
             params,
@@ -93,13 +100,26 @@ def main(args) -> int:
             args.timeout,
             args.seed,
         )
-        rep = debug(req)
-        reports.append(rep)
+        for op in targets
+    ]
+    docs, clean = [], True
+    for res in debug_isolated(requests, args.timeout, config.worker_memory_mb):
+        clean = clean and res.report.clean
+        docs.append(res.to_dict())
         if not args.json:
-            print_report(rep)
+            print_report(res.report)
+            print_output(res.stdout)
     if args.json:
-        print_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
-    return 0 if all(r.clean for r in reports) else 1
+        print_json(docs[0] if len(docs) == 1 else docs)
+    return 0 if clean else 1
+
+
+def _exists(op: str, root) -> bool:
+    try:
+        resolve_operator(op, root)
+    except BuildError:
+        return False
+    return True
 
 
 def print_report(r: DebugReport, out=None) -> None:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 
+from ..config import ConfigError, resolve_operators_dir
 from ..devkit.history import record_run
+from ..devkit.isolated import run_isolated
 from ..devkit.loader import list_operators
-from ..devkit.runner import RunReport, RunRequest, run
-from .common import add_target_options, parse_params, print_json
+from ..devkit.runner import RunReport, RunRequest
+from .common import add_target_options, apply_config, config_failure, parse_params, print_json, print_output
 
 
 def add_parser(sub) -> None:
@@ -20,11 +22,15 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
+    try:
+        config = apply_config(args)
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui run")
     params = parse_params(args.param)
-    targets = args.op or [str(p) for p in list_operators()]
-    reports = []
-    for op in targets:
-        req = RunRequest(
+    root = resolve_operators_dir(None, config) if config.operators else None
+    targets = args.op or [str(p) for p in list_operators(root)]
+    requests = [
+        RunRequest(
             op,
             case=args.case,
             chip=args.chip,
@@ -32,15 +38,21 @@ def main(args) -> int:
             timing_only=args.timing_only,
             seed=args.seed,
             timeout_s=args.timeout,
+            root=str(root) if root else None,
         )
-        report = run(req)
+        for op in targets
+    ]
+    docs, ok = [], True
+    for res in run_isolated(requests, args.timeout, config.worker_memory_mb):
+        report = res.report
         record_run(report, kind="run")
-        reports.append(report)
+        ok = ok and report.passed
+        docs.append(res.to_dict())
         if not args.json:
             print_report(report)
+            print_output(res.stdout)
     if args.json:
-        print_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
-    ok = all(r.passed for r in reports)
+        print_json(docs[0] if len(docs) == 1 else docs)
     return 0 if ok else 1
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..npu.chip import load_chip
-from ..npu.errors import ErrorInfo, OperatorError, TilingError
+from ..npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
 from ..npu.results import EmulationResult
 from .loader import OperatorModule, load_operator
@@ -130,11 +130,20 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, numeric: bo
     gm_args = []
     for name, spec in specs.specs.items():
         data = None
-        if numeric:
-            arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
-            arrays[name] = arr
-            data = arr.reshape(-1)
-        gm_args.append(make_gm(name, spec.np_dtype, spec.count, data))
+        try:
+            if numeric:
+                arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
+                arrays[name] = arr
+                data = arr.reshape(-1)
+            gm_args.append(make_gm(name, spec.np_dtype, spec.count, data))
+        except MemoryError:
+            file, line = spec.where
+            raise BuildError(
+                f"tensor {name!r} ({spec.describe()}, {spec.nbytes / 2**30:.1f} GiB) does not fit in memory",
+                file or op.path,
+                line,
+                hint="use a smaller case, or raise worker_memory_mb in the config",
+            ) from None
     return case, p, specs, lnch, arrays, gm_args
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from dataclasses import asdict, dataclass
@@ -125,11 +126,20 @@ def user_location(depth: int = 3) -> tuple[str | None, int | None]:
     return f.f_code.co_filename, f.f_lineno
 
 
+_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*)[/\\]")
+
+
+def is_library_file(filename: str) -> bool:
+    """The stdlib or an installed package (numpy...): never the line to blame."""
+    return bool(_LIBRARY.search(filename)) or filename.startswith((sys.base_prefix, sys.prefix))
+
+
 def location_from_traceback(tb) -> tuple[str | None, int | None]:
-    """Innermost traceback entry in a user file (operators), else the innermost of all."""
+    """Innermost traceback entry in a user file (operators, not a library), else the innermost
+    of all."""
     frames = traceback.extract_tb(tb)
     for fs in reversed(frames):
-        if is_user_file(fs.filename):
+        if is_user_file(fs.filename) and not is_library_file(fs.filename):
             return fs.filename, fs.lineno
     if frames:
         return frames[-1].filename, frames[-1].lineno
