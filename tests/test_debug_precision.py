@@ -70,3 +70,33 @@ def test_softmax_without_max_subtraction_overflows_fp16_and_fails():
     assert o.verdict == "FAIL" and o.nan > 0
     assert all(math.isnan(got) for _, got, _ in o.worst)
     assert not rep.clean
+
+
+def test_nan_output_never_reads_as_a_perfect_cosine():
+    want = np.ones(8, np.float16)
+    got = np.array([1, 1, 1, 1, np.nan, np.nan, np.inf, 1], np.float16)
+    o = compare("y", got, want)
+    assert (o.nan, o.inf) == (2, 1)
+    assert math.isnan(o.cosine_similarity) and "2 NaN and 1 Inf" in o.cosine_invalid
+    assert o.verdict == "FAIL" and "NaN" in o.reason
+    d = o.to_dict()
+    assert list(d)[:4] == ["name", "dtype", "nan", "inf"]  # counts first
+    assert d["cosine_similarity"] is None and d["cosine_invalid"]
+
+
+def test_nan_run_json_has_null_cosine_and_a_reason_and_is_valid_json():
+    import json
+    import subprocess
+    import sys
+
+    p = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "run", str(BUGS / "softmax_no_max.py"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1
+    prec = json.loads(p.stdout, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))["precision"]
+    assert prec["nan"] + prec["inf"] > 0
+    assert prec["cosine_similarity"] is None and prec["cosine_invalid"]
+    assert prec["verdict"] == "FAIL" and ("NaN" in prec["reason"] or "Inf" in prec["reason"])

@@ -164,10 +164,11 @@ def _print_precision(r: DebugReport, w) -> None:
         w("  precision: not checked (the run did not finish)\n")
         return
     for o in r.precision.outputs:
+        cosine = "invalid" if o.cosine_invalid else f"{o.cosine_similarity:.6f}"
         w(
-            f"  precision {o.name} ({o.dtype}): {o.verdict}  max abs err {o.max_abs_error:.4g}"
-            f" (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err {o.mean_rel_error:.4g}, "
-            f"cosine {o.cosine_similarity:.6f}, NaN {o.nan}, Inf {o.inf}\n"
+            f"  precision {o.name} ({o.dtype}): {o.verdict}  NaN {o.nan}, Inf {o.inf}, max abs err "
+            f"{o.max_abs_error:.4g} (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err "
+            f"{o.mean_rel_error:.4g}, cosine {cosine}\n      why: {o.reason}\n"
         )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")

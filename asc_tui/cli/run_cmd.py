@@ -56,6 +56,10 @@ def main(args) -> int:
     return 0 if ok else 1
 
 
+def _g(x: float | None) -> str:
+    return "inf" if x is None else f"{x:.3g}"
+
+
 def _fmt_bytes(n: int) -> str:
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
@@ -97,8 +101,11 @@ def print_report(r: RunReport, out=None) -> None:
             w(f"  ... {len(em.log) - 50} more log lines (see --json)\n")
     if r.precision is not None:
         p = r.precision.to_dict()
+        nonfinite = f"NaN {p['nan']}, Inf {p['inf']}, " if p["nan"] or p["inf"] else ""
         w(
-            f"  precision {p['verdict']}: max abs err {p['max_abs_error']:.3g}, mean rel err "
-            f"{p['mean_rel_error']:.3g}, cosine {p['cosine_similarity']:.6f}\n"
+            f"  precision {p['verdict']}: {nonfinite}max abs err {_g(p['max_abs_error'])}, mean rel err "
+            f"{_g(p['mean_rel_error'])}, cosine "
+            + (f"{p['cosine_similarity']:.6f}" if p["cosine_similarity"] is not None else "invalid")
+            + f" ({p['reason']})\n"
         )
     w("\n")
