@@ -100,3 +100,46 @@ def test_nan_run_json_has_null_cosine_and_a_reason_and_is_valid_json():
     assert prec["nan"] + prec["inf"] > 0
     assert prec["cosine_similarity"] is None and prec["cosine_invalid"]
     assert prec["verdict"] == "FAIL" and ("NaN" in prec["reason"] or "Inf" in prec["reason"])
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize("tools", [(), ("memcheck", "initcheck")])
+def test_precision_check_names_the_instruction_that_first_made_inf(tools):
+    path = BUGS / "softmax_no_max.py"
+    rep = debug(DebugRequest(str(path), tools=tools, precision_check=True))
+    o = rep.nonfinite
+    assert (o.op, o.file, o.line, o.block, o.value) == (
+        "Exp",
+        str(path),
+        _line_of(path, "AscendC.Exp("),
+        0,
+        "inf",
+    )
+    assert not o.from_input
+    assert rep.to_dict()["nonfinite_origin"]["message"].startswith(
+        "Exp overflowed to inf at softmax_no_max.py:"
+    )
+
+
+def test_asc_debug_prints_where_the_nan_came_from():
+    import subprocess
+    import sys
+
+    path = BUGS / "softmax_no_max.py"
+    p = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "debug", str(path), "--precision-check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1
+    line = _line_of(path, "AscendC.Exp(")
+    assert f"Exp overflowed to inf at softmax_no_max.py:{line}, block 0, element " in p.stdout
+
+
+def test_a_clean_run_names_no_nan_origin(write_operator):
+    rep = debug(DebugRequest(str(write_operator("copy", source(COPY))), tools=(), precision_check=True))
+    assert rep.precision.verdict == "PASS" and rep.nonfinite is None

@@ -172,3 +172,5 @@ def _print_precision(r: DebugReport, w) -> None:
         )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    if r.nonfinite is not None:
+        w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")
