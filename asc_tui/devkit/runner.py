@@ -212,12 +212,18 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
     if isinstance(want, dict):
         missing = [k for k in outs if k not in want]
         if missing:
-            raise OperatorError(f"golden() returned no {', '.join(missing)}", op.path)
+            raise OperatorError(
+                f"golden() returned no {', '.join(missing)}", op.path, _golden_return_line(op)
+            )
     else:
         if not isinstance(want, (tuple, list)):
             want = (want,)
         if len(want) != len(outs):
-            raise OperatorError(f"golden() returned {len(want)} array(s) for {len(outs)} output(s)", op.path)
+            raise OperatorError(
+                f"golden() returned {len(want)} array(s) for {len(outs)} output(s)",
+                op.path,
+                _golden_return_line(op),
+            )
         want = dict(zip(outs, want))
     overrides = getattr(op.module, "PRECISION", None)
     results = []
@@ -225,11 +231,32 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
         got = arrays[name]
         w = np.asarray(want[name])
         if w.size != got.size:
+            spec = specs.outputs[name]
+            out_file, out_line = spec.where
+            declared = f" (declared at line {out_line})" if out_line and out_file == op.path else ""
             raise OperatorError(
-                f"golden() output {name!r} has {w.size} elements, the kernel's has {got.size}", op.path
+                f"golden() output {name!r} has {w.size} elements {tuple(w.shape)}, the kernel's "
+                f"{name} has {got.size} {spec.describe()}{declared}",
+                op.path,
+                _golden_return_line(op),
+                hint="make golden() return the shape tensors() declares for this output",
             )
         results.append(compare(name, got.reshape(-1), w.reshape(-1).astype(got.dtype), overrides))
     return PrecisionReport(tuple(results))
+
+
+def _golden_return_line(op: OperatorModule) -> int | None:
+    """The `return` of golden() (else its `def`): where a wrong golden shape is made."""
+    import inspect
+
+    try:
+        lines, start = inspect.getsourcelines(op.module.golden)
+    except (OSError, TypeError):
+        return None
+    for i, text in enumerate(lines):
+        if text.strip().startswith("return"):
+            return start + i
+    return start
 
 
 def _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs):

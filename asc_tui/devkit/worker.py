@@ -130,6 +130,7 @@ def _child_main(conn, dump_path: str) -> None:
 
     with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
         faulthandler.register(signal.SIGUSR1, file=dump, all_threads=False)
+        faulthandler.enable(file=dump, all_threads=False)  # a native crash names its line too
         _dump_stack_before_dying(dump)
         baseline_modules = set(sys.modules)
         conn.send(("ready", os.getpid()))
