@@ -49,3 +49,35 @@ def test_a_native_crash_names_the_last_operator_line_that_ran(tmp_path):
     d = json.loads(out.stdout)
     assert out.returncode == 1 and d["exit"]["cause"] == "SIGSEGV"
     assert d["errors"][0]["line"] == line_of(p, "ctypes.string_at(0)")
+
+
+def _chip_with(tmp_path: Path, key: str, value: str) -> tuple[Path, int]:
+    from asc_tui.npu.chip import CHIP_DIR
+
+    lines = (CHIP_DIR / "ascend910b.toml").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{key} ="))
+    lines[at] = f"{key} = {value}"
+    p = tmp_path / "mychip.toml"
+    p.write_text("\n".join(lines) + "\n")
+    return p, at + 1
+
+
+def test_a_chip_with_clock_zero_is_refused_with_line_and_column(tmp_path):
+    chip, line = _chip_with(tmp_path, "clock_mhz", "0")
+    out = cli("run", "add_custom", "--chip", str(chip), "--json")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    (err,) = json.loads(out.stdout)["errors"]
+    assert err["kind"] == "chip" and err["file"] == str(chip) and err["line"] == line
+    assert "clock_mhz must be a positive number" in err["message"] and "(column 13)" in err["message"]
+
+
+def test_a_chip_with_zero_bandwidth_blames_the_chip_file_not_datacopy(tmp_path):
+    chip, line = _chip_with(tmp_path, "hbm_gbps", "0")
+    (err,) = json.loads(cli("run", "add_custom", "--chip", str(chip), "--json").stdout)["errors"]
+    assert err["file"] == str(chip) and err["line"] == line and "hbm_gbps" in err["message"]
+
+
+def test_profile_with_a_bad_chip_gives_an_error_not_a_traceback(tmp_path):
+    chip, _ = _chip_with(tmp_path, "clock_mhz", "0")
+    out = cli("profile", "add_custom", "--chip", str(chip))
+    assert out.returncode != 0 and "Traceback" not in out.stderr and "clock_mhz" in out.stderr
