@@ -148,6 +148,12 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
             if not isinstance(value, str) or not value:
                 bad((key,), f"{key} must be a non-empty string, got {value!r}")
                 continue
+            problem = _check_path_value(key, value, path)
+            if problem:
+                bad((key,), problem)
+                continue
+            if key == "chip" and (value.endswith(".toml") or "/" in value) and not Path(value).is_absolute():
+                value = str(path.parent / value)  # a chip file is relative to the config, like operators
         elif key == "worker_timeout":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 bad((key,), f"worker_timeout must be a positive number of seconds, got {value!r}")
@@ -182,6 +188,27 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
     if problems:
         raise ConfigError(problems)
     return Config(**values, source=str(path))
+
+
+def _check_path_value(key: str, value: str, config_path: Path) -> str | None:
+    """`operators` must be a directory and `chip` a known chip or an existing .toml (both
+    relative to the config file), so a typo is reported here, with its line, not at run time."""
+    if key == "operators":
+        where = Path(value) if Path(value).is_absolute() else config_path.parent / value
+        if not where.is_dir():
+            return f"operators directory not found: {value} (looked for {where})"
+    elif key == "chip":
+        from .npu.chip import available_chips, resolve_chip_path
+        from .npu.errors import ChipError
+
+        ref = value
+        if (value.endswith(".toml") or "/" in value) and not Path(value).is_absolute():
+            ref = str(config_path.parent / value)
+        try:
+            resolve_chip_path(ref)
+        except ChipError:
+            return f"unknown chip {value!r}; bundled chips: {', '.join(available_chips())} (or a .toml path)"
+    return None
 
 
 class _Locator:
