@@ -37,7 +37,9 @@ def test_pyproject_table_is_found_from_a_subdirectory(tmp_path):
 
 def test_unknown_key_is_reported_with_line_column_and_suggestion(tmp_path):
     p = write(
-        tmp_path, "pyproject.toml", '[project]\nname = "x"\n[tool.asc-tui]\nchip = "ascend910a"\n  them = "dark"\n'
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "x"\n[tool.asc-tui]\nchip = "ascend910a"\n  them = "dark"\n',
     )
     with pytest.raises(ConfigError) as err:
         load_config(p)

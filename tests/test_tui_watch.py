@@ -223,3 +223,37 @@ def test_a_request_that_cannot_be_made_is_reported_not_fatal(tmp_path):
     finally:
         rr.stop()
         worker.close()
+
+
+def test_sigterm_on_watch_removes_its_worker_temp_folder(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "add.py").write_text((Path(__file__).parent / "tui_data" / "add_custom.py").read_text())
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "asc_tui", "watch", str(ops), "--no-initial"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "watching" in proc.stderr.readline()
+        deadline = time.monotonic() + 30
+        while not list(tmp.glob("asc-tui-worker-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("asc-tui-worker-*"))
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not list(tmp.glob("asc-tui-worker-*"))
