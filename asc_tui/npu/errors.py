@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import PACKAGE_DIR
 
 _PKG = str(PACKAGE_DIR)
+_SHIPPED = str(PACKAGE_DIR.parent / "asc_tui_bundled")
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,8 @@ _LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*
 
 def is_library_file(filename: str) -> bool:
     """The stdlib or an installed package (numpy...): never the line to blame."""
+    if filename.startswith(_SHIPPED):  # the bundled operators of an installed asc-tui
+        return False
     return bool(_LIBRARY.search(filename)) or filename.startswith((sys.base_prefix, sys.prefix))
 
 
