@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..config import DEFAULT_WORKER_TIMEOUT
 from ..npu.errors import ErrorInfo
 from .deadlock import DeadlockReport, run_ranks
 from .loader import load_operator
@@ -32,7 +33,7 @@ class DebugRequest:
     precision_check: bool = False
     deadlock_check: bool = False
     ranks: int | None = None
-    timeout_s: float = 30.0
+    timeout_s: float = DEFAULT_WORKER_TIMEOUT
     seed: int = 0
 
 

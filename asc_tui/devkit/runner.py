@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..config import DEFAULT_WORKER_TIMEOUT
 from ..npu.chip import load_chip
 from ..npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
@@ -25,7 +26,7 @@ class RunRequest:
     params: dict = field(default_factory=dict)
     timing_only: bool = False
     seed: int = 0
-    timeout_s: float | None = 60.0
+    timeout_s: float | None = DEFAULT_WORKER_TIMEOUT
     root: str | None = None
 
 

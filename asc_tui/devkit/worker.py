@@ -32,6 +32,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from .. import PACKAGE_DIR
+from ..config import DEFAULT_WORKER_TIMEOUT
 from ..npu.errors import ErrorInfo, is_library_file, is_user_file, location_from_traceback, source_line
 from .runner import RunReport, RunRequest
 
@@ -193,7 +194,7 @@ class RunWorker:
 
     def __init__(
         self,
-        timeout_s: float | None = 30.0,
+        timeout_s: float | None = DEFAULT_WORKER_TIMEOUT,
         start: bool = True,
         spare: bool = False,
         memory_mb: int | None = None,
