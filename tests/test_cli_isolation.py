@@ -92,3 +92,18 @@ def test_profile_and_debug_survive_os_exit_too(tmp_path, command):
     d = json.loads(p.stdout)
     errors = d["errors"] if "errors" in d else d["run"]["errors"]
     assert errors[0]["line"] == line and d["exit"]["cause"] == "exit code 1"
+
+
+def test_bench_survives_os_exit_with_a_json_document(tmp_path):
+    path, line = op_with(tmp_path, "bye3", "def Compute(self, n):", "        import os\n        os._exit(1)")
+    p = cli("bench", str(path), "--json", "--fail-on", "none")
+    assert p.returncode == 1  # a dead worker fails even with --fail-on none
+    d = json.loads(p.stdout)
+    assert d["exit"]["cause"] == "exit code 1" and f"{path}:{line}" in d["errors"][0]
+
+
+def test_bench_still_uses_the_default_timeout_without_reading_the_config():
+    from asc_tui.cli import build_parser
+
+    for cmd in ("bench", "tune"):
+        assert build_parser().parse_args([cmd, "add_custom"]).timeout == 60.0

@@ -6,13 +6,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..config import default_memory_mb
 from ..devkit import history
-from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
+from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
+from ..devkit.isolated import bench_isolated
 from ..devkit.report import change_text, history_rows, render, sparkline
 from ..devkit.store import Store
 from ..npu.chip import load_chip
 from ..npu.errors import OperatorError
-from .common import add_target_options, parse_params, print_json
+from .common import add_target_options, parse_params, print_json, print_output
 
 
 def add_parser(sub) -> None:
@@ -136,7 +138,9 @@ def main(args) -> int:
         record=not args.no_record,
         timeout_s=args.timeout,
     )
-    result = bench(req, store=store)
+    iso = bench_isolated(req, default_memory_mb())  # user code runs in a worker process
+    result = iso.report
+    print_output(iso.stdout, sys.stderr if args.json else sys.stdout)
     trends = {
         c.case: history.runs(
             store, result.operator, c.case, result.chip, history.TREND_KINDS, limit=args.limit
@@ -153,10 +157,10 @@ def main(args) -> int:
             if not args.json:
                 print(f"{fmt} report written to {out}")
     if args.json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "exit": iso.exit.to_dict(), "stdout": iso.stdout})
     elif target is None or target[1] is not None:
         print_result(result)
-    return result.exit_code
+    return max(result.exit_code, 0 if iso.exit.status == "ok" else 1)
 
 
 def print_result(r: BenchResult, out=None) -> None:

@@ -7,6 +7,13 @@ import json
 import sys
 from typing import Any
 
+from ..config import DEFAULT_WORKER_TIMEOUT
+
+
+class ConfigDefault(float):
+    """A flag's default that the project config may replace (`apply_config`); a plain float to
+    commands that do not read the config."""
+
 
 def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) -> None:
     if op_optional:
@@ -31,7 +38,7 @@ def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) ->
     p.add_argument(
         "--timeout",
         type=float,
-        default=None,
+        default=ConfigDefault(DEFAULT_WORKER_TIMEOUT),
         help="seconds before a runaway kernel is stopped (default: the config's worker_timeout, 60)",
     )
 
@@ -45,7 +52,7 @@ def apply_config(args):
     for key in ("chip", "case"):
         if getattr(args, key, None) is None and getattr(config, key):
             setattr(args, key, getattr(config, key))
-    if getattr(args, "timeout", None) is None:
+    if getattr(args, "timeout", None) is None or isinstance(args.timeout, ConfigDefault):
         args.timeout = config.worker_timeout
     return config
 

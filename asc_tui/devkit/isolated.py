@@ -1,7 +1,7 @@
 """The command line's way to run user code: in a worker process, one document per run whatever
 the operator does.
 
-`asc-tui run/profile/debug` call these instead of running the operator in their own process, so a
+`asc-tui run/profile/debug/bench` call these instead of running the operator in their own process, so a
 kernel that calls `os._exit`, kills itself, allocates 50 GB or prints at import time still ends in
 a report: the error with the user's file:line, the exit cause (`exit`), and what the run printed
 (`stdout`) inside the JSON document rather than around it.
@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from .bench import BenchRequest, BenchResult
 from .debug import DebugReport, DebugRequest
 from .runner import RunReport, RunRequest, Stage
 from .worker import Call, RunWorker, WorkResult
@@ -114,3 +115,21 @@ def debug_isolated(
             yield Isolated(report, _exit(res), res.output, res.seconds)
     finally:
         worker.close()
+
+
+def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
+    """`devkit.bench.bench` in a worker. Each run keeps its own emulator deadline; the whole
+    bench gets twenty of them (a loop in host code, e.g. `tensors()`, is stopped too)."""
+    budget = None if req.timeout_s is None else req.timeout_s * 20
+    worker = RunWorker(timeout_s=None, memory_mb=memory_mb)
+    try:
+        res = worker.call(Call("asc_tui.devkit.bench:bench", (req,), label=req.op), timeout_s=budget)
+    finally:
+        worker.close()
+    if res.ok:
+        report = res.report
+    else:
+        report = BenchResult(
+            Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(e.format() for e in res.errors)
+        )
+    return Isolated(report, _exit(res), res.output, res.seconds)
