@@ -71,7 +71,7 @@ def _fmt_bytes(n: int) -> str:
 def print_report(r: RunReport, out=None) -> None:
     out = out or sys.stdout
     w = out.write
-    title = f"{r.operator} [{r.case}] on {r.chip}"
+    title = f"{r.operator}" + (f" [{r.case}]" if r.case else "") + f" on {r.chip}"
     if r.params:
         title += "  " + " ".join(f"{k}={v}" for k, v in r.params.items())
     w(f"{title}\n")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..npu.chip import DEFAULT_CHIP
 from .bench import BenchRequest, BenchResult
 from .debug import DebugReport, DebugRequest
 from .runner import RunReport, RunRequest, Stage
@@ -59,7 +60,7 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
         operator=path.stem if path.suffix == ".py" else req.op,
         path=str(path.resolve()) if path.suffix == ".py" else None,
         case=req.case,
-        chip=req.chip,
+        chip=req.chip or DEFAULT_CHIP,
         params=dict(req.params),
         block_dim=None,
         stages=(Stage("worker", res.seconds, False, res.exit_cause),),

@@ -127,7 +127,13 @@ def _child_main(conn, dump_path: str) -> None:
     """The worker loop: receive a RunRequest or a Call, send back ("ok", value) or ("raised", info)."""
     import importlib
 
+    import numpy as np
+
     from . import runner  # warm imports happen here, before "ready"
+
+    # Overflow and NaN are results here (the precision check counts them), not warnings that
+    # would land in the operator's output as if the operator had printed them.
+    np.seterr(all="ignore")
 
     with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
         faulthandler.register(signal.SIGUSR1, file=dump, all_threads=False)
