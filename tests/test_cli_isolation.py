@@ -107,3 +107,12 @@ def test_bench_still_uses_the_default_timeout_without_reading_the_config():
 
     for cmd in ("bench", "tune"):
         assert build_parser().parse_args([cmd, "add_custom"]).timeout == 60.0
+
+
+def test_the_configs_memory_cap_turns_a_big_allocation_into_an_error_at_the_users_line(tmp_path):
+    (tmp_path / "asc-tui.toml").write_text("worker_memory_mb = 1024\n")
+    inject = "    import numpy as np\n    big = np.ones((3 << 30,), np.uint8)"  # 3 GiB > the 1 GiB cap
+    path, line = op_with(tmp_path, "capped", "def tensors(case):", inject)
+    p = cli("run", str(path), "--json", cwd=tmp_path)
+    (err,) = json.loads(p.stdout)["errors"]
+    assert p.returncode == 1 and "MemoryError" in err["message"] and err["line"] == line
