@@ -10,6 +10,7 @@ from pathlib import Path
 import tomli
 
 from .. import PACKAGE_DIR
+from ..tomlpos import value_position
 from .errors import ChipError
 
 CHIP_DIR = PACKAGE_DIR / "chips"
@@ -249,17 +250,8 @@ def _check_values(data: dict, text: str, path: str) -> None:
 
 
 def _locate(text: str, section: str, key: str) -> tuple[int | None, int]:
-    """Line and column of `key`'s value inside `[section]`."""
-    current = ""
-    for i, line in enumerate(text.splitlines(), 1):
-        m = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.match(rf"^\s*{re.escape(key)}\s*=\s*", line)
-        if m and current == section:
-            return i, m.end() + 1
-    return _line_of(text, f"[{section}]"), 1
+    """Line and column of `key`'s value inside `[section]` (else the section's line)."""
+    return value_position(text, section, key) or (_line_of(text, f"[{section}]"), 1)
 
 
 def _line_of(text: str, needle: str) -> int | None:

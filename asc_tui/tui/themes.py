@@ -11,7 +11,6 @@ taking the app down when Textual first styles with it.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import tomli
@@ -19,6 +18,7 @@ from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from .. import BUNDLED_THEMES
+from ..tomlpos import value_position
 
 COLOR_KEYS = (
     "primary",
@@ -60,7 +60,7 @@ def theme_from_toml(path: Path) -> Theme:
     checks += [("variables", k, v) for k, v in variables.items() if _is_colour_variable(k)]
     for table, key, value in checks:
         if not isinstance(value, str) or not _parses(value):
-            line, col = _locate(text, table, key)
+            line, col = value_position(text, table, key) or (1, 1)
             raise ThemeFileError(
                 f"{path}:{line}:{col}: {key} = {value!r} is not a colour "
                 '(use "#rrggbb", "rgb(r,g,b)" or a colour name)'
@@ -83,20 +83,6 @@ def _parses(value: str) -> bool:
     except (ColorParseError, ValueError, TypeError):
         return False
     return True
-
-
-def _locate(text: str, table: str, key: str) -> tuple[int, int]:
-    """1-based line and column of `key`'s value inside `[table]` (1, 1 if not found)."""
-    current = ""
-    for i, line in enumerate(text.splitlines(), 1):
-        m = re.match(r"^\s*\[\s*([^\]]+?)\s*\]", line)
-        if m:
-            current = m.group(1)
-            continue
-        m = re.match(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=\s*", line)
-        if m and current == table:
-            return i, m.end() + 1
-    return 1, 1
 
 
 def theme_dirs(extra: Path | None = None) -> list[Path]:
