@@ -1,7 +1,8 @@
 """Project configuration: `asc-tui.toml`, or `[tool.asc-tui]` in `pyproject.toml`.
 
 Keys: operators (dir), chip, case, theme, keymap (binding id -> keys), thresholds (ship/optimise
-ratios vs baseline, regression fraction), worker_timeout (seconds). A mistake is reported as a
+ratios vs baseline, regression fraction), worker_timeout (seconds, the one default for the CLI and
+the workbench), worker_memory_mb (the worker's address-space cap). A mistake is reported as a
 `ConfigError` naming the file, line and column, so the user can jump straight to it.
 `resolve_operators_dir` and `watched_extras` say where the workbench and `asc-tui watch` look.
 """
@@ -18,7 +19,30 @@ import tomli
 
 from . import BUNDLED_OPERATORS
 
-KEYS = ("operators", "chip", "case", "theme", "keymap", "thresholds", "worker_timeout")
+KEYS = (
+    "operators",
+    "chip",
+    "case",
+    "theme",
+    "keymap",
+    "thresholds",
+    "worker_timeout",
+    "worker_memory_mb",
+)
+#: Seconds before a runaway operator is stopped, in the workbench and on the command line alike.
+DEFAULT_WORKER_TIMEOUT = 60.0
+
+
+def default_memory_mb() -> int:
+    """Half the machine's RAM: a runaway allocation fails in the operator, not in the machine."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2) >> 20
+    except (ValueError, OSError, AttributeError):
+        return 8192
+
+
 THRESHOLD_KEYS = ("ship", "optimise", "regression")
 
 
@@ -42,7 +66,8 @@ class Config:
     theme: str | None = None
     keymap: dict[str, str] = field(default_factory=dict)
     thresholds: Thresholds = field(default_factory=Thresholds)
-    worker_timeout: float = 30.0
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT
+    worker_memory_mb: int = field(default_factory=default_memory_mb)
     source: str | None = None  # the file it came from
 
 
@@ -123,11 +148,21 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
             if not isinstance(value, str) or not value:
                 bad((key,), f"{key} must be a non-empty string, got {value!r}")
                 continue
+            problem = _check_path_value(key, value, path)
+            if problem:
+                bad((key,), problem)
+                continue
+            if key == "chip" and (value.endswith(".toml") or "/" in value) and not Path(value).is_absolute():
+                value = str(path.parent / value)  # a chip file is relative to the config, like operators
         elif key == "worker_timeout":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 bad((key,), f"worker_timeout must be a positive number of seconds, got {value!r}")
                 continue
             value = float(value)
+        elif key == "worker_memory_mb":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 256:
+                bad((key,), f"worker_memory_mb must be a whole number of MB, at least 256, got {value!r}")
+                continue
         elif key == "keymap":
             if not isinstance(value, dict):
                 bad((key,), 'keymap must be a table of binding id = "keys"')
@@ -153,6 +188,27 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
     if problems:
         raise ConfigError(problems)
     return Config(**values, source=str(path))
+
+
+def _check_path_value(key: str, value: str, config_path: Path) -> str | None:
+    """`operators` must be a directory and `chip` a known chip or an existing .toml (both
+    relative to the config file), so a typo is reported here, with its line, not at run time."""
+    if key == "operators":
+        where = Path(value) if Path(value).is_absolute() else config_path.parent / value
+        if not where.is_dir():
+            return f"operators directory not found: {value} (looked for {where})"
+    elif key == "chip":
+        from .npu.chip import available_chips, resolve_chip_path
+        from .npu.errors import ChipError
+
+        ref = value
+        if (value.endswith(".toml") or "/" in value) and not Path(value).is_absolute():
+            ref = str(config_path.parent / value)
+        try:
+            resolve_chip_path(ref)
+        except ChipError:
+            return f"unknown chip {value!r}; bundled chips: {', '.join(available_chips())} (or a .toml path)"
+    return None
 
 
 class _Locator:

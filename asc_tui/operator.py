@@ -5,6 +5,7 @@ An operator file imports these next to the kernel API; see README "Writing an op
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,8 @@ class TensorSpec:
     dtype: Any
     init: Any = "normal"
     is_output: bool = False
+    #: (file, line) of the In(...)/Out(...) that declared it, for errors about this tensor.
+    where: tuple = field(default=(None, None), compare=False, repr=False)
 
     @property
     def np_dtype(self) -> np.dtype:
@@ -84,12 +87,17 @@ class TensorSpec:
 
 def In(shape, dtype, init: Any = "normal") -> TensorSpec:  # noqa: N802 - reads as a declaration
     """An input tensor in GM, generated from a seeded RNG."""
-    return TensorSpec(tuple(int(s) for s in np.atleast_1d(shape)), dtype, init, False)
+    return TensorSpec(tuple(int(s) for s in np.atleast_1d(shape)), dtype, init, False, _caller())
 
 
 def Out(shape, dtype) -> TensorSpec:  # noqa: N802
     """An output tensor in GM, compared with the golden reference."""
-    return TensorSpec(tuple(int(s) for s in np.atleast_1d(shape)), dtype, "zeros", True)
+    return TensorSpec(tuple(int(s) for s in np.atleast_1d(shape)), dtype, "zeros", True, _caller())
+
+
+def _caller() -> tuple[str, int]:
+    f = sys._getframe(2)
+    return f.f_code.co_filename, f.f_lineno
 
 
 class _Attrs(Mapping):

@@ -70,3 +70,76 @@ def test_softmax_without_max_subtraction_overflows_fp16_and_fails():
     assert o.verdict == "FAIL" and o.nan > 0
     assert all(math.isnan(got) for _, got, _ in o.worst)
     assert not rep.clean
+
+
+def test_nan_output_never_reads_as_a_perfect_cosine():
+    want = np.ones(8, np.float16)
+    got = np.array([1, 1, 1, 1, np.nan, np.nan, np.inf, 1], np.float16)
+    o = compare("y", got, want)
+    assert (o.nan, o.inf) == (2, 1)
+    assert math.isnan(o.cosine_similarity) and "2 NaN and 1 Inf" in o.cosine_invalid
+    assert o.verdict == "FAIL" and "NaN" in o.reason
+    d = o.to_dict()
+    assert list(d)[:4] == ["name", "dtype", "nan", "inf"]  # counts first
+    assert d["cosine_similarity"] is None and d["cosine_invalid"]
+
+
+def test_nan_run_json_has_null_cosine_and_a_reason_and_is_valid_json():
+    import json
+    import subprocess
+    import sys
+
+    p = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "run", str(BUGS / "softmax_no_max.py"), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1
+    prec = json.loads(p.stdout, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))["precision"]
+    assert prec["nan"] + prec["inf"] > 0
+    assert prec["cosine_similarity"] is None and prec["cosine_invalid"]
+    assert prec["verdict"] == "FAIL" and ("NaN" in prec["reason"] or "Inf" in prec["reason"])
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+@pytest.mark.parametrize("tools", [(), ("memcheck", "initcheck")])
+def test_precision_check_names_the_instruction_that_first_made_inf(tools):
+    path = BUGS / "softmax_no_max.py"
+    rep = debug(DebugRequest(str(path), tools=tools, precision_check=True))
+    o = rep.nonfinite
+    assert (o.op, o.file, o.line, o.block, o.value) == (
+        "Exp",
+        str(path),
+        _line_of(path, "AscendC.Exp("),
+        0,
+        "inf",
+    )
+    assert not o.from_input
+    assert rep.to_dict()["nonfinite_origin"]["message"].startswith(
+        "Exp overflowed to inf at softmax_no_max.py:"
+    )
+
+
+def test_asc_debug_prints_where_the_nan_came_from():
+    import subprocess
+    import sys
+
+    path = BUGS / "softmax_no_max.py"
+    p = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "debug", str(path), "--precision-check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1
+    line = _line_of(path, "AscendC.Exp(")
+    assert f"Exp overflowed to inf at softmax_no_max.py:{line}, block 0, element " in p.stdout
+
+
+def test_a_clean_run_names_no_nan_origin(write_operator):
+    rep = debug(DebugRequest(str(write_operator("copy", source(COPY))), tools=(), precision_check=True))
+    assert rep.precision.verdict == "PASS" and rep.nonfinite is None

@@ -14,6 +14,7 @@ def write(tmp_path, name, text):
 
 
 def test_reads_every_key_from_asc_tui_toml(tmp_path):
+    (tmp_path / "ops").mkdir()
     p = write(
         tmp_path,
         "asc-tui.toml",
@@ -28,15 +29,17 @@ def test_reads_every_key_from_asc_tui_toml(tmp_path):
 
 
 def test_pyproject_table_is_found_from_a_subdirectory(tmp_path):
-    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n\n[tool.asc-tui]\nchip = "a"\n')
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n\n[tool.asc-tui]\nchip = "ascend910a"\n')
     (tmp_path / "sub").mkdir()
     assert find_config(tmp_path / "sub") == tmp_path / "pyproject.toml"
-    assert load_config(start=tmp_path / "sub").chip == "a"
+    assert load_config(start=tmp_path / "sub").chip == "ascend910a"
 
 
 def test_unknown_key_is_reported_with_line_column_and_suggestion(tmp_path):
     p = write(
-        tmp_path, "pyproject.toml", '[project]\nname = "x"\n[tool.asc-tui]\nchip = "a"\n  them = "dark"\n'
+        tmp_path,
+        "pyproject.toml",
+        '[project]\nname = "x"\n[tool.asc-tui]\nchip = "ascend910a"\n  them = "dark"\n',
     )
     with pytest.raises(ConfigError) as err:
         load_config(p)
@@ -67,7 +70,7 @@ def test_toml_syntax_error_keeps_the_parser_position(tmp_path):
 
 def test_no_config_means_defaults(tmp_path):
     c = load_config(start=tmp_path)
-    assert c.source is None and c.worker_timeout == 30.0
+    assert c.source is None and c.worker_timeout == 60.0  # one timeout for the CLI and the TUI
 
 
 def test_operators_path_in_the_config_is_relative_to_the_config_file(tmp_path, monkeypatch):
@@ -79,3 +82,43 @@ def test_operators_path_in_the_config_is_relative_to_the_config_file(tmp_path, m
     monkeypatch.chdir(tmp_path / "elsewhere")
     c = load_config(start=tmp_path)
     assert resolve_operators_dir(None, c) == (tmp_path / "kernels").resolve()
+
+
+def test_a_missing_operators_directory_is_reported_with_its_line(tmp_path):
+    p = write(tmp_path, "asc-tui.toml", 'chip = "ascend910b"\noperators = "does/not/exist"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(p)
+    (problem,) = err.value.problems
+    assert (problem.line, problem.column) == (2, 1) and "does/not/exist" in problem.message
+
+
+def test_an_unknown_chip_is_reported_at_load_with_its_line(tmp_path):
+    p = write(tmp_path, "asc-tui.toml", 'case = "tail"\nchip = "ascend999"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(p)
+    (problem,) = err.value.problems
+    assert problem.line == 2 and "unknown chip 'ascend999'" in problem.message
+
+
+def test_asc_tui_run_honours_the_configs_chip_and_reports_config_errors(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "asc_tui", "run", "add_custom", "--timing-only", "--json", *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
+
+    (tmp_path / "asc-tui.toml").write_text('chip = "ascend910b4"\n')
+    assert json.loads(run().stdout)["chip"] == "ascend910b4"
+    assert json.loads(run("--chip", "ascend910a").stdout)["chip"] == "ascend910a"  # the flag wins
+    (tmp_path / "asc-tui.toml").write_text('chip = "ascend999"\n')
+    bad = run()
+    assert bad.returncode == 2
+    (err,) = json.loads(bad.stdout)["errors"]
+    assert err["kind"] == "config" and err["line"] == 1 and "ascend999" in err["message"]

@@ -55,3 +55,78 @@ def test_no_color_selects_the_high_contrast_theme(monkeypatch):
     app_mod.main(["--theme", "light"])
     assert seen["theme"] == "light"
     assert build_arg_parser().parse_args(["ops", "--chip", "x"]).path == "ops"
+
+
+def _broken_copy_of_dark(project, value: str) -> tuple[str, int]:
+    """themes/broken.toml in the project: dark.toml renamed, primary set to `value`."""
+    from asc_tui import BUNDLED_THEMES
+
+    text = (BUNDLED_THEMES / "dark.toml").read_text()
+    text = text.replace('name = "dark"', 'name = "broken"')
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("primary ="))
+    lines[at] = f"primary = {value}"
+    (project / "themes").mkdir(exist_ok=True)
+    (project / "themes" / "broken.toml").write_text("\n".join(lines) + "\n")
+    return "broken.toml", at + 1
+
+
+@pytest.mark.parametrize("value", ['"notacolor"', "5"])
+def test_a_theme_with_a_bad_colour_is_refused_with_line_and_column(tmp_path, value):
+    name, line = _broken_copy_of_dark(tmp_path, value)
+    with pytest.raises(ThemeFileError, match=rf"{name}:{line}:11: primary"):
+        theme_from_toml(tmp_path / "themes" / name)
+
+
+def _app(tmp_path, monkeypatch, **kw):
+    import shutil
+    from pathlib import Path
+
+    from asc_tui.config import Config
+    from asc_tui.tui.app import Workbench
+
+    ops = tmp_path / "operators"
+    ops.mkdir()
+    shutil.copy(Path(__file__).parent / "tui_data" / "add_custom.py", ops / "add_custom.py")
+    monkeypatch.chdir(tmp_path)
+    return Workbench(str(ops), config=Config(worker_timeout=20), watch=False, **kw)
+
+
+def _log(app) -> str:
+    return "\n".join(app.query_one("#log-pane").lines_text)
+
+
+@pytest.mark.parametrize("value", ['"notacolor"', "5"])
+def test_f2_skips_a_broken_theme_and_the_log_names_its_line(tmp_path, monkeypatch, value):
+    import asyncio
+
+    name, line = _broken_copy_of_dark(tmp_path, value)
+    app = _app(tmp_path, monkeypatch)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            seen = {app.theme}
+            for _ in range(len(app.theme_names()) + 2):
+                await pilot.press("f2")
+                await pilot.pause(0.05)
+                seen.add(app.theme)
+            assert "broken" not in seen and {"dark", "light"} <= seen
+            assert f"{name}:{line}:11" in _log(app)
+
+    asyncio.run(go())
+
+
+def test_theme_option_naming_a_broken_theme_keeps_the_default(tmp_path, monkeypatch):
+    import asyncio
+
+    name, line = _broken_copy_of_dark(tmp_path, '"notacolor"')
+    app = _app(tmp_path, monkeypatch, theme="broken")
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.1)
+            assert app.theme != "broken" and app.is_running  # the app's start theme is kept
+            log = _log(app)
+            assert f"{name}:{line}:11" in log and "unknown theme 'broken'" in log
+
+    asyncio.run(go())

@@ -223,3 +223,66 @@ def test_a_request_that_cannot_be_made_is_reported_not_fatal(tmp_path):
     finally:
         rr.stop()
         worker.close()
+
+
+def test_sigterm_on_watch_removes_its_worker_temp_folder(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    ops = tmp_path / "ops"
+    ops.mkdir()
+    (ops / "add.py").write_text((Path(__file__).parent / "tui_data" / "add_custom.py").read_text())
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "asc_tui", "watch", str(ops), "--no-initial"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "watching" in proc.stderr.readline()
+        deadline = time.monotonic() + 30
+        while not list(tmp.glob("asc-tui-worker-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("asc-tui-worker-*"))
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not list(tmp.glob("asc-tui-worker-*"))
+
+
+def test_a_runaway_kernel_does_not_hold_up_other_operators(tmp_path):
+    loop = ADD_CUSTOM.read_text().replace(
+        "def tensors(case):", "def tensors(case):\n    while True:\n        pass\n"
+    )
+    spin, good = tmp_path / "spin.py", tmp_path / "good.py"
+    spin.write_text(loop)
+    good.write_text(ADD_CUSTOM.read_text())
+    results: queue.Queue = queue.Queue()
+    started: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=60)
+    rr = Rerunner(
+        worker,
+        lambda q: RunRequest(str(q), case="tail", timing_only=True),
+        on_start=lambda q, r: started.put(q),
+        on_result=lambda q, r: results.put((q, r)),
+    )
+    try:
+        rr.submit([spin, good])
+        assert started.get(timeout=20) == spin.resolve()
+        t0 = time.monotonic()
+        q, r = _wait(results, lambda it: True, timeout=30)
+        assert q == good.resolve() and r.passed
+        assert time.monotonic() - t0 < 20  # not the 60 s the runaway may take
+        assert rr.running == [spin.resolve()]  # still spinning in its own worker
+    finally:
+        rr.stop()
+        worker.close()

@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips")
+COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +44,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         return _workbench([])
     mod = importlib.import_module(f"asc_tui.cli.{args.command}_cmd")
+    _exit_cleanly_on_sigterm()
     return int(mod.main(args) or 0)
+
+
+def _exit_cleanly_on_sigterm() -> None:
+    """SIGTERM (a CI timeout, `kill`, systemd) unwinds like ctrl+c would: `finally` blocks stop
+    the worker processes and remove their `asc-tui-worker-*` temp folders. Exit status 143."""
+    import signal
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    try:
+        signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (an embedding caller): leave its handlers alone
+        pass
 
 
 def _workbench(argv: list[str]) -> int:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import ConfigError, default_memory_mb, load_config
 from ..devkit import history
-from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
+from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
+from ..devkit.isolated import bench_isolated
 from ..devkit.present.bench import bench_table_text, history_rows
 from ..devkit.present.text import sparkline
 from ..devkit.report import render
 from ..devkit.store import Store
-from .common import add_emulation_options, add_target_options, parse_params, print_json
+from .common import add_emulation_options, add_target_options, parse_params, print_json, print_output
 
 
 def add_parser(sub) -> None:
@@ -128,7 +129,9 @@ def main(args) -> int:
         record=not args.no_record,
         timeout_s=args.timeout,
     )
-    result = bench(req, store=store)
+    iso = bench_isolated(req, default_memory_mb())  # user code runs in a worker process
+    result = iso.report
+    print_output(iso.stdout, sys.stderr if args.json else sys.stdout)
     trends = {
         c.case: history.runs(
             store, result.operator, c.case, result.chip, history.TREND_KINDS, limit=args.limit
@@ -145,10 +148,10 @@ def main(args) -> int:
             if not args.json:
                 print(f"{fmt} report written to {out}")
     if args.json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "exit": iso.exit.to_dict(), "stdout": iso.stdout})
     elif target is None or target[1] is not None:
         print_result(result)
-    return result.exit_code
+    return max(result.exit_code, 0 if iso.exit.status == "ok" else 1)
 
 
 def print_result(r: BenchResult, out=None) -> None:

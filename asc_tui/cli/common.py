@@ -7,11 +7,17 @@ import json
 import sys
 from typing import Any
 
+from ..config import DEFAULT_WORKER_TIMEOUT
+
+
+class ConfigDefault(float):
+    """A flag's default that the project config may replace (`apply_config`); a plain float to
+    commands that do not read the config."""
+
 
 def add_target_options(
     p: argparse.ArgumentParser,
     op_optional: bool = False,
-    timeout: float = 60.0,
     runaway: str = "a runaway kernel",
 ) -> None:
     """OP (or OPs, default all), --case, --chip, --param, --json and --timeout (seconds)."""
@@ -37,8 +43,9 @@ def add_target_options(
     p.add_argument(
         "--timeout",
         type=float,
-        default=timeout,
-        help=f"seconds before {runaway} is stopped (default {timeout:g})",
+        default=ConfigDefault(DEFAULT_WORKER_TIMEOUT),
+        help=f"seconds before {runaway} is stopped (default: the config's worker_timeout, "
+        f"{DEFAULT_WORKER_TIMEOUT:g})",
     )
 
 
@@ -60,6 +67,52 @@ def add_emulation_options(p: argparse.ArgumentParser, timing_only: bool) -> None
         help="full emulation: numeric + timing, with the precision check"
         + ("" if timing_only else " (default)"),
     )
+
+
+def apply_config(args):
+    """Read the project config (asc-tui.toml or [tool.asc-tui], found from the current directory)
+    and fill what the command line left open: chip, case, timeout. Raises `ConfigError`."""
+    from ..config import load_config
+
+    config = load_config()
+    for key in ("chip", "case"):
+        if getattr(args, key, None) is None and getattr(config, key):
+            setattr(args, key, getattr(config, key))
+    if getattr(args, "timeout", None) is None or isinstance(args.timeout, ConfigDefault):
+        args.timeout = config.worker_timeout
+    return config
+
+
+def config_failure(args, exc, prog: str) -> int:
+    """A config mistake: every problem with file:line:col, as JSON or on stderr; exit 2."""
+    if getattr(args, "json", False):
+        print_json(
+            {
+                "errors": [
+                    {
+                        "kind": "config",
+                        "message": p.message,
+                        "file": p.file,
+                        "line": p.line,
+                        "column": p.column,
+                    }
+                    for p in exc.problems
+                ],
+                "passed": False,
+            }
+        )
+    else:
+        print(f"{prog}: config error:\n{exc}", file=sys.stderr)
+    return 2
+
+
+def print_output(text: str, out=None) -> None:
+    """What the operator printed, set apart from our own report (human output only)."""
+    if text:
+        out = out or sys.stdout
+        out.write("  operator output:\n")
+        for line in text.rstrip("\n").splitlines():
+            out.write(f"  | {line}\n")
 
 
 def parse_params(items: list[str]) -> dict[str, str]:

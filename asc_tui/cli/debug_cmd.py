@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import sys
 
-from ..devkit.debug import DebugReport, DebugRequest, debug
-from ..devkit.loader import list_operators
+from ..config import ConfigError, resolve_operators_dir
+from ..devkit.debug import DebugReport, DebugRequest
+from ..devkit.errors import BuildError
+from ..devkit.isolated import debug_isolated
+from ..devkit.loader import list_operators, resolve_operator
 from ..devkit.sanitizer import TOOLS
-from .common import add_target_options, parse_params, print_json
+from .common import add_target_options, apply_config, config_failure, parse_params, print_json, print_output
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "debug", help="find memory, race, init and sync bugs; check precision and multi-rank deadlocks"
     )
-    add_target_options(p, op_optional=True, timeout=30.0, runaway="a runaway kernel or rank")
+    add_target_options(p, op_optional=True, runaway="a runaway kernel or rank")
     p.add_argument(
         "--tool",
         default=",".join(TOOLS),
@@ -59,12 +62,16 @@ def main(args) -> int:
     if args.ranks is not None and args.ranks < 1:
         print("asc-tui debug: --ranks must be at least 1", file=sys.stderr)
         return 2
+    try:
+        config = apply_config(args)
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui debug")
     params = parse_params(args.param)
-    targets = args.op or [str(p) for p in list_operators()]
-    reports = []
-    for op in targets:
-        req = DebugRequest(
-            op,
+    root = resolve_operators_dir(None, config) if config.operators else None
+    targets = args.op or [str(p) for p in list_operators(root)]
+    requests = [
+        DebugRequest(
+            str(resolve_operator(op, root)) if _exists(op, root) else op,
             args.case,
             args.chip,
             params,
@@ -75,13 +82,26 @@ def main(args) -> int:
             args.timeout,
             args.seed,
         )
-        rep = debug(req)
-        reports.append(rep)
+        for op in targets
+    ]
+    docs, clean = [], True
+    for res in debug_isolated(requests, args.timeout, config.worker_memory_mb):
+        clean = clean and res.report.clean
+        docs.append(res.to_dict())
         if not args.json:
-            print_report(rep)
+            print_report(res.report)
+            print_output(res.stdout)
     if args.json:
-        print_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
-    return 0 if all(r.clean for r in reports) else 1
+        print_json(docs[0] if len(docs) == 1 else docs)
+    return 0 if clean else 1
+
+
+def _exists(op: str, root) -> bool:
+    try:
+        resolve_operator(op, root)
+    except BuildError:
+        return False
+    return True
 
 
 def print_report(r: DebugReport, out=None) -> None:
@@ -126,10 +146,13 @@ def _print_precision(r: DebugReport, w) -> None:
         w("  precision: not checked (the run did not finish)\n")
         return
     for o in r.precision.outputs:
+        cosine = "invalid" if o.cosine_invalid else f"{o.cosine_similarity:.6f}"
         w(
-            f"  precision {o.name} ({o.dtype}): {o.verdict}  max abs err {o.max_abs_error:.4g}"
-            f" (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err {o.mean_rel_error:.4g}, "
-            f"cosine {o.cosine_similarity:.6f}, NaN {o.nan}, Inf {o.inf}\n"
+            f"  precision {o.name} ({o.dtype}): {o.verdict}  NaN {o.nan}, Inf {o.inf}, max abs err "
+            f"{o.max_abs_error:.4g} (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err "
+            f"{o.mean_rel_error:.4g}, cosine {cosine}\n      why: {o.reason}\n"
         )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    if r.nonfinite is not None:
+        w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import sys
 
+from ..config import ConfigError
 from ..devkit.errors import OperatorError
 from ..devkit.history import record_run
-from ..devkit.runner import RunRequest, run
-from .common import add_emulation_options, add_target_options, parse_params, print_json
+from ..devkit.isolated import run_isolated
+from ..devkit.runner import RunRequest
+from .common import (
+    add_emulation_options,
+    add_target_options,
+    apply_config,
+    config_failure,
+    parse_params,
+    print_json,
+    print_output,
+)
 
 
 def add_parser(sub) -> None:
@@ -85,6 +95,10 @@ def main(args) -> int:
         return int(tune_from_profile_args(args, quick=bool(args.quick_tune)) or 0)
     from ..devkit.chips import load_chip
 
+    try:
+        args.worker_memory_mb = apply_config(args).worker_memory_mb
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui profile")
     chip = None
     if args.chip or args.import_dir is None:
         try:
@@ -120,23 +134,27 @@ def _profile(args, chip) -> int:
         seed=args.seed,
         timeout_s=args.timeout,
     )
-    report = run(req)
+    (res,) = run_isolated([req], args.timeout, args.worker_memory_mb)
+    report = res.report
     record_run(report, kind="profile")
     if report.emulation is None:
         if args.json:
-            print_json(report.to_dict())
+            print_json(res.to_dict())
         else:
             from .run_cmd import print_report
 
             print_report(report, sys.stderr)
+            print_output(res.stdout, sys.stderr)
         return 1
     prof = profile(report, chip)
-    return _output(args, prof, report)
+    if not args.json:
+        print_output(res.stdout)
+    return _output(args, prof, report, {"exit": res.exit.to_dict(), "stdout": res.stdout})
 
 
-def _output(args, prof, report) -> int:
+def _output(args, prof, report, extra: dict | None = None) -> int:
     extras: list[str] = []
-    out: dict = {}
+    out: dict = dict(extra or {})
     if args.trace:
         if report is None:
             return _fail(args, "--trace needs a run (imported msprof data has no timeline)")

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import sys
 
+from ..config import ConfigError, resolve_operators_dir
 from ..devkit.history import record_run
+from ..devkit.isolated import run_isolated
 from ..devkit.loader import list_operators
-from ..devkit.runner import RunReport, RunRequest, run
-from .common import add_emulation_options, add_target_options, parse_params, print_json
+from ..devkit.runner import RunReport, RunRequest
+from .common import (
+    add_emulation_options,
+    add_target_options,
+    apply_config,
+    config_failure,
+    parse_params,
+    print_json,
+    print_output,
+)
 
 
 def add_parser(sub) -> None:
@@ -18,11 +28,15 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
+    try:
+        config = apply_config(args)
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui run")
     params = parse_params(args.param)
-    targets = args.op or [str(p) for p in list_operators()]
-    reports = []
-    for op in targets:
-        req = RunRequest(
+    root = resolve_operators_dir(None, config) if config.operators else None
+    targets = args.op or [str(p) for p in list_operators(root)]
+    requests = [
+        RunRequest(
             op,
             case=args.case,
             chip=args.chip,
@@ -30,16 +44,26 @@ def main(args) -> int:
             timing_only=args.timing_only,
             seed=args.seed,
             timeout_s=args.timeout,
+            root=str(root) if root else None,
         )
-        report = run(req)
+        for op in targets
+    ]
+    docs, ok = [], True
+    for res in run_isolated(requests, args.timeout, config.worker_memory_mb):
+        report = res.report
         record_run(report, kind="run")
-        reports.append(report)
+        ok = ok and report.passed
+        docs.append(res.to_dict())
         if not args.json:
             print_report(report)
+            print_output(res.stdout)
     if args.json:
-        print_json(reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports])
-    ok = all(r.passed for r in reports)
+        print_json(docs[0] if len(docs) == 1 else docs)
     return 0 if ok else 1
+
+
+def _g(x: float | None) -> str:
+    return "inf" if x is None else f"{x:.3g}"
 
 
 def _fmt_bytes(n: int) -> str:
@@ -53,7 +77,7 @@ def _fmt_bytes(n: int) -> str:
 def print_report(r: RunReport, out=None) -> None:
     out = out or sys.stdout
     w = out.write
-    title = f"{r.operator} [{r.case}] on {r.chip}"
+    title = f"{r.operator}" + (f" [{r.case}]" if r.case else "") + f" on {r.chip}"
     if r.params:
         title += "  " + " ".join(f"{k}={v}" for k, v in r.params.items())
     w(f"{title}\n")
@@ -83,8 +107,11 @@ def print_report(r: RunReport, out=None) -> None:
             w(f"  ... {len(em.log) - 50} more log lines (see --json)\n")
     if r.precision is not None:
         p = r.precision.to_dict()
+        nonfinite = f"NaN {p['nan']}, Inf {p['inf']}, " if p["nan"] or p["inf"] else ""
         w(
-            f"  precision {p['verdict']}: max abs err {p['max_abs_error']:.3g}, mean rel err "
-            f"{p['mean_rel_error']:.3g}, cosine {p['cosine_similarity']:.6f}\n"
+            f"  precision {p['verdict']}: {nonfinite}max abs err {_g(p['max_abs_error'])}, mean rel err "
+            f"{_g(p['mean_rel_error'])}, cosine "
+            + (f"{p['cosine_similarity']:.6f}" if p["cosine_similarity"] is not None else "invalid")
+            + f" ({p['reason']})\n"
         )
     w("\n")

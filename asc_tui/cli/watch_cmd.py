@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
         "--timeout",
         type=float,
         default=None,
-        help="seconds before a runaway operator is stopped (default: config, 30)",
+        help="seconds before a runaway operator is stopped (default: the config's worker_timeout, 60)",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per rerun")
     p.add_argument("--no-initial", action="store_true", help="do not run everything at start")
@@ -72,7 +72,7 @@ def main(args) -> int:
     chip = args.chip or config.chip
     case = args.case or config.case
     results: queue.Queue = queue.Queue()
-    worker = RunWorker(timeout_s=timeout, spare=True)
+    worker = RunWorker(timeout_s=timeout, spare=True, memory_mb=config.worker_memory_mb)
     rerunner = Rerunner(
         worker,
         lambda p: RunRequest(str(p), case=case, chip=chip, timeout_s=timeout),

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..config import DEFAULT_WORKER_TIMEOUT
 from ..npu.errors import ErrorInfo
 from .deadlock import DeadlockReport, run_ranks
 from .loader import load_operator
+from .nonfinite import NonFiniteOrigin, NonFiniteTrace
 from .precision import PrecisionReport
 from .runner import RunReport, RunRequest, run
 from .sanitizer import TOOLS, Finding, Sanitizer, findings_from_errors
@@ -31,7 +33,7 @@ class DebugRequest:
     precision_check: bool = False
     deadlock_check: bool = False
     ranks: int | None = None
-    timeout_s: float = 30.0
+    timeout_s: float = DEFAULT_WORKER_TIMEOUT
     seed: int = 0
 
 
@@ -48,6 +50,7 @@ class DebugReport:
     run: RunReport | None
     seconds: float
     precision_checked: bool = False
+    nonfinite: NonFiniteOrigin | None = None  # --precision-check: where the first NaN/Inf came from
 
     @property
     def clean(self) -> bool:
@@ -70,6 +73,7 @@ class DebugReport:
             "errors": [e.to_dict() for e in self.errors],
             "precision": self.precision.to_dict() if self.precision else None,
             "deadlock": self.deadlock.to_dict() if self.deadlock else None,
+            "nonfinite_origin": self.nonfinite.to_dict() if self.nonfinite else None,
         }
 
 
@@ -113,6 +117,7 @@ def debug(req: DebugRequest) -> DebugReport:
     errors: list[ErrorInfo] = []
     report = None
     precision = None
+    origin = None
     op = None
     try:
         op = load_operator(req.op)
@@ -132,7 +137,8 @@ def debug(req: DebugRequest) -> DebugReport:
             req.precision_check,
         )
     if tools or req.precision_check or not req.deadlock_check:
-        san = Sanitizer(tools) if tools else None
+        trace = NonFiniteTrace() if req.precision_check else None
+        san = Sanitizer(tools, extra=(trace,) if trace else ()) if tools or trace else None
         with np.errstate(all="ignore"):  # overflow is what --precision-check reports
             report = run(
                 RunRequest(
@@ -145,6 +151,8 @@ def debug(req: DebugRequest) -> DebugReport:
         findings += found
         errors += rest
         precision = report.precision
+        if trace is not None and precision is not None and (precision.verdict != "PASS"):
+            origin = trace.origin
     dl = None
     if req.deadlock_check:
         n = req.ranks or int(getattr(op.module, "RANKS", 2))
@@ -163,4 +171,5 @@ def debug(req: DebugRequest) -> DebugReport:
         report,
         time.perf_counter() - t0,
         req.precision_check,
+        origin,
     )

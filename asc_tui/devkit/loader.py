@@ -165,8 +165,9 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     try:
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
+        col = f" (column {exc.offset})" if exc.offset else ""
         raise BuildError(
-            f"syntax error: {exc.msg}", str(path), exc.lineno, hint=(exc.text or "").strip() or None
+            f"syntax error: {exc.msg}{col}", str(path), exc.lineno, hint=syntax_hint(exc)
         ) from None
     _remember_source(str(path), source)
     mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
@@ -183,6 +184,30 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     finally:
         sys.modules.pop(mod_name, None)
     return _validate(module, path, source)
+
+
+_SYNTAX_HINTS = (
+    ("was never closed", "a bracket opened on this line has no closing one"),
+    ("unexpected EOF", "the file ends inside a bracket or a block: look for a missing ) ] }"),
+    ("unterminated string", "a string opened on this line is never closed: add the matching quote"),
+    ("unterminated triple-quoted", 'a docstring is never closed: add the closing """'),
+    ("expected ':'", "a def / class / if / for / while / with line must end with ':'"),
+    ("indent", "indent with 4 spaces, no tabs, and line the block up with its neighbours"),
+    ("does not match opening", "the closing bracket does not match the one it closes"),
+    ("unmatched", "a closing bracket has no opening one: remove it or add its partner"),
+    ("Perhaps you forgot a comma", "separate the items with commas"),
+    ("cannot assign", "the left of '=' must be a name, an attribute or an index ('==' compares)"),
+)
+
+
+def syntax_hint(exc: SyntaxError) -> str:
+    """Advice for a syntax error (the snippet already shows the line, so never repeat it)."""
+    msg = exc.msg or ""
+    for needle, hint in _SYNTAX_HINTS:
+        if needle in msg:
+            return hint
+    where = f"near column {exc.offset} " if exc.offset else ""
+    return f"Python cannot parse this line {where}— the mistake may also be at the end of the line above"
 
 
 def _remember_source(path: str, source: bytes) -> None:

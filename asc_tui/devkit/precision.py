@@ -2,7 +2,11 @@
 
 Verdict: PASS when cosine ≥ 0.999 and every element is within atol + rtol·|want| for its dtype;
 WARN when cosine is in [0.99, 0.999) (or cosine passes but the element bound does not);
-FAIL below 0.99, or on any NaN/Inf the golden does not have.
+FAIL below 0.99, or on any NaN/Inf the golden does not have. `reason` says which in words.
+
+NaN/Inf come first: a cosine over the finite elements only would read 1.0 for an output that is
+half NaN, so when the output has NaN/Inf the golden does not, the cosine is invalid — NaN here,
+null in JSON with `cosine_invalid` giving the reason — and never reads as a match.
 """
 
 from __future__ import annotations
@@ -36,6 +40,30 @@ class OutputPrecision:
     inf: int
     verdict: str
     worst: list = field(default_factory=list)  # [(flat index, got, want)]
+    reason: str = ""  # why the verdict, in words
+    cosine_invalid: str | None = None  # why cosine_similarity is NaN (not computable), if it is
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        head = {k: d.pop(k) for k in ("name", "dtype", "nan", "inf")}  # NaN/Inf counts first
+        if self.cosine_invalid is not None:
+            d["cosine_similarity"] = None
+        for k in ("max_abs_error", "mean_rel_error"):
+            d[k] = _json_float(d[k])
+        d["worst"] = [[i, _json_value(g), _json_value(w)] for i, g, w in self.worst]
+        return {**head, **d}
+
+
+def _json_float(x: float) -> float | None:
+    """Valid JSON has no NaN/Infinity: a figure that is not finite becomes null."""
+    return x if np.isfinite(x) else None
+
+
+def _json_value(x: float) -> float | str:
+    """An element's value: the number, or "NaN" / "Infinity" / "-Infinity" as text."""
+    if np.isfinite(x):
+        return x
+    return "NaN" if np.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
 
 
 @dataclass(frozen=True)
@@ -53,13 +81,27 @@ class PrecisionReport:
             return 0.0 if not lo else 1.0
         return min(vals) if lo else max(vals)
 
+    @property
+    def reason(self) -> str:
+        """The verdict in words: the worst output's reason (named when there are several)."""
+        order = {"PASS": 0, "WARN": 1, "FAIL": 2}
+        worst = max(self.outputs, key=lambda o: order[o.verdict], default=None)
+        if worst is None:
+            return "no outputs"
+        return worst.reason if len(self.outputs) == 1 else f"{worst.name}: {worst.reason}"
+
     def to_dict(self) -> dict:
+        invalid = [o for o in self.outputs if o.cosine_invalid is not None]
         return {
-            "max_abs_error": self._worst("max_abs_error"),
-            "mean_rel_error": self._worst("mean_rel_error"),
-            "cosine_similarity": self._worst("cosine_similarity", lo=True),
+            "nan": sum(o.nan for o in self.outputs),
+            "inf": sum(o.inf for o in self.outputs),
+            "max_abs_error": _json_float(self._worst("max_abs_error")),
+            "mean_rel_error": _json_float(self._worst("mean_rel_error")),
+            "cosine_similarity": None if invalid else self._worst("cosine_similarity", lo=True),
+            "cosine_invalid": invalid[0].cosine_invalid if invalid else None,
             "verdict": self.verdict,
-            "outputs": [asdict(o) for o in self.outputs],
+            "reason": self.reason,
+            "outputs": [o.to_dict() for o in self.outputs],
         }
 
 
@@ -132,12 +174,21 @@ def compare(
     else:
         cos = float(dot / (np.sqrt(ng) * np.sqrt(nw)))
     mean_rel = rel_sum / rel_n if rel_n else (0.0 if size == 0 else float("inf"))
-    if unexpected or cos < WARN_COSINE:
-        verdict = "FAIL"
-    elif cos < PASS_COSINE or not within:
-        verdict = "WARN"
+    invalid = None
+    if unexpected:
+        found = " and ".join(f"{k} {w}" for k, w in ((nan, "NaN"), (inf, "Inf")) if k)
+        invalid = f"{found} in the output where the golden is finite"
+        cos = float("nan")
+    if invalid:
+        verdict, reason = "FAIL", invalid
+    elif cos < WARN_COSINE:
+        verdict, reason = "FAIL", f"cosine {cos:.6f} < {WARN_COSINE}"
+    elif cos < PASS_COSINE:
+        verdict, reason = "WARN", f"cosine {cos:.6f} < {PASS_COSINE}"
+    elif not within:
+        verdict, reason = "WARN", f"max abs error {max_abs:.4g} beyond atol {atol:g} + rtol {rtol:g}·|golden|"
     else:
-        verdict = "PASS"
+        verdict, reason = "PASS", f"cosine {cos:.6f}, every element within atol {atol:g} + rtol {rtol:g}"
     return OutputPrecision(
         name,
         dtype_name(dt),
@@ -151,4 +202,6 @@ def compare(
         inf,
         verdict,
         [(i, gv, wv) for _, i, gv, wv in worst],
+        reason,
+        invalid,
     )

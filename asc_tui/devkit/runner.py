@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ..config import DEFAULT_WORKER_TIMEOUT
 from ..npu.chip import load_chip
-from ..npu.errors import ErrorInfo, OperatorError, TilingError
+from ..npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
 from ..npu.results import EmulationResult
 from .emulation import Emulation
@@ -28,7 +29,7 @@ class RunRequest:
     params: dict = field(default_factory=dict)
     timing_only: bool = False
     seed: int = 0
-    timeout_s: float | None = 60.0
+    timeout_s: float | None = DEFAULT_WORKER_TIMEOUT
     root: str | None = None
 
 
@@ -138,11 +139,20 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
     gm_args = []
     for name, spec in specs.specs.items():
         data = None
-        if not timing_only:
-            arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
-            arrays[name] = arr
-            data = arr.reshape(-1)
-        gm_args.append(make_gm(name, spec.np_dtype, spec.count, data))
+        try:
+            if not timing_only:
+                arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
+                arrays[name] = arr
+                data = arr.reshape(-1)
+            gm_args.append(make_gm(name, spec.np_dtype, spec.count, data))
+        except MemoryError:
+            file, line = spec.where
+            raise BuildError(
+                f"tensor {name!r} ({spec.describe()}, {spec.nbytes / 2**30:.1f} GiB) does not fit in memory",
+                file or op.path,
+                line,
+                hint="use a smaller case, or raise worker_memory_mb in the config",
+            ) from None
     return case, p, specs, lnch, arrays, gm_args
 
 
@@ -211,12 +221,18 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
     if isinstance(want, dict):
         missing = [k for k in outs if k not in want]
         if missing:
-            raise OperatorError(f"golden() returned no {', '.join(missing)}", op.path)
+            raise OperatorError(
+                f"golden() returned no {', '.join(missing)}", op.path, _golden_return_line(op)
+            )
     else:
         if not isinstance(want, (tuple, list)):
             want = (want,)
         if len(want) != len(outs):
-            raise OperatorError(f"golden() returned {len(want)} array(s) for {len(outs)} output(s)", op.path)
+            raise OperatorError(
+                f"golden() returned {len(want)} array(s) for {len(outs)} output(s)",
+                op.path,
+                _golden_return_line(op),
+            )
         want = dict(zip(outs, want))
     overrides = getattr(op.module, "PRECISION", None)
     results = []
@@ -224,11 +240,32 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
         got = arrays[name]
         w = np.asarray(want[name])
         if w.size != got.size:
+            spec = specs.outputs[name]
+            out_file, out_line = spec.where
+            declared = f" (declared at line {out_line})" if out_line and out_file == op.path else ""
             raise OperatorError(
-                f"golden() output {name!r} has {w.size} elements, the kernel's has {got.size}", op.path
+                f"golden() output {name!r} has {w.size} elements {tuple(w.shape)}, the kernel's "
+                f"{name} has {got.size} {spec.describe()}{declared}",
+                op.path,
+                _golden_return_line(op),
+                hint="make golden() return the shape tensors() declares for this output",
             )
         results.append(compare(name, got.reshape(-1), w.reshape(-1).astype(got.dtype), overrides))
     return PrecisionReport(tuple(results))
+
+
+def _golden_return_line(op: OperatorModule) -> int | None:
+    """The `return` of golden() (else its `def`): where a wrong golden shape is made."""
+    import inspect
+
+    try:
+        lines, start = inspect.getsourcelines(op.module.golden)
+    except (OSError, TypeError):
+        return None
+    for i, text in enumerate(lines):
+        if text.strip().startswith("return"):
+            return start + i
+    return start
 
 
 def _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs):

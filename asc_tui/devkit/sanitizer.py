@@ -99,7 +99,9 @@ class Finding:
 class Sanitizer:
     """Dispatches the kernel API's hooks to the enabled tools and collects their findings."""
 
-    def __init__(self, tools=TOOLS):
+    def __init__(self, tools=TOOLS, extra=()):
+        """`extra`: more hooks with the tools' interface that report through their own
+        attributes, not findings (the precision check's `NonFiniteTrace`)."""
         from .initcheck import InitCheck
         from .memcheck import MemCheck
         from .racecheck import RaceCheck
@@ -114,7 +116,7 @@ class Sanitizer:
         self.tools = tools
         self._found: dict[tuple, list] = {}
         made = {"memcheck": MemCheck, "racecheck": RaceCheck, "initcheck": InitCheck, "synccheck": SyncCheck}
-        self.checkers = [made[t](self) for t in TOOLS if t in tools]
+        self.checkers = [made[t](self) for t in TOOLS if t in tools] + list(extra)
         self._access = [c.access for c in self.checkers if hasattr(c, "access")]
 
         def _hooks(name):

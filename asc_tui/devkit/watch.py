@@ -5,13 +5,17 @@ Two pieces, both plain threads so the headless `asc-tui watch` and the workbench
 - `FileWatcher` turns `watchfiles` events into debounced `ChangeSet`s. Editor temp files are
   ignored, so an atomic save (write `.foo.py.tmp`, rename onto `foo.py`) is one change of foo.py.
   An operator file affects that operator; a chip/config TOML or a helper module affects them all.
-- `Rerunner` runs queued operators one at a time in a `RunWorker`. When a save touches the
-  operator whose run is in flight, that run is cancelled and restarted with the new source.
+- `Rerunner` runs queued operators in `RunWorker`s: one at a time while runs are quick, and a
+  worker of its own for the next operator once the run in flight is slow, so a runaway kernel
+  holds up nobody else. When a save touches an operator whose run is in flight, that run is
+  cancelled and restarted with the new source.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,11 +153,37 @@ class FileWatcher:
             self._ready.set()
 
 
+#: A run in flight longer than this (seconds) no longer holds up the queue: the next operator
+#: gets a worker of its own (a runaway kernel waits out its timeout alone).
+PATIENCE_S = 1.0
+#: Most workers running at once (each a process; a runaway holds one until its timeout).
+MAX_LANES = 4
+
+
+class _Lane:
+    """One worker and the thread that feeds it; `current` is the path it is running."""
+
+    def __init__(self, worker: RunWorker, own: bool, rerunner: Rerunner, n: int):
+        self.worker = worker
+        self.own = own  # made by the rerunner (closed by it), not the caller's
+        self.current: Path | None = None
+        self.since = 0.0
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread = threading.Thread(target=rerunner._lane_loop, args=(self,), name=f"asc-tui-run-{n}")
+        self.thread.daemon = True
+        self.thread.start()
+
+
 class Rerunner:
-    """Runs operators (queued by path) in a worker, one at a time, newest source wins.
+    """Runs queued operators (by path) in workers, newest source wins.
+
+    Runs go one at a time through the caller's worker; but when the run in flight has taken
+    longer than `patience_s` and another operator is waiting, that one gets a worker of its own
+    (up to `max_lanes`), so a runaway kernel never holds up the other operators until it times
+    out. A save of an operator whose run is in flight cancels that run and queues it again.
 
     `on_start(path, request)` and `on_result(path, result)` are called from the rerunner's
-    thread; a UI forwards them to its own loop. Cancelled runs are not reported as results.
+    threads; a UI forwards them to its own loop. Cancelled runs are not reported as results.
     """
 
     def __init__(
@@ -162,22 +192,34 @@ class Rerunner:
         make_request: Callable[[Path], RunRequest],
         on_start: Callable[[Path, RunRequest], None] | None = None,
         on_result: Callable[[Path, WorkResult], None] | None = None,
+        patience_s: float = PATIENCE_S,
+        max_lanes: int = MAX_LANES,
     ):
         self.worker = worker
         self.make_request = make_request
         self.on_start = on_start or (lambda p, r: None)
         self.on_result = on_result or (lambda p, r: None)
+        self.patience_s = patience_s
+        self.max_lanes = max(1, max_lanes)
         self._pending: dict[Path, None] = {}
         self._cond = threading.Condition()
-        self._current: Path | None = None
         self._stopped = False
         self.cancelled = 0
+        self._lanes = [_Lane(worker, False, self, 0)]
         self._thread = threading.Thread(target=self._loop, name="asc-tui-rerun", daemon=True)
         self._thread.start()
 
     @property
     def current(self) -> Path | None:
-        return self._current
+        """The operator running longest (None when nothing runs)."""
+        with self._cond:
+            busy = [lane for lane in self._lanes if lane.current is not None]
+            return min(busy, key=lambda lane: lane.since).current if busy else None
+
+    @property
+    def running(self) -> list[Path]:
+        with self._cond:
+            return [lane.current for lane in self._lanes if lane.current is not None]
 
     def submit(self, paths: Iterable[Path], restart_running: bool = True, front: bool = False) -> None:
         """Queue operators; a queued operator whose run is in flight has that run cancelled.
@@ -191,43 +233,84 @@ class Rerunner:
                 self._pending = dict.fromkeys([*new, *rest])
             else:
                 self._pending.update(dict.fromkeys(new))
-            if restart_running and self._current in new:
-                self.worker.cancel()
-            self._cond.notify()
+            if restart_running:
+                for lane in self._lanes:
+                    if lane.current in new:
+                        lane.worker.cancel()
+            self._cond.notify_all()
 
     def cancel(self) -> None:
-        """Drop the queue and stop the run in flight."""
+        """Drop the queue and stop the runs in flight."""
         with self._cond:
             self._pending.clear()
-            if self._current is not None:
-                self.worker.cancel()
+            for lane in self._lanes:
+                if lane.current is not None:
+                    lane.worker.cancel()
 
     def idle(self) -> bool:
         with self._cond:
-            return not self._pending and self._current is None
+            return not self._pending and all(lane.current is None for lane in self._lanes)
 
     def stop(self) -> None:
+        """Stop dispatching, cancel what runs and close the workers the rerunner started."""
         with self._cond:
             self._stopped = True
             self._pending.clear()
-            self._cond.notify()
-        self.worker.cancel()
+            self._cond.notify_all()
+            lanes = list(self._lanes)
+        for lane in lanes:
+            lane.worker.cancel()
+            lane.jobs.put(None)
         self._thread.join(3.0)
+        for lane in lanes:
+            lane.thread.join(3.0)
+            if lane.own:
+                lane.worker.close()
 
+    # -- dispatch ----------------------------------------------------------------------------
     def _loop(self) -> None:
         while True:
             with self._cond:
-                while not self._pending and not self._stopped:
-                    self._cond.wait()
-                if self._stopped:
-                    return
-                path = next(iter(self._pending))
+                while True:
+                    if self._stopped:
+                        return
+                    path, lane, wait = self._next_locked()
+                    if lane is not None:
+                        break
+                    self._cond.wait(wait)
                 del self._pending[path]
-                self._current = path
+                lane.current, lane.since = path, time.monotonic()
+            lane.jobs.put(path)
+
+    def _next_locked(self) -> tuple[Path | None, _Lane | None, float | None]:
+        """(path, lane) to start now, or how long to wait before asking again (None: until told)."""
+        running = {lane.current for lane in self._lanes if lane.current is not None}
+        path = next((p for p in self._pending if p not in running), None)  # a restart waits its cancel
+        if path is None:
+            return None, None, None
+        idle = next((lane for lane in self._lanes if lane.current is None), None)
+        if idle is not None:
+            return path, idle, None
+        if len(self._lanes) >= self.max_lanes:
+            return None, None, None
+        waited = time.monotonic() - min(lane.since for lane in self._lanes)
+        if waited < self.patience_s:
+            return None, None, self.patience_s - waited
+        w = self.worker
+        extra = RunWorker(timeout_s=w.timeout_s, memory_mb=getattr(w, "memory_mb", None))
+        lane = _Lane(extra, True, self, len(self._lanes))
+        self._lanes.append(lane)
+        return path, lane, None
+
+    def _lane_loop(self, lane: _Lane) -> None:
+        while True:
+            path = lane.jobs.get()
+            if path is None:
+                return
             try:
                 request = self.make_request(path)
                 self.on_start(path, request)
-                result = self.worker.run(request)
+                result = lane.worker.run(request)
             except Exception as exc:  # a bad request (config) must not kill the loop
                 request = RunRequest(str(path))
                 result = WorkResult(
@@ -239,8 +322,10 @@ class Rerunner:
                 )
             finally:
                 with self._cond:
-                    self._current = None
+                    lane.current = None
+                    self._cond.notify_all()
             if result.status is WorkStatus.CANCELLED:
-                self.cancelled += 1
+                with self._cond:
+                    self.cancelled += 1
                 continue
             self.on_result(path, result)

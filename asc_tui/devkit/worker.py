@@ -2,21 +2,24 @@
 
 A kernel that loops forever, a `sys.exit()` in a tiling function or a segfaulting extension only
 ever kills (or stalls) the child: the parent gets a `WorkResult` with status "timeout", "crashed"
-or "raised" and an `ErrorInfo` naming the user's file and line where one can be found. The child
+or "raised" and an `ErrorInfo` naming the user's file and line where one can be found (an
+`os._exit` or a signal the operator sends itself dumps its stack first, so even those name a line).
+The child's stdout and stderr go to a file, never to the caller's terminal: `WorkResult.output`
+holds what the run printed. `memory_mb` caps the child's address space, so a runaway allocation
+is a `MemoryError` in the user's code rather than the machine swapping. The child
 is *warm* (numpy and the emulator already imported) so a hot reload costs one emulation, not one
 interpreter start; after a kill a fresh child is started at once so the next run is warm again.
 
 Every run imports the operator afresh (`load_operator` never caches) and forgets user helper
-modules imported by the previous run, so an edited helper is re-read too.
+modules imported by the previous run, so an edited helper is re-read too. This module is the
+parent side; what runs in the child is in `worker_child.py`.
 """
 
 from __future__ import annotations
 
 import enum
-import faulthandler
 import itertools
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -24,13 +27,15 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from .. import PACKAGE_DIR
-from ..npu.errors import ErrorInfo, is_user_file, location_from_traceback, source_line
+from ..config import DEFAULT_WORKER_TIMEOUT
+from ..npu.errors import ErrorInfo, source_line
 from .runner import RunReport, RunRequest
+from .worker_child import Call, _child_entry, _Duplex, innermost_user_frame  # noqa: F401 - re-exported
 
 #: How long a cold child may take to import numpy and the emulator (seconds).
 START_TIMEOUT_S = 60.0
@@ -56,6 +61,15 @@ class WorkResult:
     report: RunReport | None
     error: ErrorInfo | None
     seconds: float
+    output: str = ""  # what the run wrote to stdout/stderr (the child's, not ours)
+    exitcode: int | None = None  # "crashed": the child's exit status (negative: the signal)
+
+    @property
+    def exit_cause(self) -> str:
+        """Why the run ended, in words: "ok", "exception", "timeout", "SIGKILL", "exit code 1"..."""
+        if self.status == "crashed":
+            return _exit_words(self.exitcode)
+        return {"raised": "exception"}.get(self.status, self.status)
 
     @property
     def ok(self) -> bool:
@@ -72,100 +86,21 @@ class WorkResult:
         return self.ok and self.report.passed
 
 
-def _child_entry(rfd: int, wfd: int, dump_path: str) -> None:
-    """Entry point of the child interpreter (`python -c`): wrap the pipe fds and serve."""
-    _child_main(_Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)), dump_path)
-
-
-class _Duplex:
-    """Two one-way `Connection`s (over plain pipes) used as one."""
-
-    def __init__(self, reader: Connection, writer: Connection):
-        self.reader, self.writer = reader, writer
-
-    def send(self, obj) -> None:
-        self.writer.send(obj)
-
-    def recv(self):
-        return self.reader.recv()
-
-    def poll(self, timeout: float = 0.0) -> bool:
-        return self.reader.poll(timeout)
-
-    def close(self) -> None:
-        self.reader.close()
-        self.writer.close()
-
-
-@dataclass(frozen=True)
-class Call:
-    """A job for the child: `module.function(*args, **kwargs)`; the result must pickle.
-
-    With `progress_kw`, the function also gets a callback under that keyword whose arguments are
-    forwarded to the parent's `on_progress` as they happen (tuning progress, for instance).
-    """
-
-    target: str  # "package.module:function"
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    progress_kw: str | None = None
-    label: str = ""
-
-
-def _child_main(conn, dump_path: str) -> None:
-    """The worker loop: receive a RunRequest or a Call, send back ("ok", value) or ("raised", info)."""
-    import importlib
-
-    from . import runner  # warm imports happen here, before "ready"
-
-    with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
-        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=False)
-        baseline_modules = set(sys.modules)
-        conn.send(("ready", os.getpid()))
-        while True:
-            try:
-                msg = conn.recv()
-            except (EOFError, OSError, KeyboardInterrupt):
-                return
-            if msg is None:
-                return
-            _forget_user_modules(baseline_modules)
-            try:
-                if isinstance(msg, Call):
-                    mod, _, fn = msg.target.partition(":")
-                    func = getattr(importlib.import_module(mod), fn)
-                    kwargs = dict(msg.kwargs)
-                    if msg.progress_kw:
-                        kwargs[msg.progress_kw] = lambda *a, **k: conn.send(("progress", (a, k)))
-                    answer = ("ok", func(*msg.args, **kwargs))
-                else:
-                    answer = ("ok", runner.run(msg))
-            except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
-                file, line = location_from_traceback(exc.__traceback__)
-                answer = (
-                    "raised",
-                    ErrorInfo(
-                        "crash",
-                        f"{type(exc).__name__}: {exc}",
-                        file,
-                        line,
-                        "operator code must not exit the process" if isinstance(exc, SystemExit) else None,
-                        source_line(file, line),
-                    ),
-                )
-            try:
-                conn.send(answer)
-            except Exception as exc:  # an unpicklable result: say so instead of hanging
-                conn.send(("raised", ErrorInfo("crash", f"result could not be returned: {exc}")))
-
-
 class RunWorker:
     """One warm child process running one request at a time; thread-safe, cancellable."""
 
-    def __init__(self, timeout_s: float | None = 30.0, start: bool = True, spare: bool = False):
+    def __init__(
+        self,
+        timeout_s: float | None = DEFAULT_WORKER_TIMEOUT,
+        start: bool = True,
+        spare: bool = False,
+        memory_mb: int | None = None,
+    ):
         """`spare`: keep a second warm child once the first run is done, so a cancelled or
-        killed run is replaced at once instead of by a cold start (hot reload uses this)."""
+        killed run is replaced at once instead of by a cold start (hot reload uses this).
+        `memory_mb`: the child's address-space cap (None: no cap)."""
         self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
         self.keep_spare = spare
         self._spare = None  # (proc, conn, dump) warming up or ready
         self._seq = itertools.count()
@@ -178,6 +113,7 @@ class RunWorker:
         self._busy = False
         self._dir = tempfile.mkdtemp(prefix="asc-tui-worker-")
         self._dump = os.path.join(self._dir, "stack.txt")
+        self._out = os.path.join(self._dir, "output.txt")
         self.restarts = 0
         self._closed = False
         if start:
@@ -192,10 +128,10 @@ class RunWorker:
                 return
             spare, self._spare = self._spare, None
             if spare is not None and spare[0].poll() is None:
-                self._proc, self._conn, self._dump = spare
+                self._proc, self._conn, self._dump, self._out = spare
                 self._spare = self._spawn()  # the next kill is likely too (edit loop)
             else:
-                self._proc, self._conn, self._dump = self._spawn()
+                self._proc, self._conn, self._dump, self._out = self._spawn()
             self._ready = False
 
     def _ensure_spare(self) -> None:
@@ -208,29 +144,33 @@ class RunWorker:
                 self._spare = self._spawn()
 
     def _spawn(self):
-        """A new child interpreter with its own pipes and stack-dump file."""
-        dump = os.path.join(self._dir, f"stack-{next(self._seq)}.txt")
+        """A new child interpreter with its own pipes, stack-dump file and output file."""
+        seq = next(self._seq)
+        dump = os.path.join(self._dir, f"stack-{seq}.txt")
+        out = os.path.join(self._dir, f"output-{seq}.txt")
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
+        env["PYTHONUNBUFFERED"] = "1"  # output printed just before an os._exit is kept
         code = (
-            "from asc_tui.devkit.worker import _child_entry; "
-            f"_child_entry({to_child_r}, {from_child_w}, {dump!r})"
+            "from asc_tui.devkit.worker_child import _child_entry; "
+            f"_child_entry({to_child_r}, {from_child_w}, {dump!r}, {self.memory_mb!r})"
         )
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code],
-            env=env,
-            pass_fds=(to_child_r, from_child_w),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        with open(out, "wb") as sink:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code],
+                env=env,
+                pass_fds=(to_child_r, from_child_w),
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         os.close(to_child_r)
         os.close(from_child_w)
         conn = _Duplex(Connection(from_child_r, writable=False), Connection(to_child_w, readable=False))
-        return proc, conn, dump
+        return proc, conn, dump, out
 
     def close(self) -> None:
         """Stop the child (a run in flight ends "cancelled") and remove the temp files."""
@@ -354,8 +294,13 @@ class RunWorker:
         t0 = time.perf_counter()
         name = request.label if isinstance(request, Call) else request.op
 
-        def done(status, report=None, error=None):
-            return WorkResult(request, WorkStatus(status), report, error, time.perf_counter() - t0)
+        out_file, out_at = self._out, _size(self._out)
+
+        def done(status, report=None, error=None, exitcode=None):
+            output = _read_from(out_file, out_at)
+            return WorkResult(
+                request, WorkStatus(status), report, error, time.perf_counter() - t0, output, exitcode
+            )
 
         if not self._await_ready(time.monotonic() + START_TIMEOUT_S):
             if self._cancel.is_set():
@@ -367,6 +312,7 @@ class RunWorker:
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
         Path(self._dump).write_text("")
+        out_file, out_at = self._out, _size(self._out)
         conn, proc = self._conn, self._proc
         try:
             conn.send(request)
@@ -390,8 +336,9 @@ class RunWorker:
                     if self._cancel.is_set():  # closed or cancelled: the kill was ours
                         return done("cancelled")
                     code = _exit_code(proc)
+                    where = self._where_died()
                     self._kill()
-                    return done("crashed", error=_crash_info(name, code))
+                    return done("crashed", error=_crash_info(name, code, where), exitcode=code)
                 if kind == "progress":
                     if on_progress is not None:
                         on_progress(*payload[0], **payload[1])
@@ -404,8 +351,9 @@ class RunWorker:
                 if self._closed:
                     return done("cancelled")
                 code = proc.returncode
+                where = self._where_died()
                 self._kill()
-                return done("crashed", error=_crash_info(name, code))
+                return done("crashed", error=_crash_info(name, code, where), exitcode=code)
             if deadline is not None and time.monotonic() > deadline:
                 where = self._where_stuck(proc)
                 self._kill()
@@ -422,6 +370,13 @@ class RunWorker:
                     ),
                 )
 
+    def _where_died(self) -> tuple[str | None, int | None]:
+        """The user line that called os._exit / killed itself, if the child dumped its stack."""
+        try:
+            return innermost_user_frame(Path(self._dump).read_text(errors="replace"))
+        except OSError:
+            return None, None
+
     def _where_stuck(self, proc) -> tuple[str | None, int | None]:
         """Ask the child for its stack (faulthandler on SIGUSR1): the innermost user frame."""
         try:
@@ -436,38 +391,6 @@ class RunWorker:
         return None, None
 
 
-_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*)[/\\]")
-
-
-def _is_user_path(file: str | None) -> bool:
-    """Operator code (and its helpers), not the stdlib, installed packages or asc_tui."""
-    return (
-        bool(file)
-        and is_user_file(file)
-        and not _LIBRARY.search(file)
-        and not (file.startswith(sys.base_prefix) or file.startswith(sys.prefix))
-    )
-
-
-def _forget_user_modules(keep: set[str]) -> None:
-    """Drop user modules (operator helpers) imported by earlier runs so edits are re-read."""
-    for name in set(sys.modules) - keep:
-        mod = sys.modules.get(name)
-        if _is_user_path(getattr(mod, "__file__", None)):
-            del sys.modules[name]
-
-
-_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
-
-
-def innermost_user_frame(dump: str) -> tuple[str | None, int | None]:
-    """faulthandler lists the most recent call first; return the first frame in user code."""
-    for m in _FRAME.finditer(dump):
-        if _is_user_path(m["file"]):
-            return m["file"], int(m["line"])
-    return None, None
-
-
 def _exit_code(proc: subprocess.Popen) -> int | None:
     try:
         return proc.wait(0.5)
@@ -475,18 +398,45 @@ def _exit_code(proc: subprocess.Popen) -> int | None:
         return None
 
 
-def _crash_info(name: str, exitcode: int | None) -> ErrorInfo:
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _read_from(path: str, offset: int, limit: int = 1 << 20) -> str:
+    """What the child wrote since `offset` (at most `limit` bytes: the tail if more)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            end = fh.tell()
+            fh.seek(max(offset, end - limit))
+            return fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _exit_words(exitcode: int | None) -> str:
     if exitcode is not None and exitcode < 0:
         try:
-            why = signal.Signals(-exitcode).name
+            return signal.Signals(-exitcode).name
         except ValueError:
-            why = f"signal {-exitcode}"
-    else:
-        why = f"exit code {exitcode}"
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _crash_info(name: str, exitcode: int | None, where=(None, None)) -> ErrorInfo:
+    why = _exit_words(exitcode)
+    file, line = where
+    hint = "os._exit / a native crash in operator code; the worker was restarted"
+    if exitcode == -signal.SIGKILL:
+        hint = "killed: out of memory, or a kill from outside; the worker was restarted"
     return ErrorInfo(
         "crash",
-        f"the worker running {name} died ({why})",
-        None,
-        None,
-        "os._exit / a native crash in operator code; the worker was restarted",
+        f"the worker running {name} died ({why})" + (" while running this line" if line else ""),
+        file,
+        line,
+        hint,
+        source_line(file, line),
     )

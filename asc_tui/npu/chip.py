@@ -10,6 +10,7 @@ from pathlib import Path
 import tomli
 
 from .. import PACKAGE_DIR
+from ..tomlpos import value_position
 from .errors import ChipError
 
 CHIP_DIR = PACKAGE_DIR / "chips"
@@ -146,12 +147,7 @@ def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
             raise ChipError(
                 f"[{section}] is missing {', '.join(missing)}", path, _line_of(text, f"[{section}]")
             )
-        for k in keys:
-            v = sec[k]
-            if k != "name" and (not isinstance(v, (int, float)) or v < 0):
-                raise ChipError(
-                    f"[{section}] {k} must be a non-negative number, got {v!r}", path, _line_of(text, k)
-                )
+    _check_values(data, text, path)
     c, mem, al = data["chip"], data["memory"], data["alignment"]
     reserved = data["memory"].get("ub_reserved", 0)
     usable = {k: int(v) for k, v in mem.items() if isinstance(v, int)}
@@ -187,6 +183,75 @@ def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
         launch_overhead_us=float(data["launch"]["overhead_us"]),
         raw=data,
     )
+
+
+#: (section, key) -> (lowest, highest, must be > lowest): the values a chip can sanely have.
+#: Divisors and bandwidths must be positive (0 would divide by zero or blame a DataCopy for a
+#: bandwidth that is a typo); latencies and overheads may be 0.
+_RANGES: dict[tuple[str, str], tuple[float, float, bool]] = {
+    ("chip", "clock_mhz"): (0, 10_000, True),
+    ("cores", "aic"): (0, 4096, False),
+    ("cores", "aiv"): (0, 4096, False),
+    **{("memory", k): (0, 1 << 40, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "l2", "bt", "fb")},
+    ("memory", "ub_reserved"): (0, 1 << 40, False),
+    **{("alignment", k): (0, 1 << 20, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "bt")},
+    ("events", "ids_per_type"): (0, 1 << 16, True),
+    ("events", "latency_cycles"): (0, 1e9, False),
+    ("dma", "latency_cycles"): (0, 1e9, False),
+    ("dma", "latency_per_active_core"): (0, 1e9, False),
+    ("dma", "gm_read_bytes_per_cycle"): (0, 1 << 20, True),
+    ("dma", "gm_write_bytes_per_cycle"): (0, 1 << 20, True),
+    ("dma", "l2_bytes_per_cycle"): (0, 1 << 20, True),
+    ("dma", "hbm_gbps"): (0, 1e6, True),
+    ("vector", "repeat_bytes"): (0, 1 << 20, True),
+    ("vector", "startup_cycles"): (0, 1e9, False),
+    ("vector", "max_repeat"): (0, 1 << 20, True),
+    ("scalar", "issue_cycles"): (0, 1e9, False),
+    ("scalar", "value_cycles"): (0, 1e9, False),
+    ("scalar", "gm_value_cycles"): (0, 1e9, False),
+    ("launch", "overhead_us"): (0, 1e9, False),
+}
+
+
+def _check_values(data: dict, text: str, path: str) -> None:
+    """Every number in range (see `_RANGES`; per-op cycles and [cube] rates positive), else a
+    `ChipError` at the value's line and column."""
+    checks = [(sec, key, *rng) for (sec, key), rng in _RANGES.items() if key in data.get(sec, {})]
+    for op in data.get("vector", {}).get("cycles_per_repeat", {}):
+        checks.append(("vector.cycles_per_repeat", op, 0, 1e9, True))
+    for key in data.get("cube", {}):
+        if key.endswith("bytes_per_cycle"):
+            checks.append(("cube", key, 0, 1 << 20, True))
+    for sec, key, lo, hi, strict in checks:
+        table = data
+        for part in sec.split("."):
+            table = table[part]
+        v = table[key]
+        ok = (
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and v <= hi
+            and (v > lo if strict else v >= lo)
+        )
+        if not ok:
+            line, col = _locate(text, sec, key)
+            want = "a positive number" if strict else "a non-negative number"
+            raise ChipError(
+                f"[{sec}] {key} must be {want} up to {hi:g}, got {v!r} (column {col})", path, line
+            )
+
+    cores = data.get("cores", {})
+    if cores.get("aic", 0) + cores.get("aiv", 0) < 1:
+        raise ChipError(
+            "[cores] the chip needs at least one core (aic + aiv >= 1)",
+            path,
+            _locate(text, "cores", "aic")[0],
+        )
+
+
+def _locate(text: str, section: str, key: str) -> tuple[int | None, int]:
+    """Line and column of `key`'s value inside `[section]` (else the section's line)."""
+    return value_position(text, section, key) or (_line_of(text, f"[{section}]"), 1)
 
 
 def _line_of(text: str, needle: str) -> int | None:

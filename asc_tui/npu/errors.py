@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from dataclasses import asdict, dataclass
@@ -10,6 +11,7 @@ from pathlib import Path
 from .. import PACKAGE_DIR
 
 _PKG = str(PACKAGE_DIR)
+_SHIPPED = str(PACKAGE_DIR.parent / "asc_tui_bundled")
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,22 @@ def user_location(depth: int = 3) -> tuple[str | None, int | None]:
     return f.f_code.co_filename, f.f_lineno
 
 
+_LIBRARY = re.compile(r"[/\\](site-packages|dist-packages|lib[/\\]python\d[\d.]*)[/\\]")
+
+
+def is_library_file(filename: str) -> bool:
+    """The stdlib or an installed package (numpy...): never the line to blame."""
+    if filename.startswith(_SHIPPED):  # the bundled operators of an installed asc-tui
+        return False
+    return bool(_LIBRARY.search(filename)) or filename.startswith((sys.base_prefix, sys.prefix))
+
+
 def location_from_traceback(tb) -> tuple[str | None, int | None]:
-    """Innermost traceback entry in a user file (operators), else the innermost of all."""
+    """Innermost traceback entry in a user file (operators, not a library), else the innermost
+    of all."""
     frames = traceback.extract_tb(tb)
     for fs in reversed(frames):
-        if is_user_file(fs.filename):
+        if is_user_file(fs.filename) and not is_library_file(fs.filename):
             return fs.filename, fs.lineno
     if frames:
         return frames[-1].filename, frames[-1].lineno
