@@ -10,6 +10,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from .lifecycle import while_mounted
+from .state import Status
 from .widgets.bench_table import BenchRow, BenchTable
 
 
@@ -68,8 +69,8 @@ class BenchSync:
                 if (
                     st.good is not None
                     and f"{st.good.operator}/{st.good.case}/{st.good.chip}" == msg.key
-                    and st.status == "pass"
+                    and st.status is Status.PASS
                 ):
-                    st.status = "regression"
-                    self.pane("#sidebar").set_status(st.path, "regression", st.stale)
+                    st.status = Status.REGRESSION
+                    self.pane("#sidebar").set_status(st.path, st.status, st.stale)
                     self.log_line(f"{st.path.stem}: REGRESSION {d:+.1%} vs the stored previous run", "error")
