@@ -22,6 +22,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
+from ..devkit.views.chips import default_chip
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
 from .help_screen import HelpScreen
@@ -158,7 +159,7 @@ class Workbench(Navigation, BenchSync, App):
         tree.set_operators(paths)
         self.log_line(
             f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
-            f"{self.chip or 'ascend910b (default)'}"
+            f"{self.chip or default_chip() + ' (default)'}"
         )
         if paths:
             self.selected = paths[0]
@@ -294,7 +295,7 @@ class Workbench(Navigation, BenchSync, App):
 
     def update_status(self) -> None:
         st = self.ops.get(self.selected) if self.selected else None
-        parts = [f"chip {self.chip or 'ascend910b'}"]
+        parts = [f"chip {self.chip or default_chip()}"]
         if st is not None:
             rep = st.good
             case = st.case or (rep.case if rep is not None else None) or "default"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import Config, ConfigError, load_config
 from .lifecycle import while_mounted
 from .messages import FilesChanged
 from .state import OperatorState, Status, declared_cases
@@ -12,7 +12,14 @@ from .widgets.operator_tree import OperatorTree
 
 
 class Navigation:
-    """Mixin for `Workbench`: needs `ops`, `selected`, `chip`, `submit`, `show_operator`..."""
+    """Mixin for `Workbench` (its selection, case, chip and file-change handlers); uses the app's
+    `submit`, `show_operator`, `log_line`, `update_status`, `pane` and `apply_keymap`."""
+
+    ops: dict[Path, OperatorState]
+    selected: Path | None
+    chip: str | None
+    config: Config
+    config_error: ConfigError | None
 
     def on_tree_node_highlighted(self, event) -> None:
         path = event.node.data
