@@ -8,11 +8,13 @@ from pathlib import Path
 
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
-from ..devkit.report import change_text, history_rows, render, sparkline
+from ..devkit.chips import load_chip
+from ..devkit.errors import OperatorError
+from ..devkit.present.bench import bench_table_text, history_rows
+from ..devkit.present.text import sparkline
+from ..devkit.report import render
 from ..devkit.store import Store
-from ..npu.chip import load_chip
-from ..npu.errors import OperatorError
-from .common import add_target_options, parse_params, print_json
+from .common import add_emulation_options, add_target_options, parse_params, print_json
 
 
 def add_parser(sub) -> None:
@@ -64,11 +66,7 @@ def add_parser(sub) -> None:
         help=f"exit 1 when any holds: {','.join(FAIL_CONDITIONS)} or none "
         "(default regression,must-optimise,error)",
     )
-    p.add_argument(
-        "--full",
-        action="store_true",
-        help="full numeric emulation with precision check (default timing-only)",
-    )
+    add_emulation_options(p, timing_only=True)
     p.add_argument("--no-record", action="store_true", help="do not add this run to history")
 
 
@@ -132,7 +130,7 @@ def main(args) -> int:
         against=args.against,
         save_baseline=args.save_baseline,
         thresholds=th,
-        timing_only=not args.full,
+        timing_only=args.timing_only,
         record=not args.no_record,
         timeout_s=args.timeout,
     )
@@ -160,35 +158,7 @@ def main(args) -> int:
 
 
 def print_result(r: BenchResult, out=None) -> None:
-    w = (out or sys.stdout).write
-    w(f"{r.operator} on {r.chip}" + (f" — baseline: {r.baseline}" if r.baseline else "") + "\n")
-    for e in r.errors:
-        w("  " + e.replace("\n", "\n  ") + "\n")
-    if r.cases:
-        w(
-            f"  {'case':<16}{'time us':>11}{'GFLOPS':>9}{'GB/s':>9}{'roofline':>10}"
-            f"{'base us':>11}{'relative':>10}  {'verdict':<14}change\n"
-        )
-    for c in r.cases:
-
-        def f(v, fmt):
-            return "—" if v is None else fmt.format(v)
-
-        w(
-            f"  {c.case:<16}{f(c.time_us, '{:.3f}'):>11}{f(c.gflops, '{:.1f}'):>9}"
-            f"{f(c.gbps, '{:.1f}'):>9}{f(c.roofline_fraction, '{:.1%}'):>10}"
-            f"{f(c.baseline_time_us, '{:.3f}'):>11}{f(c.relative, '{:.1%}'):>10}  "
-            f"{c.verdict.value if c.verdict else '—':<14}{change_text(c)}\n"
-        )
-        for e in c.errors:
-            w("    " + e.replace("\n", "\n    ") + "\n")
-        for warn in c.warnings:
-            w(f"    warning: {warn}\n")
-    for reg in r.regressions:
-        w(reg.message() + "\n")
-    fails = r.failures()
-    if fails:
-        w(f"bench failed on: {', '.join(fails)}\n")
+    (out or sys.stdout).write(bench_table_text(r))
 
 
 def _history(store: Store, args, th: Thresholds) -> int:

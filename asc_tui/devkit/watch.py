@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..npu.errors import ErrorInfo
+from .discovery import is_operator_file
 from .runner import RunRequest
-from .worker import RunWorker, WorkResult
+from .worker import RunWorker, WorkResult, WorkStatus
 
 #: Quiet time after the last event before a batch of changes is delivered (milliseconds).
 DEFAULT_STEP_MS = 15
@@ -65,7 +66,7 @@ def classify(
         if p in extra or p.suffix == ".toml":
             everything = True
             config = config or p.name in ("asc-tui.toml", "pyproject.toml")
-        elif p.suffix == ".py" and p.parent == root and not p.name.startswith("_"):
+        elif is_operator_file(p) and p.parent == root:
             (ops if p.exists() else removed).add(p)
         elif p.suffix == ".py":
             everything = True  # a helper module the operators may import
@@ -231,7 +232,7 @@ class Rerunner:
                 request = RunRequest(str(path))
                 result = WorkResult(
                     request,
-                    "raised",
+                    WorkStatus.RAISED,
                     None,
                     ErrorInfo("config", f"{type(exc).__name__}: {exc}", str(path)),
                     0.0,
@@ -239,7 +240,7 @@ class Rerunner:
             finally:
                 with self._cond:
                     self._current = None
-            if result.status == "cancelled":
+            if result.status is WorkStatus.CANCELLED:
                 self.cancelled += 1
                 continue
             self.on_result(path, result)

@@ -22,7 +22,8 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
-from ..devkit.views.chips import default_chip
+from ..devkit.chips import default_chip_name
+from ..devkit.discovery import find_operators
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
 from .help_screen import HelpScreen
@@ -32,7 +33,7 @@ from .main import build_arg_parser, main  # noqa: F401 - `asc-tui` with no subco
 from .messages import EngineReady, FilesChanged, RunFinished, RunStarted, ToolFailed, ToolMessage
 from .navigation import Navigation
 from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
-from .state import OperatorState, find_operators
+from .state import OperatorState
 from .themes import DEFAULT_THEME, load_themes
 from .tools import Tools
 from .widgets.bench_table import BenchTable
@@ -159,7 +160,7 @@ class Workbench(Navigation, BenchSync, App):
         tree.set_operators(paths)
         self.log_line(
             f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
-            f"{self.chip or default_chip() + ' (default)'}"
+            f"{self.chip or default_chip_name() + ' (default)'}"
         )
         if paths:
             self.selected = paths[0]
@@ -295,7 +296,7 @@ class Workbench(Navigation, BenchSync, App):
 
     def update_status(self) -> None:
         st = self.ops.get(self.selected) if self.selected else None
-        parts = [f"chip {self.chip or default_chip()}"]
+        parts = [f"chip {self.chip or default_chip_name()}"]
         if st is not None:
             rep = st.good
             case = st.case or (rep.case if rep is not None else None) or "default"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import Config, ConfigError, load_config
+from ..devkit.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
-from .state import OperatorState, Status, declared_cases
+from .state import OperatorState, Status
 from .widgets.operator_tree import OperatorTree
 
 
@@ -85,7 +86,7 @@ class Navigation:
         self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
     def action_next_chip(self) -> None:
-        from ..devkit.views.chips import chip_names
+        from ..devkit.chips import chip_names
 
         chips = chip_names()
         cur = self.chip if self.chip in chips else (chips[0] if chips else None)

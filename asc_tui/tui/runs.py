@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..devkit.chips import default_chip_name
 from .lifecycle import while_mounted
 from .messages import RunFinished, RunStarted
 from .state import OperatorState, Status, classify
@@ -30,8 +31,6 @@ class RunResults:
         self.models = {}
 
     def started(self, msg: RunStarted) -> None:
-        from ..devkit.views.chips import default_chip
-
         app = self.app
         st = app.ops.setdefault(msg.path, OperatorState(msg.path))
         st.status = Status.RUNNING
@@ -40,7 +39,7 @@ class RunResults:
         extra = " ".join(f"{k}={v}" for k, v in req.params.items())
         app.log_line(
             f"{msg.path.stem}: running [{req.case or 'default'}] on "
-            f"{req.chip or default_chip()}{' ' + extra if extra else ''}…",
+            f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
             "dim",
         )
         app.update_status()

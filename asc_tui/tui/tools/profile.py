@@ -37,15 +37,8 @@ class ProfileController(ToolController):
 
 
 def profile_report_text(report, width: int) -> str:
-    """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
-    import io
-
-    from rich.console import Console
-
-    from ...cli.profile_view import render
+    """The report `asc-tui profile --pipeline` prints (breakdown, pipeline report, hot lines)."""
+    from ...devkit.present.profile import report_text
     from ...devkit.profile import profile
 
-    buf = io.StringIO()
-    con = Console(file=buf, width=width, no_color=True, color_system=None, force_terminal=False)
-    render(profile(report), con, pipeline_report=True, lines=8)
-    return buf.getvalue().rstrip()
+    return report_text(profile(report), width, pipeline_report=True, lines=8)
