@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
 from ..devkit.chips import default_chip_name
 from ..devkit.discovery import find_operators
-from .bench_sync import BenchSync
+from .bench_sync import HistoryLoaded
 from .commands import WorkbenchCommands
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
@@ -56,7 +56,7 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(Navigation, BenchSync, App):
+class Workbench(Navigation, App):
     TITLE = "asc-tui"
     CSS = """
     #status { height: 1; padding: 0 1; background: $panel; }
@@ -182,7 +182,7 @@ class Workbench(Navigation, BenchSync, App):
             self.worker = RunWorker(timeout_s=self.config.worker_timeout, spare=True)
         self.rerunner = Rerunner(
             self.worker,
-            self.make_request,
+            self.runs.request,
             on_start=lambda p, r: self.post_message(RunStarted(p, r)),
             on_result=lambda p, r: self.post_message(RunFinished(p, r)),
         )
@@ -369,19 +369,6 @@ class Workbench(Navigation, BenchSync, App):
     def operator_paths(self) -> list[Path]:
         return list(self.ops)
 
-    def make_request(self, path: Path):
-        from ..devkit.runner import RunRequest
-
-        st = self.ops.get(path) or OperatorState(path)
-        return RunRequest(
-            str(path),
-            case=st.case,
-            chip=self.chip,
-            params=dict(st.params),
-            timing_only=False,
-            timeout_s=self.config.worker_timeout,
-        )
-
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
         self.runs.started(msg)
@@ -390,6 +377,10 @@ class Workbench(Navigation, BenchSync, App):
     def on_run_finished(self, msg: RunFinished) -> None:
         self.runs.finished(msg)
         self.results_seen += 1
+
+    @while_mounted
+    def on_history_loaded(self, msg: HistoryLoaded) -> None:
+        self.runs.bench.loaded(msg)
 
     def show_operator(self, st: OperatorState) -> None:
         """Every pane shows this operator's newest good result (marked stale if older)."""
