@@ -341,7 +341,8 @@ class Workbench(Navigation, App):
     @on(ToolMessage)
     @while_mounted
     def show_tool_message(self, msg: ToolMessage) -> None:
-        self.tools.show(msg)
+        with self.batch_update():
+            self.tools.show(msg)
 
     @while_mounted
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual.message import Message
-
 from ..devkit.regression import is_regression, slowdown_text
+from .messages import FrozenMessage
 from .state import OperatorState, Status
 from .widgets.bench_table import BenchRow, BenchTable
 
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(eq=False)
-class HistoryLoaded(Message):
+class HistoryLoaded(FrozenMessage):
     """The stored runs of one bench row (`operator/case/chip`), newest last, in µs."""
 
     key: str
