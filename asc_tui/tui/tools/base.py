@@ -85,10 +85,13 @@ class ToolProcess:
     hot reload's own worker never waits for a tool."""
 
     worker: RunWorker | None
+    timeout_s: Callable[[], float]  # read when the process starts (the config may reload)
+    closed: bool  # the app is closing: no process is started any more
 
     def __init__(self, timeout_s: Callable[[], float]):
         self.timeout_s = timeout_s
         self.worker = None
+        self.closed = False
         self._lock = threading.Lock()
 
     def call(self, tool: str, path: Path, target: str, *args):
@@ -96,6 +99,8 @@ class ToolProcess:
         from ...devkit.worker import Call, RunWorker
 
         with self._lock:
+            if self.closed:
+                raise RuntimeError("the workbench is closing")
             if self.worker is None:
                 self.worker = RunWorker(timeout_s=self.timeout_s())
             worker = self.worker
@@ -111,5 +116,7 @@ class ToolProcess:
         return False
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
+        with self._lock:
+            self.closed = True
+            if self.worker is not None:
+                self.worker.close()
