@@ -26,11 +26,9 @@ if TYPE_CHECKING:
 class ToolController:
     name: ClassVar[str]  # the worker group, the word in log lines and `action_tool(name)`
     app: Workbench
-    path: Path | None  # the operator of the newest job
 
     def __init__(self, app: Workbench):
         self.app = app
-        self.path = None
 
     def start(self, *options) -> None:
         """The tool's key: `launch` on the selected operator (a notice if none is selected)."""
@@ -60,8 +58,8 @@ class ToolController:
         self.app.pane(TabbedContent).active = tab
 
     def run(self, path: Path, work: Callable[[], ToolMessage]) -> None:
-        """Run `work` (the devkit call) in a thread worker and post the message it returns."""
-        self.path = path
+        """Run `work` (the devkit call for the operator at `path`) in a thread worker and post the
+        message it returns; the worker is named after the operator and the tool."""
         self.app.clear_failure()
 
         def body() -> None:
