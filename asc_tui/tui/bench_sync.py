@@ -14,6 +14,7 @@ from ..devkit.regression import is_regression, slowdown_text
 from .messages import FrozenMessage
 from .state import OperatorState, Status
 from .widgets.bench_table import BenchRow, BenchTable
+from .widgets.log_pane import Level
 
 if TYPE_CHECKING:
     from ..devkit.runner import RunReport
@@ -87,5 +88,5 @@ class BenchSync:
                     app.pane("#sidebar").set_status(st.path, st.status, st.stale)
                     app.log_line(
                         f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run",
-                        "error",
+                        Level.ERROR,
                     )

@@ -11,6 +11,7 @@ from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunFinished, RunStarted
 from .state import OperatorState, Status, classify
+from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
 from .widgets.source_view import SourceView
@@ -59,7 +60,7 @@ class RunResults:
         app.log_line(
             f"{msg.path.stem}: running [{req.case or 'default'}] on "
             f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
-            "dim",
+            Level.DIM,
         )
         app.update_status()
 
@@ -85,7 +86,7 @@ class RunResults:
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
                     f"{previous:,.3f} µs before "
                     f"({rep.emulation.time_us / previous - 1:+.1%})",
-                    "error",
+                    Level.ERROR,
                 )
             if rep is not None and rep.emulation is not None:
                 self.bench.update_row(st, rep, previous)
