@@ -161,3 +161,22 @@ def test_a_tool_job_that_times_out_in_the_worker_process_is_shown_with_its_statu
     (worker,) = failures(seen)
     assert isinstance(worker.error, ToolFailed) and worker.error.result.status == "timeout"
     assert of(seen, DebugFinished) == []
+
+
+def test_a_failed_tune_frees_the_tune_key_and_says_so_in_its_pane(ops, monkeypatch):
+    from asc_tui.devkit.worker import RunWorker
+
+    def lost(self, job, timeout_s=None, on_progress=None):
+        raise ConnectionError("tuner process lost")
+
+    async def script(app, pilot, seen):
+        monkeypatch.setattr(RunWorker, "call", lost)
+        await pilot.press("T")
+        await until(pilot, lambda: failures(seen), what="the tune's failure")
+        await pilot.pause(0.1)
+        assert not app.tools.tune.running
+        assert app.query_one("#tune-pane").status_text == "tune failed"
+        assert "add_custom: tune failed: ConnectionError: tuner process lost" in log_text(app)
+
+    seen = drive(ops, script)
+    assert of(seen, TuneFinished) == []
