@@ -1,9 +1,18 @@
-"""Typed messages from background threads (watcher, rerunner, tools) to the app loop."""
+"""Typed messages from background threads (watcher, rerunner, tool workers) to the app loop.
+
+Each is a `FrozenMessage`: a dataclass whose fields are set once and read-only after, carrying
+the devkit's own immutable results. The tools' results are `ToolMessage`s, declared next to
+their controllers in `tools/`. A tool that fails posts nothing: its worker raises (`ToolFailed`
+for a job that did not finish in the worker process) and the app's one `Worker.StateChanged`
+handler shows the failure.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.message import Message
 
@@ -13,39 +22,57 @@ if TYPE_CHECKING:  # the app paints before the emulator stack is imported
     from ..devkit.worker import WorkResult
 
 
-class RunStarted(Message):
-    def __init__(self, path: Path, request: RunRequest):
-        super().__init__()
-        self.path, self.request = path, request
+class FrozenMessage(Message):
+    """A dataclass message whose fields are assigned once, by `__init__`, and refuse a second
+    assignment (Textual's own bookkeeping, the `_` slots, stays writable)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super().__setattr__(name, value)
 
 
-class RunFinished(Message):
-    def __init__(self, path: Path, result: WorkResult):
-        super().__init__()
-        self.path, self.result = path, result
+@dataclass(eq=False)
+class RunStarted(FrozenMessage):
+    """The rerunner sent `request` to the worker process."""
+
+    path: Path
+    request: RunRequest
 
 
-class FilesChanged(Message):
-    def __init__(self, changes: ChangeSet):
-        super().__init__()
-        self.changes = changes
+@dataclass(eq=False)
+class RunFinished(FrozenMessage):
+    path: Path
+    result: WorkResult  # ok, or how the run failed (raised, timeout, crashed, cancelled)
 
 
-class ToolFinished(Message):
-    """A debug/bench/tune/export job finished; `value` is its devkit result (or None)."""
-
-    def __init__(
-        self, tool: str, path: Path, result: WorkResult | None, value=None, error: str | None = None
-    ):
-        super().__init__()
-        self.tool, self.path, self.result, self.value, self.error = (tool, path, result, value, error)
+@dataclass(eq=False)
+class FilesChanged(FrozenMessage):
+    changes: ChangeSet  # one debounced batch of saves
 
 
 class EngineReady(Message):
     """The worker, rerunner and watcher are up (started after the first paint)."""
 
 
-class TuneProgress(Message):
-    def __init__(self, event):
-        super().__init__()
-        self.event = event
+@dataclass(eq=False)
+class ToolMessage(FrozenMessage):
+    """A tool's message for the operator at `path`; `tool` names the controller that shows it.
+    Subclasses are dataclasses too, read-only like every `FrozenMessage`."""
+
+    tool: ClassVar[str]  # set by the class keyword: `class DebugFinished(ToolMessage, tool="debug")`
+    path: Path
+
+    def __init_subclass__(cls, tool: str | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if tool is not None:
+            cls.tool = tool
+
+
+class ToolFailed(Exception):
+    """A tool job that did not finish in the worker process (raised, timed out, crashed,
+    cancelled): raised in the tool's thread so the app's worker-error handler shows it."""
+
+    def __init__(self, tool: str, path: Path, result: WorkResult):
+        super().__init__(f"{path.stem}: {tool} {result.status}")
+        self.tool, self.path, self.result = tool, path, result

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import Config, ConfigError, load_config
+from ..devkit.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
-from .state import OperatorState, declared_cases
+from .state import OperatorState, Status
+from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 
 
 class Navigation:
-    """Mixin for `Workbench`: needs `ops`, `selected`, `chip`, `submit`, `show_operator`..."""
+    """Mixin for `Workbench` (its selection, case, chip and file-change handlers); uses the app's
+    `submit`, `show_operator`, `log_line`, `update_status`, `pane` and `apply_keymap`."""
+
+    ops: dict[Path, OperatorState]
+    selected: Path | None
+    chip: str | None
+    config: Config
+    config_error: ConfigError | None
 
     def on_tree_node_highlighted(self, event) -> None:
         path = event.node.data
@@ -43,11 +52,11 @@ class Navigation:
 
     def action_rerun(self) -> None:
         if self.selected is not None:
-            self.log_line(f"{self.selected.stem}: rerun", "dim")
+            self.log_line(f"{self.selected.stem}: rerun", Level.DIM)
             self.submit([self.selected])
 
     def action_run_all(self) -> None:
-        self.log_line(f"run all ({len(self.ops)} operators)", "dim")
+        self.log_line(f"run all ({len(self.ops)} operators)", Level.DIM)
         self.submit(list(self.ops))
 
     def action_next_case(self) -> None:
@@ -66,21 +75,21 @@ class Navigation:
         if self.selected is None:
             return
         self.ops[self.selected].case = case
-        self.log_line(f"{self.selected.stem}: case {case}", "dim")
+        self.log_line(f"{self.selected.stem}: case {case}", Level.DIM)
         self.update_status()
         self.submit([self.selected])
 
     def set_chip(self, chip: str) -> None:
         """Rerun everything on `chip` (the palette's "Chip: x")."""
         self.chip = chip
-        self.log_line(f"chip {chip}: rerun all", "dim")
+        self.log_line(f"chip {chip}: rerun all", Level.DIM)
         self.update_status()
         self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
     def action_next_chip(self) -> None:
-        from ..npu.chip import available_chips
+        from ..devkit.chips import chip_names
 
-        chips = available_chips()
+        chips = chip_names()
         cur = self.chip if self.chip in chips else (chips[0] if chips else None)
         if not chips:
             return
@@ -92,9 +101,9 @@ class Navigation:
         tree = self.pane(OperatorTree)
         for p in cs.removed:
             if p in self.ops:
-                self.ops[p].status = "removed"
-                tree.set_status(p, "removed")
-                self.log_line(f"{p.stem}: file removed", "warn")
+                self.ops[p].status = Status.REMOVED
+                tree.set_status(p, Status.REMOVED)
+                self.log_line(f"{p.stem}: file removed", Level.WARN)
         if cs.config and self.config.source:
             self.reload_config()
         targets = list(self.ops) if cs.everything else sorted(cs.operators)
@@ -103,7 +112,7 @@ class Navigation:
                 self.ops[p] = OperatorState(p)
                 tree.set_operators([p])
         names = ", ".join(Path(x).name for x in cs.paths)
-        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", "dim")
+        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", Level.DIM)
         if self.selected in targets:  # what the user looks at goes first
             targets.remove(self.selected)
             targets.insert(0, self.selected)
@@ -114,7 +123,7 @@ class Navigation:
             self.config = load_config(Path(self.config.source))
             self.config_error = None
             self.apply_keymap()
-            self.log_line(f"config reloaded from {self.config.source}", "ok")
+            self.log_line(f"config reloaded from {self.config.source}", Level.OK)
         except ConfigError as exc:
             for p in exc.problems:
-                self.log_line(f"config error: {p.format()}", "error")
+                self.log_line(f"config error: {p.format()}", Level.ERROR)
