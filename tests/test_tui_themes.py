@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from asc_tui.tui.app import build_arg_parser
+from asc_tui.tui.main import build_arg_parser
 from asc_tui.tui.keymap import ACTIONS, BY_ID, unknown_ids
 from asc_tui.tui.themes import ThemeFileError, load_themes, theme_from_toml
 
@@ -38,6 +38,7 @@ def test_every_action_has_a_unique_id_and_key():
 
 def test_no_color_selects_the_high_contrast_theme(monkeypatch):
     import asc_tui.tui.app as app_mod
+    import asc_tui.tui.main as main_mod
 
     seen = {}
 
@@ -50,9 +51,9 @@ def test_no_color_selects_the_high_contrast_theme(monkeypatch):
 
     monkeypatch.setattr(app_mod, "Workbench", Fake)
     monkeypatch.setenv("NO_COLOR", "1")
-    assert app_mod.main([]) == 0 and seen["theme"] == "high-contrast"
+    assert main_mod.main([]) == 0 and seen["theme"] == "high-contrast"
     monkeypatch.delenv("NO_COLOR")
-    app_mod.main(["--theme", "light"])
+    main_mod.main(["--theme", "light"])
     assert seen["theme"] == "light"
     assert build_arg_parser().parse_args(["ops", "--chip", "x"]).path == "ops"
 

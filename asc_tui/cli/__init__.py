@@ -63,7 +63,7 @@ def _exit_cleanly_on_sigterm() -> None:
 
 
 def _workbench(argv: list[str]) -> int:
-    tui = importlib.import_module("asc_tui.tui.app")
+    tui = importlib.import_module("asc_tui.tui.main")
     return int(tui.main(argv) or 0)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ascendc.tensors import GlobalTensor
+from .findings import Finding
 from .memcheck import tensor_name
-from .sanitizer import Finding
 
 
 class InitCheck:

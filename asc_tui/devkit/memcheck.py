@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..ascendc.pipe import FREE, name_in_frame
 from ..ascendc.tensors import GlobalTensor
-from .sanitizer import Finding
+from .findings import Finding
 
 
 def tensor_name(t, fr) -> str:

@@ -32,8 +32,8 @@ from bisect import bisect_right
 
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..ascendc.tensors import GlobalTensor
+from .findings import Finding
 from .memcheck import byte_offset, tensor_name
-from .sanitizer import Finding
 
 S = 0
 SST = N_PIPES  # the scalar-store lane

@@ -9,91 +9,16 @@ queue misuse) arrive as `ErrorInfo`s; `findings_from_errors` maps them onto the 
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from ..npu.errors import ErrorInfo
+from .findings import TITLES, TOOLS, Finding
+from .initcheck import InitCheck
+from .memcheck import MemCheck
+from .racecheck import RaceCheck
+from .synccheck import SyncCheck
 
-TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
-
-TITLES = {
-    "out-of-bounds": "Out-of-bounds access detected",
-    "misaligned": "Misaligned access detected",
-    "misaligned-length": "Misaligned DataCopy length detected",
-    "use-after-free": "Use-after-free detected",
-    "illegal-free": "Illegal free detected",
-    "leak": "Memory leak detected",
-    "capacity": "Buffer capacity overflow detected",
-    "alloc-exhausted": "Buffer exhaustion detected",
-    "race-raw": "Read-after-write race detected",
-    "race-war": "Write-after-read race detected",
-    "race-waw": "Write-after-write race detected",
-    "uninitialized": "Uninitialized read detected",
-    "unpaired-set": "Unpaired SetFlag detected",
-    "unpaired-wait": "Unpaired WaitFlag detected",
-    "redundant-set": "Redundant SetFlag detected",
-    "event-ids": "Event IDs exhausted",
-    "deadlock": "In-core deadlock detected",
-    "queue-misuse": "Queue misuse detected",
-}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One sanitizer report, in the shape msSanitizer users read (offsets and sizes in bytes)."""
-
-    tool: str
-    kind: str
-    file: str | None
-    line: int | None
-    reason: str
-    block: int = -1
-    tensor: str | None = None
-    memory: str | None = None
-    offset: int | None = None
-    access: str | None = None  # Read / Write
-    size: int | None = None
-    pipe: str | None = None
-    other: str | None = None  # the other side of a race / the earlier call (file:line)
-    states: tuple[str, ...] = ()  # per-pipe state for deadlocks
-    count: int = 1
-
-    @property
-    def title(self) -> str:
-        return TITLES.get(self.kind, self.kind)
-
-    def format(self) -> str:
-        parts = [
-            f"File: {os.path.basename(self.file) if self.file else '?'}",
-            f"Line: {self.line if self.line is not None else '?'}",
-        ]
-        if self.block >= 0:
-            parts.append(f"Block: {self.block}")
-        if self.tensor:
-            parts.append(f"Tensor: {self.tensor}" + (f" ({self.memory.upper()})" if self.memory else ""))
-        if self.offset is not None:
-            parts.append(f"Offset: {self.offset}")
-        if self.access:
-            parts.append(f"Access: {self.access}")
-        if self.size is not None:
-            parts.append(f"Size: {self.size} bytes")
-        if self.pipe:
-            parts.append(f"Pipe: {self.pipe}")
-        if self.other:
-            parts.append(f"Other: {self.other}")
-        parts.append(f"Reason: {self.reason}")
-        text = f"{self.title}: " + ", ".join(parts)
-        if self.count > 1:
-            text += f" (x{self.count})"
-        for s in self.states:
-            text += f"\n    {s}"
-        return text
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["title"] = self.title
-        d["states"] = list(self.states)
-        return d
+__all__ = ["TITLES", "TOOLS", "Finding", "Sanitizer", "findings_from_errors"]
 
 
 class Sanitizer:
@@ -102,11 +27,6 @@ class Sanitizer:
     def __init__(self, tools=TOOLS, extra=()):
         """`extra`: more hooks with the tools' interface that report through their own
         attributes, not findings (the precision check's `NonFiniteTrace`)."""
-        from .initcheck import InitCheck
-        from .memcheck import MemCheck
-        from .racecheck import RaceCheck
-        from .synccheck import SyncCheck
-
         tools = tuple(tools)
         unknown = [t for t in tools if t not in TOOLS]
         if unknown:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..npu.pipes import N_PIPES, PIPE_NAMES
 from ..npu.results import KIND_WAIT
-from .sanitizer import Finding
+from .findings import Finding
 
 
 def _label(key) -> str:

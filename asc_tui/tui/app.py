@@ -29,7 +29,6 @@ from .commands import WorkbenchCommands
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
-from .main import build_arg_parser, main  # noqa: F401 - `asc-tui` with no subcommand
 from .messages import EngineReady, FilesChanged, RunFinished, RunStarted, ToolFailed, ToolMessage
 from .navigation import Navigation
 from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     theme = args.theme
     if theme is None and os.environ.get("NO_COLOR") is not None and not config.theme:
         theme = "high-contrast"
-    from . import app as app_mod  # the workbench module imports this one
+    from . import app as app_mod  # late: the first paint should not wait for it at parse time
 
     app = app_mod.Workbench(
         args.path, theme=theme, config=config, config_error=error, chip=args.chip, watch=not args.no_watch
