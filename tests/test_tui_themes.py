@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from asc_tui.tui.main import build_arg_parser
 from asc_tui.tui.keymap import ACTIONS, BY_ID, unknown_ids
+from asc_tui.tui.main import build_arg_parser
 from asc_tui.tui.themes import ThemeFileError, load_themes, theme_from_toml
 
 
