@@ -10,7 +10,7 @@ from .symbols import ClassInfo, FuncInfo
 
 _CASTS = ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _PRINTF = {"printf", "PRINTF", "PRINTF_IMPL"}
-_ASSERT = {"assert", "ascendc_assert", "ASSERT"}
+_ASSERT = {"assert", "ascendc_assert", "ASSERT", "ASCENDC_ASSERT"}
 
 
 class CallGen:

@@ -42,6 +42,11 @@ def InitSocState() -> None:  # noqa: N802 - Ascend C's spelling
     """Hardware state set-up: nothing the emulator models."""
 
 
+def DivCeil(a: int, b: int) -> int:  # noqa: N802
+    """`DivCeil(a, b)` on non-negative integers."""
+    return -(-int(a) // int(b))
+
+
 class LocalMemAllocator:
     """`LocalMemAllocator<Hardware::X>`: hands out consecutive buffers of one local memory.
 
