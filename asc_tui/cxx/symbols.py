@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import CxxError, Unsupported
 from .parse import first_error, syntax_error
 from .preprocess import PFile
 
