@@ -1,12 +1,13 @@
 """C++ operators: a kernel file `<name>.asc`/`.cpp` plus a spec `<name>.py` beside it.
 
-The spec is an ordinary operator module without a kernel function (optionally `KERNEL =
-"<entry>"`, and `DEFINES = {"NAME": value}` for the `-D` macros a build would pass). At launch the kernel gets the spec's `tensors()` as GM addresses, in order, then
-its other parameters by name from the Launch's tiling object (scalars converted to the C++
-type; a struct parameter or a `GM_ADDR tiling` read with `GET_TILING_DATA` filled field by
-field). A PARAMS entry named like a `constexpr`/`const` or object-like `#define` of the kernel
-file (or its local headers) overrides that constant at translation; its current choice is the
-C++ literal, which is what `--apply` edits.
+The spec is an ordinary operator module without a kernel function; optionally `KERNEL =
+"<entry>"` and `DEFINES = {"NAME": value}` (the `-D` macros a build would pass). At launch the
+kernel gets the spec's `tensors()` as GM addresses, in order, then its other parameters by name
+from the Launch's tiling object (scalars converted to the C++ type; a struct parameter or a
+`GM_ADDR tiling` read with `GET_TILING_DATA` filled field by field). Template parameters of the
+kernel take the tiling field or parameter of the same name. A PARAMS entry named like a
+`constexpr`/`const` or object-like `#define` of the kernel file (or its local headers) overrides
+that constant at translation; its current choice is the C++ literal, which `--apply` edits.
 """
 
 from __future__ import annotations
