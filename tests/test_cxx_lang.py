@@ -278,3 +278,23 @@ def test_spec_defines_stand_for_build_flags(tmp_path):
     )
     prog = translate(p, kernel="f", defines={"MODE": "2"})
     assert prog.load()[prog.entry]() == 2
+
+
+def test_default_arguments(tmp_path):
+    assert (
+        call(
+            tmp_path,
+            "int32_t g(int32_t a, int32_t b = 5) { return a * b; }\nint32_t f() { return g(2) + g(2, 1); }",
+        )
+        == 12
+    )
+
+
+def test_structs_passed_by_value_are_copies_and_const_refs_are_read(tmp_path):
+    src = """
+    struct P { int32_t a; };
+    void byval(P p) { p.a = 9; }
+    void byref(P &p, const int32_t &v) { p.a = v; }
+    int32_t f() { P p = {1}; byval(p); int32_t x = p.a; byref(p, 7); return x * 10 + p.a; }
+    """
+    assert call(tmp_path, src) == 17

@@ -129,11 +129,18 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             else self.resolve_type(ret_node, ctx, f.node.child_by_field_name("declarator"))
         )
         params = self.params(f, ctx)
-        names = (["self"] if cls is not None and not f.static else []) + [p.py for p in params]
+        names = ["self"] if cls is not None and not f.static else []
+        for p in params:
+            if p.default is not None:
+                names.append(f"{p.py}={self.convert(self.expr(p.default, ctx), p.type, ctx, p.default)}")
+            else:
+                names.append(p.py)
         head_line = self.decl_line(f)
         em.emit(head_line, 0, f"def {py}({', '.join(names)}):", header=True)
         for p in params:
             ctx.scopes[0][p.c_name] = Local(p.py, p.type)
+            if p.type.kind == "class" and p.by_value:  # a struct passed by value is the callee's copy
+                em.emit(head_line, 1, f"{p.py} = {p.py}._cx_copy()")
         if f.is_ctor:
             self.ctor_prologue(f, ctx, head_line)
         if body is not None:
@@ -167,9 +174,13 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             if t.kind == "void" and d is None:
                 continue
             name, _ = _decl_name(d) if d is not None else ("", None)
-            if d is not None and _is_scalar_ref(d) and t.is_arith:
+            const = any(c.type == "type_qualifier" and c.text == b"const" for c in p.children)
+            if d is not None and _is_scalar_ref(d) and t.is_arith and not const:
                 raise self.unsupported(f.pf, d, "reference to a scalar parameter (write-back)")
-            out.append(_Param(name, pyname(name) if name else ctx.fresh("arg"), t))
+            prm = _Param(name, pyname(name) if name else ctx.fresh("arg"), t)
+            prm.default = p.child_by_field_name("default_value")
+            prm.by_value = d is None or d.type not in ("reference_declarator", "pointer_declarator")
+            out.append(prm)
         return out
 
     # -- classes -----------------------------------------------------------------------------
@@ -487,6 +498,8 @@ class _Param:
         self.c_name = c_name
         self.py = py
         self.type = type_
+        self.default = None
+        self.by_value = True
 
 
 def _accepts(f: FuncInfo, nargs: int) -> bool:
