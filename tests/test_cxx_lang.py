@@ -298,3 +298,19 @@ def test_structs_passed_by_value_are_copies_and_const_refs_are_read(tmp_path):
     int32_t f() { P p = {1}; byval(p); int32_t x = p.a; byref(p, 7); return x * 10 + p.a; }
     """
     assert call(tmp_path, src) == 17
+
+
+def test_one_line_blocks_keep_the_following_lines_in_place(tmp_path):
+    src = (
+        "int32_t f(int32_t a)\n{\n    if (a > 5) return 1; else a += 1;\n    for (int32_t i = 0; i < 2; i++) { a += i; }\n"
+        "    while (a > 100) { a--; a--; }\n    int32_t b = a - 3;\n    return 10 / b;\n}\n"
+    )
+    prog = translate(write(tmp_path, src), kernel="f")
+    try:
+        prog.load()[prog.entry](1)
+    except ZeroDivisionError as exc:
+        file, line = location_from_traceback(exc.__traceback__)
+        assert line == 7
+    else:
+        raise AssertionError("expected a division by zero")
+    assert prog.load()[prog.entry](9) == 1

@@ -137,6 +137,7 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 names.append(p.py)
         head_line = self.decl_line(f)
         em.emit(head_line, 0, f"def {py}({', '.join(names)}):", header=True)
+        mark = em.mark()
         for p in params:
             ctx.scopes[0][p.c_name] = Local(p.py, p.type)
             if p.type.kind == "class" and p.by_value:  # a struct passed by value is the callee's copy
@@ -145,7 +146,7 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             self.ctor_prologue(f, ctx, head_line)
         if body is not None:
             self.block(body, ctx, 1, new_scope=False)
-        if len(em.rows) == 1 or all(not r[1] for r in em.rows[1:]):
+        if not em.wrote_since(mark):
             em.emit(head_line, 1, "pass")
         self.chunks.append((f.pf.path, em.source()))
         return py
@@ -270,11 +271,11 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         self.chunks_pending = getattr(self, "chunks_pending", [])
         if not ctors:
             em.emit(row + 1, 1, "def __init__(self):", header=True)
-            n0 = len(em.rows)
+            mark = em.mark()
             if inst.base is not None:
                 em.emit(row + 1, 2, f"{inst.base.py}.__init__(self)")
             self.member_inits(inst, ctx, 2, row + 1, {})
-            if len(em.rows) == n0:
+            if not em.wrote_since(mark):
                 em.emit(row + 1, 2, "pass")
         self.chunks.append((info.pf.path, em.source()))
         for c in ctors:

@@ -481,6 +481,15 @@ class ExprGen:
     def convert(self, v: Val, to: T.CType, ctx, node) -> str:
         """Python code for `v` converted to `to` as C++ does on assignment/initialisation."""
         fr = v.type
+        if fr.kind == "opaque" and to.is_arith and not v.is_const:  # a value of unknown C++ type
+            if to.kind == "bool":
+                return f"bool({v.code})"
+            if to.is_float:
+                rnd = _ROUND.get(to.name)
+                return f"{rnd}({v.code})" if rnd else f"float({v.code})"
+            if to.kind == "enum":
+                return v.code
+            return f"(int({v.code}) & {hex(to.mask)})" if not to.signed else f"_cx.s{to.bits}(int({v.code}))"
         if fr == to or to.kind in ("auto", "opaque", "void", "twin", "dtype") or fr.kind == "opaque":
             if to.kind == "class" and v.lvalue:
                 return f"{v.code}._cx_copy()"

@@ -37,9 +37,9 @@ class StmtGen:
                 ctx.scopes.pop()
 
     def body(self, node, ctx: FuncCtx, ind: int, header_line: int) -> None:
-        n0 = len(ctx.em.rows)
+        mark = ctx.em.mark()
         self.block(node, ctx, ind)
-        if not any(text for _, text, _ in ctx.em.rows[n0:]):
+        if not ctx.em.wrote_since(mark):
             ctx.em.emit(header_line, ind, "pass")
 
     def stmt(self, node, ctx: FuncCtx, ind: int) -> None:
