@@ -305,3 +305,14 @@ def test_mixed_kernels_branch_on_ascend_is_aic_and_aiv(tmp_path):
     report = run(RunRequest(str(path)))
     assert not report.errors, report.errors
     assert report.precision.verdict == "PASS"
+
+
+def test_side_macros_give_the_cube_and_vector_sides_their_own_code(tmp_path):
+    kernel = copy_kernel().replace("__global__ __aicore__", "__global__ __mix__(1, 2)")
+    kernel = kernel.replace(
+        "    TPipe pipe;",
+        "#if defined(__DAV_C220_CUBE__)\n    return;\n#endif\n#ifdef __DAV_C220_VEC__\n    if (GetSubBlockIdx() == 1) { return; }\n#endif\n    TPipe pipe;",
+    )
+    report = run(RunRequest(str(make_op(tmp_path, kernel))))
+    assert not report.errors, report.errors
+    assert report.precision.verdict == "PASS"
