@@ -434,41 +434,27 @@ class StmtGen:
         """Names assigned in `node` and, transitively, in the methods it calls of this class."""
         out: set = set()
         seen: set = set()
-        todo = [node]
+        todo = [(node, ctx.pf.path)]
+        memo = self.__dict__.setdefault("_cx_effects", {})
         while todo:
-            n = todo.pop()
-            stack = [n]
-            while stack:
-                x = stack.pop()
-                if x.type in ("assignment_expression", "update_expression"):
-                    tgt = x.child_by_field_name("left") or x.child_by_field_name("argument")
-                    while tgt is not None and tgt.type in (
-                        "subscript_expression",
-                        "field_expression",
-                        "parenthesized_expression",
-                    ):
-                        if tgt.type == "field_expression":
-                            out.add(tgt.child_by_field_name("field").text.decode())
-                            if tgt.child_by_field_name("argument").type == "this":
-                                break
-                        tgt = tgt.child_by_field_name("argument") or (
-                            tgt.named_children[0] if tgt.named_children else None
-                        )
-                    if tgt is not None and tgt.type == "identifier":
-                        out.add(tgt.text.decode())
-                elif x.type == "call_expression" and ctx.cls is not None:
-                    f = x.child_by_field_name("function")
-                    name = f.text.decode().split("(")[0].split("<")[0].split(".")[-1].split(">")[-1]
-                    cur = ctx.cls
-                    while cur is not None:
-                        for m in cur.info.methods.get(name, ()):
-                            if id(m) not in seen:
-                                seen.add(id(m))
-                                b = m.node.child_by_field_name("body")
-                                if b is not None:
-                                    todo.append(b)
-                        cur = cur.base
-                stack.extend(x.named_children)
+            n, path = todo.pop()
+            key = (path, n.start_byte, n.end_byte)
+            if key not in memo:
+                memo[key] = _direct_effects(n)
+            assigned, called = memo[key]
+            out |= assigned
+            if ctx.cls is None:
+                continue
+            for name in called:
+                cur = ctx.cls
+                while cur is not None:
+                    for m in cur.info.methods.get(name, ()):
+                        if id(m) not in seen:
+                            seen.add(id(m))
+                            b = m.node.child_by_field_name("body")
+                            if b is not None:
+                                todo.append((b, m.pf.path))
+                    cur = cur.base
         return out
 
     def s_switch_statement(self, node, ctx, ind):
@@ -538,6 +524,37 @@ class StmtGen:
                 else v.code
             )
         ctx.em.emit(line(node), ind, f"return {code}")
+
+
+def _direct_effects(node) -> tuple[frozenset, frozenset]:
+    """(names assigned, names called) directly in `node`."""
+    assigned: set = set()
+    called: set = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if x.type in ("assignment_expression", "update_expression"):
+            tgt = x.child_by_field_name("left") or x.child_by_field_name("argument")
+            while tgt is not None and tgt.type in (
+                "subscript_expression",
+                "field_expression",
+                "parenthesized_expression",
+            ):
+                if tgt.type == "field_expression":
+                    assigned.add(tgt.child_by_field_name("field").text.decode())
+                    if tgt.child_by_field_name("argument").type == "this":
+                        break
+                tgt = tgt.child_by_field_name("argument") or (
+                    tgt.named_children[0] if tgt.named_children else None
+                )
+            if tgt is not None and tgt.type == "identifier":
+                assigned.add(tgt.text.decode())
+        elif x.type == "call_expression":
+            f = x.child_by_field_name("function")
+            called.add(f.text.decode().split("(")[0].split("<")[0].split(".")[-1].split(">")[-1])
+        stack.extend(x.named_children)
+    result = (frozenset(assigned), frozenset(called))
+    return result
 
 
 class _Wrap:
