@@ -357,7 +357,16 @@ class ExprGen:
             raise self.unsupported(ctx.pf, node, f"taking the address of a {a.type}")
         if a.type.kind == "ptr" and a.type.elem is not None and a.type.elem.kind in ("class", "twin"):
             return Val(a.code, a.type.elem, lvalue=True)
+        if a.type.kind == "ptr" and a.type.elem is not None and a.type.elem.is_arith:
+            return self.deref(a, ctx, node)
         raise self.unsupported(ctx.pf, node, f"dereferencing a {a.type}")
+
+    def deref(self, p: Val, ctx, node) -> Val:
+        """`*p` on a scalar pointer: a load, and a `_cx.store` when assigned to (see assign_code)."""
+        dt = api.dtype_expr(p.type.elem)
+        if dt is None:
+            raise self.unsupported(ctx.pf, node, f"dereferencing a {p.type}")
+        return Val(f"_cx.load({p.code}, {dt})", p.type.elem, lvalue=True)
 
     def x_conditional_expression(self, node, ctx):
         c = self.expr(node.child_by_field_name("condition"), ctx)
@@ -425,8 +434,8 @@ class ExprGen:
             return Val(f"{base.code}[{i.code}]", t.elem, lvalue=True)
         if t.kind in ("twin", "opaque"):
             return Val(f"{base.code}[{i.code}]", t)
-        if t.kind == "ptr":
-            raise self.unsupported(ctx.pf, node, "indexing a GM pointer (use a GlobalTensor)")
+        if t.kind == "ptr" and t.elem is not None and t.elem.is_arith:
+            return self.deref(self.ptr_add(base, i, "+", ctx, node), ctx, node)
         raise self.unsupported(ctx.pf, node, f"indexing a {t}")
 
     def x_field_expression(self, node, ctx):

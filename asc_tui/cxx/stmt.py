@@ -84,6 +84,8 @@ class StmtGen:
         left = e.child_by_field_name("left")
         op = e.child_by_field_name("operator").type
         target = self.expr(left, ctx)
+        if target.code.startswith("_cx.load(") and target.code.endswith(")"):
+            return self._store(target, e, op, ctx)
         if not target.lvalue and not target.code.endswith("]") and "." not in target.code:
             raise self.err(ctx.pf, left, f"cannot assign to {left.text.decode()!r}")
         right = e.child_by_field_name("right")
@@ -105,10 +107,20 @@ class StmtGen:
             return f"{target.code} {op} {rv.code}"
         return f"{target.code} = {code}"
 
+    def _store(self, target: Val, e, op: str, ctx) -> str:
+        """`*p = v` / `p[i] op= v` through a scalar pointer."""
+        args = target.code[len("_cx.load(") : -1]
+        ptr, _, dt = args.rpartition(", ")
+        rv = self.expr(e.child_by_field_name("right"), ctx)
+        value = rv if op == "=" else self.binop(op[:-1], target, rv, ctx, e)
+        return f"_cx.store({ptr}, {self.convert(value, target.type, ctx, e)}, {dt})"
+
     def update_code(self, e, ctx) -> str:
         arg = e.child_by_field_name("argument")
         op = e.child_by_field_name("operator").type
         target = self.expr(arg, ctx)
+        if target.code.startswith("_cx.load("):
+            raise self.unsupported(ctx.pf, e, f"{op} through a pointer")
         if target.type.kind == "ptr":
             res = self.ptr_add(Val(target.code, target.type), Val("1", T.INT32, 1), op[0], ctx, e)
             return f"{target.code} = {res.code}"
