@@ -412,6 +412,8 @@ class ExprGen:
             t = v.const if v.type.kind == "dtype" else v.type
             if v.type.kind == "typename" and isinstance(v.type.decl, ClassInfo):
                 t = self.resolve_type(inner, ctx)
+            elif v.type.kind == "opaque" and api.twin_type(v.type.name):  # sizeof(TCubeTiling)
+                t = self.resolve_type(inner, ctx)
         try:
             n = T.sizeof(t)
         except TypeError:
