@@ -314,3 +314,12 @@ def test_one_line_blocks_keep_the_following_lines_in_place(tmp_path):
     else:
         raise AssertionError("expected a division by zero")
     assert prog.load()[prog.entry](9) == 1
+
+
+def test_static_members_of_a_type_template_parameter(tmp_path):
+    src = """
+    struct Small { static constexpr int32_t K = 16; };
+    template <typename Trait> int32_t tiles(int32_t n) { return n / Trait::K; }
+    int32_t f() { return tiles<Small>(64); }
+    """
+    assert call(tmp_path, src) == 4

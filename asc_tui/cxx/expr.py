@@ -219,6 +219,12 @@ class ExprGen:
         if text.startswith("AscendC::") or text.startswith("::AscendC::"):
             return self.twin_path(text.split("AscendC::", 1)[1], node, ctx)
         parts = text.lstrip(":").split("::")
+        bound = ctx.tmap.get(parts[0])
+        if len(parts) == 2 and isinstance(bound, T.CType) and bound.kind == "class":  # Trait::K
+            inner = bound.decl.info.inner.names.get(parts[1]) if bound.decl.info.inner else None
+            if inner:
+                return self.decl_value(inner, node, ctx, parts[1], bound.decl)
+            raise self.err(ctx.pf, node, f"{bound.decl.info.name} has no member {parts[1]!r}")
         if parts[0] == "std" and parts[-1] in ("min", "max"):
             return Val("", T.CType("func", parts[-1], decl="std"))
         decls = self.lookup_qualified(ctx.ns, text)
