@@ -323,3 +323,22 @@ def test_static_members_of_a_type_template_parameter(tmp_path):
     int32_t f() { return tiles<Small>(64); }
     """
     assert call(tmp_path, src) == 4
+
+
+def test_scalar_reference_parameters_write_back(tmp_path):
+    src = """
+    void split(uint32_t n, uint32_t &head, uint32_t &tail) { head = n / 2; tail = n - head; }
+    struct S { uint32_t a = 0; uint32_t b = 0; void fill() { split(7, a, b); } };
+    int32_t f() { uint32_t h = 0, t = 0; split(9, h, t); S s; s.fill(); return h * 1000 + t * 100 + s.a * 10 + s.b; }
+    """
+    assert call(tmp_path, src) == 4000 + 500 + 30 + 4
+
+
+def test_a_reference_writing_call_inside_an_expression_is_refused(tmp_path):
+    import pytest
+
+    from asc_tui.cxx.errors import Unsupported
+
+    src = "int32_t g(int32_t &x) { x = 1; return 2; }\nint32_t f() { int32_t a = 0; return g(a) + a; }"
+    with pytest.raises(Unsupported, match="inside an expression"):
+        call(tmp_path, src)

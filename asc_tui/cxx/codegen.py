@@ -138,6 +138,7 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         head_line = self.decl_line(f)
         em.emit(head_line, 0, f"def {py}({', '.join(names)}):", header=True)
         mark = em.mark()
+        ctx.refs = [p.py for p in params if p.ref]
         for p in params:
             ctx.scopes[0][p.c_name] = Local(p.py, p.type)
             if p.type.kind == "class" and p.by_value:  # a struct passed by value is the callee's copy
@@ -146,7 +147,13 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             self.ctor_prologue(f, ctx, head_line)
         if body is not None:
             self.block(body, ctx, 1, new_scope=False)
-        if not em.wrote_since(mark):
+        if ctx.refs:  # `T f(int &a)` returns (value, a): the caller assigns a back
+            em.emit(
+                body.end_point[0] + 1 if body is not None else head_line,
+                1,
+                f"return (None, {', '.join(ctx.refs)})",
+            )
+        elif not em.wrote_since(mark):
             em.emit(head_line, 1, "pass")
         self.chunks.append((f.pf.path, em.source()))
         return py
@@ -176,9 +183,8 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 continue
             name, _ = _decl_name(d) if d is not None else ("", None)
             const = any(c.type == "type_qualifier" and c.text == b"const" for c in p.children)
-            if d is not None and _is_scalar_ref(d) and t.is_arith and not const:
-                raise self.unsupported(f.pf, d, "reference to a scalar parameter (write-back)")
             prm = _Param(name, pyname(name) if name else ctx.fresh("arg"), t)
+            prm.ref = d is not None and _is_scalar_ref(d) and t.is_arith and not const
             prm.default = p.child_by_field_name("default_value")
             prm.by_value = d is None or d.type not in ("reference_declarator", "pointer_declarator")
             out.append(prm)
@@ -501,6 +507,7 @@ class _Param:
         self.type = type_
         self.default = None
         self.by_value = True
+        self.ref = False  # a non-const reference to a scalar: written back to the caller
 
 
 def _accepts(f: FuncInfo, nargs: int) -> bool:

@@ -523,8 +523,9 @@ class StmtGen:
 
     def s_return_statement(self, node, ctx, ind):
         vals = [c for c in node.named_children if c.type != "comment"]
+        refs = "".join(", " + r for r in ctx.refs)
         if not vals:
-            ctx.em.emit(line(node), ind, "return")
+            ctx.em.emit(line(node), ind, f"return (None{refs})" if refs else "return")
             return
         if vals[0].type == "initializer_list":
             code = self.construct(ctx.ret, list(vals[0].named_children), ctx, vals[0], True)
@@ -535,7 +536,7 @@ class StmtGen:
                 if ctx.ret is not None and ctx.ret.kind != "void"
                 else v.code
             )
-        ctx.em.emit(line(node), ind, f"return {code}")
+        ctx.em.emit(line(node), ind, f"return ({code}{refs})" if refs else f"return {code}")
 
 
 def _direct_effects(node) -> tuple[frozenset, frozenset]:
