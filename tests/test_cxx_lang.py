@@ -342,3 +342,23 @@ def test_a_reference_writing_call_inside_an_expression_is_refused(tmp_path):
     src = "int32_t g(int32_t &x) { x = 1; return 2; }\nint32_t f() { int32_t a = 0; return g(a) + a; }"
     with pytest.raises(Unsupported, match="inside an expression"):
         call(tmp_path, src)
+
+
+def test_mutable_globals_and_static_members(tmp_path):
+    src = """
+    int32_t counter = 5;
+    struct S { static int32_t n; void bump() { n += 2; counter++; } };
+    int32_t S::n = 1;
+    int32_t f() { S s; s.bump(); s.bump(); return counter * 10 + S::n; }
+    """
+    assert call(tmp_path, src) == 75
+
+
+def test_operator_overloading_is_refused(tmp_path):
+    import pytest
+
+    from asc_tui.cxx.errors import Unsupported
+
+    src = "struct V { int32_t x; };\nint32_t f() { V a = {1}; V b = {2}; V c = a + b; return c.x; }"
+    with pytest.raises(Unsupported, match="operator overloading"):
+        call(tmp_path, src)

@@ -370,6 +370,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
     def global_value(self, v: VarInfo, cls: ClassInst | None = None) -> Val:
         """A namespace-scope variable or static member (of the class instance `cls`): constants
         are folded, others become module globals."""
+        owner = getattr(v.ns, "owner", None)
+        if cls is None and owner is not None and not owner.tparams:
+            cls = self.class_inst(owner, {})  # `S::n` names the one static member of S
         gkey = (id(v), id(cls))
         if gkey in self.globals:
             return self.globals[gkey]
@@ -389,7 +392,8 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 val = self.literal(init.const, t)
                 self.globals[gkey] = val
                 return val
-        py = self.mangle(v, None)
+        # mutable globals live on one namespace object, so functions assign them without `global`
+        py = "_G." + self.mangle(v, dict(cls.targs) if cls else None)
         val = Val(py, t, lvalue=True)
         self.globals[gkey] = val
         row = v.node.start_point[0] + 1

@@ -11,6 +11,7 @@ import hashlib
 import linecache
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from .. import ascendc
 from . import ctype as T
@@ -70,7 +71,12 @@ class Program:
     def load(self) -> dict:
         """Execute the chunks into a fresh namespace (once); return it."""
         if self._ns is None:
-            ns = {"_AC": ascendc, "_cx": runtime, "__name__": f"asc_tui_cxx_{Path(self.path).stem}"}
+            ns = {
+                "_AC": ascendc,
+                "_cx": runtime,
+                "_G": SimpleNamespace(),  # the kernel's mutable globals and static members
+                "__name__": f"asc_tui_cxx_{Path(self.path).stem}",
+            }
             for _file, code in self.chunks:
                 exec(code, ns)  # noqa: S102 - generated from the user's kernel
             for cls, attr, fn in self.methods:
