@@ -362,3 +362,13 @@ def test_operator_overloading_is_refused(tmp_path):
     src = "struct V { int32_t x; };\nint32_t f() { V a = {1}; V b = {2}; V c = a + b; return c.x; }"
     with pytest.raises(Unsupported, match="operator overloading"):
         call(tmp_path, src)
+
+
+def test_constexpr_functions_fold_into_template_arguments(tmp_path):
+    src = """
+    __aicore__ inline constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+    template <uint32_t N> struct Tiles { uint32_t count() { return N; } };
+    constexpr uint32_t TILES = CeilDiv(100, 32);
+    int32_t f() { Tiles<CeilDiv(65, 32)> t; uint32_t a[CeilDiv(9, 4)] = {}; return t.count() * 10 + TILES + sizeof(a); }
+    """
+    assert call(tmp_path, src) == 30 + 4 + 12
