@@ -198,7 +198,7 @@ def translate(
     params = []
     for p in tr.params(f, fctx):
         params.append(_param_spec(p.c_name, p.type))
-    chunks = tuple((file, compile(src, file, "exec")) for file, src in tr.chunks)
+    chunks = tuple((file, _compile(src, file)) for file, src in tr.chunks)
     bound = {}
     for name, m in pp.bound.items():
         bound[name] = Bound(name, m.file, m.line, m.body_col, m.body)
@@ -220,6 +220,18 @@ def translate(
         bound=bound,
         constants=constants,
     )
+
+
+def _compile(src: str, file: str):
+    try:
+        return compile(src, file, "exec")
+    except SyntaxError as exc:  # a translator bug: still an error that names the user's line
+        raise CxxError(
+            f"internal error: this line's translation is not valid Python ({exc.msg}); please report it",
+            file,
+            exc.lineno,
+            1,
+        ) from None
 
 
 def _where(f: FuncInfo):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import api
+from .errors import CxxError
 from . import ctype as T
 from .scope import FuncCtx, Val
 from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo
@@ -183,12 +184,17 @@ class TypeResolver:
                 return self.resolve_type(a, ctx)
             try:
                 return self.resolve_type(a, ctx)
-            except Exception:
-                if want_type:
+            except CxxError as exc:  # a name that is not a type may be a value (PIPE_V, N...)
+                if want_type or not exc.bare_message.startswith(("unknown type", "template parameter")):
                     raise
         node = a.child_by_field_name("type") if a.type == "type_descriptor" else a
         if a.type == "type_descriptor" and a.child_by_field_name("declarator") is None:
             node = a.child_by_field_name("type")
+        if tp is None:
+            val = self.expr(node, ctx)
+            if not val.code:
+                raise self.unsupported(ctx.pf, node, f"template argument {node.text.decode()}")
+            return val
         if tp is not None:
             val = self.expr(node, ctx)
             if not val.is_const and val.code.startswith(("_AC.", "_cx.shims.")):
