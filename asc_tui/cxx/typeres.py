@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from . import api
-from .errors import CxxError
 from . import ctype as T
+from .errors import CxxError
 from .scope import FuncCtx, Val
 from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo
 
