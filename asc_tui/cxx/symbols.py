@@ -404,28 +404,12 @@ class Collector:
             ns.add(AliasInfo(name, c, pf, ns, c.child_by_field_name("type"), tparams))
             return
         if t == "type_definition":
-            tnode = c.child_by_field_name("type")
-            if (
-                tnode is not None
-                and tnode.type in ("struct_specifier", "class_specifier")
-                and tnode.child_by_field_name("body")
-            ):
-                self._class(pf, tnode, ns, None)
-            elif tnode is not None and tnode.type == "enum_specifier":
-                self._enum(pf, tnode, ns)
+            tnode = self._inner_type(pf, c, ns, None)
             for d in c.children_by_field_name("declarator"):
                 name, _ = decl_name(d)
                 ns.add(AliasInfo(name, c, pf, ns, tnode))
             return
-        tnode = c.child_by_field_name("type")
-        if (
-            tnode is not None
-            and tnode.type in ("struct_specifier", "class_specifier")
-            and tnode.child_by_field_name("body")
-        ):
-            self._class(pf, tnode, ns, tparams)
-        elif tnode is not None and tnode.type == "enum_specifier":
-            self._enum(pf, tnode, ns)
+        tnode = self._inner_type(pf, c, ns, tparams)
         const = any(
             q.text in (b"const", b"constexpr") for q in c.children if q.type == "type_qualifier"
         ) or any(q.type == "storage_class_specifier" and q.text == b"constexpr" for q in c.children)
@@ -448,6 +432,16 @@ class Collector:
             if name:
                 ns.add(VarInfo(name, c, pf, ns, tnode, d, value, const))
 
+    def _inner_type(self, pf, c, ns: Namespace, tparams):
+        """The type of a declaration, collecting a struct/enum defined in it (`typedef struct {...}`)."""
+        tnode = c.child_by_field_name("type")
+        if tnode is not None and tnode.type in ("struct_specifier", "class_specifier"):
+            if tnode.child_by_field_name("body"):
+                self._class(pf, tnode, ns, tparams)
+        elif tnode is not None and tnode.type == "enum_specifier":
+            self._enum(pf, tnode, ns)
+        return tnode
+
     def _using(self, pf, c, ns: Namespace) -> None:
         target = c.named_children[-1] if c.named_children else None
         if target is None:
@@ -457,6 +451,16 @@ class Collector:
         else:
             last = target.text.decode().split("::")[-1]
             ns.using_decls[last] = (target, pf)
+
+
+def all_decls(root: Namespace):
+    """Every declaration in `root` and the namespaces below it."""
+    stack = [root]
+    while stack:
+        ns = stack.pop()
+        stack.extend(ns.children.values())
+        for ds in ns.names.values():
+            yield from ds
 
 
 def collect(files: list[tuple[PFile, object]]) -> Collector:

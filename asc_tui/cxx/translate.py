@@ -20,7 +20,7 @@ from .codegen import Translator
 from .errors import CxxError
 from .parse import parse, syntax_error
 from .preprocess import preprocess
-from .symbols import FuncInfo, Namespace, collect
+from .symbols import FuncInfo, Namespace, VarInfo, all_decls, collect
 
 
 def _version() -> str:
@@ -95,13 +95,7 @@ def remember(path: str, text: str) -> None:
 
 
 def kernels(root: Namespace) -> list[FuncInfo]:
-    out = []
-    stack = [root]
-    while stack:
-        ns = stack.pop()
-        stack.extend(ns.children.values())
-        for ds in ns.names.values():
-            out.extend(d for d in ds if isinstance(d, FuncInfo) and "__global__" in d.quals)
+    out = [d for d in all_decls(root) if isinstance(d, FuncInfo) and "__global__" in d.quals]
     return sorted(out, key=lambda f: (f.pf.path, f.node.start_point))
 
 
@@ -279,21 +273,9 @@ def constants_of(path: str | Path, defines: dict | None = None) -> dict[str, Bou
     for name, m in pp.macros.items():
         if m.params is None and m.file is not None and _is_number(m.body):
             out[name] = Bound(name, m.file, m.line, m.body_col, m.body)
-    stack = [col.root]
-    from .symbols import VarInfo
-
-    while stack:
-        ns = stack.pop()
-        stack.extend(ns.children.values())
-        for ds in ns.names.values():
-            for d in ds:
-                if (
-                    isinstance(d, VarInfo)
-                    and d.const
-                    and d.value is not None
-                    and d.value.type == "number_literal"
-                ):
-                    out.setdefault(d.name, _var_literal(d))
+    for d in all_decls(col.root):
+        if isinstance(d, VarInfo) and d.const and d.value is not None and d.value.type == "number_literal":
+            out.setdefault(d.name, _var_literal(d))
     return out
 
 

@@ -6,7 +6,7 @@ from . import api
 from . import ctype as T
 from .errors import CxxError
 from .scope import FuncCtx, Val
-from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo
+from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
 
 _TWIN_STRUCT_ARG = {
     ("DataCopy", 2): "DataCopyParams",
@@ -141,19 +141,11 @@ class TypeResolver:
         return self.lookup_ns(ctx.ns, name)
 
     def tiling_struct_type(self, ctx: FuncCtx, node) -> T.CType:
-        cands = []
-        stack = [self.root]
-        while stack:
-            ns = stack.pop()
-            stack.extend(ns.children.values())
-            for ds in ns.names.values():
-                for d in ds:
-                    if (
-                        isinstance(d, ClassInfo)
-                        and "tiling" in d.name.lower()
-                        and d.node.child_by_field_name("body")
-                    ):
-                        cands.append(d)
+        cands = [
+            d
+            for d in all_decls(self.root)
+            if isinstance(d, ClassInfo) and "tiling" in d.name.lower() and d.node.child_by_field_name("body")
+        ]
         if len(cands) == 1:
             inst = self.class_inst(cands[0], {}, ctx.pf, node)
             return T.CType("class", inst.py, decl=inst)
