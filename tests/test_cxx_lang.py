@@ -372,3 +372,12 @@ def test_constexpr_functions_fold_into_template_arguments(tmp_path):
     int32_t f() { Tiles<CeilDiv(65, 32)> t; uint32_t a[CeilDiv(9, 4)] = {}; return t.count() * 10 + TILES + sizeof(a); }
     """
     assert call(tmp_path, src) == 30 + 4 + 12
+
+
+def test_dependent_member_types_and_template_disambiguators(tmp_path):
+    src = """
+    template <typename U, int32_t E> struct Shape { using T = U; static constexpr int32_t extent = E; int32_t g() { return E; } };
+    template <typename X> int32_t size() { using T_TYPE = typename X::T; X x; return sizeof(T_TYPE) * X::extent + x.template g(); }
+    int32_t f() { return size<Shape<half, 8>>(); }
+    """
+    assert call(tmp_path, src) == 24

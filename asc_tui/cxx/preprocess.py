@@ -76,6 +76,7 @@ PREDEFINED_FN = {
     "REGISTER_TILING_DEFAULT": (["t"], ""),
 }
 
+_DOT_TEMPLATE_RE = re.compile(r"(\.|->)(?:template)(?=\s+[A-Za-z_]\w*\s*\()")
 _COMMENT_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
 _TOKEN_RE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|[0-9][\w.]*')
 
@@ -382,6 +383,8 @@ class Preprocessor:
             pf.colmaps[row] = pieces
         if "__" in text:
             text = self._blank_quals(pf, row, text)
+        if "template" in text:  # `obj.template f(...)`: the disambiguator alone confuses the grammar
+            text = _DOT_TEMPLATE_RE.sub(lambda m: m.group(1) + " " * 8, text)
         return text
 
     def _blank_quals(self, pf: PFile, row: int, text: str) -> str:

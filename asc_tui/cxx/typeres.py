@@ -93,6 +93,10 @@ class TypeResolver:
                 return v
             raise self.err(ctx.pf, node, f"template parameter {short} is a value, not a type")
         qualified_twin = name.startswith("AscendC::")
+        head, _, member = name.partition("::")
+        bound = ctx.tmap.get(head)
+        if member and "::" not in member and isinstance(bound, T.CType) and bound.kind == "class":
+            return self._member_type(bound.decl, member, ctx, node)  # typename X_TYPE::T
         if short == "GM_ADDR":
             return T.GM_ADDR
         if short == "__cx_tiling_t":
@@ -127,6 +131,13 @@ class TypeResolver:
             args = tuple(self.template_args(args_node, ctx, None).values()) if args_node is not None else ()
             return T.CType("twin", short, args=args)
         raise self.err(ctx.pf, node, f"unknown type {name!r}")
+
+    def _member_type(self, inst, member: str, ctx: FuncCtx, node) -> T.CType:
+        """A type declared inside a class instance (its `using`/typedef or nested class)."""
+        mctx = FuncCtx(inst.info.pf, ctx.em, dict(inst.targs), inst, inst.info.inner, None)
+        if inst.info.inner is not None and member in inst.info.inner.names:
+            return self._named_type(member, mctx, node if node.type != "template_type" else node)
+        raise self.err(ctx.pf, node, f"{inst.info.name} has no member type {member!r}")
 
     def lookup_type_name(self, ctx: FuncCtx, name: str):
         if ctx.cls is not None:
