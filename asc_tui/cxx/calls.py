@@ -83,6 +83,8 @@ class CallGen:
             return self.cxx_cast(targs_node, args, ctx, node)
         if name in _PRINTF:
             return self.printf_call(args, ctx, node)
+        if name == "asc_vf_call":
+            raise self.unsupported(ctx.pf, node, "asc_vf_call (register-level / SIMT compute)")
         if name in _ASSERT:
             return self.assert_call(name, args, ctx, node)
         if name == "__cx_is_aic" or name == "__cx_is_aiv":

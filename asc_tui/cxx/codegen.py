@@ -109,8 +109,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         if body is None and not defaulted:
             raise self.err(f.pf, f.node, f"function {f.name} is declared but never defined")
         self.check(f.pf, f.node)
-        if "__simd_vf__" in f.quals or "__simt__" in f.quals:
-            raise self.unsupported(f.pf, f.node, f"{f.quals[0]} functions (register-level compute)")
+        special = [q for q in f.quals if q in ("__simd_vf__", "__simt_vf__", "__simt__")]
+        if special:
+            raise self.unsupported(f.pf, f.node, f"{special[0]} functions (register-level / SIMT compute)")
         if cls is not None and f.outer_tparams:
             targs = {**self.member_tmap(f, cls), **targs}
         py = f"{cls.py}__{f.name}" if cls is not None else self.mangle(f, targs)

@@ -22,10 +22,20 @@ from .errors import CxxError, Unsupported
 
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
 QUALIFIERS = ("__global__", "__aicore__", "__vector__", "__cube__", "__gm__", "__ubuf__", "__cbuf__")
-QUALIFIERS += ("__inline__", "__simd_vf__", "__simt__", "__host__", "__device__", "__restrict__")
+QUALIFIERS += (
+    "__inline__",
+    "__simd_vf__",
+    "__simt_vf__",
+    "__simt__",
+    "__host__",
+    "__device__",
+    "__restrict__",
+)
 QUALIFIERS += ("__ca__", "__cb__", "__cc__", "__fbuf__", "__kfc_workspace__", "__workgroup_local__")
 _QUAL_RE = re.compile(
-    r"\b(?:__mix__\s*\([^()]*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|" + "|".join(QUALIFIERS) + r")"
+    r"\b(?:__mix__\s*\([^()]*\)|__launch_bounds__\s*\([^()]*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|"
+    + "|".join(QUALIFIERS)
+    + r")"
 )
 #: Header names that stand for the SDK (the kernel API twin): never read, never an error.
 SDK_PREFIXES = (
