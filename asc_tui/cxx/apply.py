@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,9 +107,11 @@ def _replace(text: str, edits: list[tuple[Bound, str]]) -> str:
     return "".join(lines)
 
 
-def plan_apply_cxx(kernel: str | Path, params: dict[str, Any]) -> CxxApplyPlan:
-    from ..devkit.tuner.apply import plan_apply
-
+def plan_apply_cxx(
+    kernel: str | Path, params: dict[str, Any], plan_spec: Callable[[Path, dict], Any]
+) -> CxxApplyPlan:
+    """Edits for `params`: bound ones in the C++ literals, the rest by `plan_spec` (the tuner's
+    Python-operator planner) in the spec beside the kernel."""
     kernel = Path(kernel)
     spec = kernel.with_suffix(".py")
     consts = constants_of(kernel)
@@ -126,16 +129,15 @@ def plan_apply_cxx(kernel: str | Path, params: dict[str, Any]) -> CxxApplyPlan:
         text = Path(f).read_text(encoding="utf-8")
         files.append(FileEdit(f, text, _replace(text, by_file.get(f, []))))
     if rest:
-        sp = plan_apply(spec, rest)
+        sp = plan_spec(spec, rest)
         files.append(FileEdit(str(spec), sp.before, sp.after))
     files.sort(key=lambda f: f.path != str(kernel))
     return CxxApplyPlan(str(kernel), tuple(files))
 
 
-def choice_free_hash_cxx(kernel: str | Path, fallback: str) -> str:
-    """The kernel's text with the bound literals blanked, plus the spec's choice-free hash."""
-    from ..devkit.tuner.apply import choice_free_hash
-
+def choice_free_hash_cxx(kernel: str | Path, fallback: str, spec_hash: Callable[[Path, str], str]) -> str:
+    """The kernel's text with the bound literals blanked, plus the spec's choice-free hash
+    (`spec_hash`: the tuner's function for Python operators)."""
     kernel = Path(kernel)
     spec = kernel.with_suffix(".py")
     try:
@@ -148,7 +150,7 @@ def choice_free_hash_cxx(kernel: str | Path, fallback: str) -> str:
         h = hashlib.sha256()
         for f in sorted({str(kernel), *texts}):
             h.update(_replace(Path(f).read_text(encoding="utf-8"), texts.get(f, [])).encode())
-        h.update(choice_free_hash(spec, fallback).encode())
+        h.update(spec_hash(spec, fallback).encode())
         return h.hexdigest()[:16]
     except Exception:
         return fallback

@@ -21,7 +21,6 @@ from ..ascendc.kernel import KernelFunction, Launch
 from . import runtime
 from .cache import get_program
 from .errors import CxxError
-from .files import CXX_SUFFIXES, kernel_for_spec, spec_for_kernel
 from .translate import Bound, Program, constants_of
 
 #: What the compiler defines when it builds the cube or the vector side of a kernel.

@@ -60,7 +60,7 @@ def plan_apply(path: str | Path, params: dict[str, Any]) -> ApplyPlan:
     if Path(path).suffix in (".asc", ".cpp", ".cc", ".cxx"):  # a C++ operator: its literals
         from ...cxx.apply import plan_apply_cxx
 
-        return plan_apply_cxx(path, params)
+        return plan_apply_cxx(path, params, plan_apply)
     path = str(path)
     text = Path(path).read_text(encoding="utf-8")
     tree = ast.parse(text, path)
@@ -127,7 +127,7 @@ def choice_free_hash(path: str | Path, fallback: str) -> str:
     if Path(path).suffix in (".asc", ".cpp", ".cc", ".cxx"):
         from ...cxx.apply import choice_free_hash_cxx
 
-        return choice_free_hash_cxx(path, fallback)
+        return choice_free_hash_cxx(path, fallback, choice_free_hash)
     try:
         text = Path(path).read_text(encoding="utf-8")
         tree = ast.parse(text, str(path))
