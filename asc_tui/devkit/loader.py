@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import itertools
@@ -14,6 +15,7 @@ from typing import Any
 
 from .. import BUNDLED_OPERATORS
 from ..ascendc.kernel import KernelFunction, Launch
+from ..cxx.operator import CXX_SUFFIXES, kernel_for_spec, spec_for_kernel
 from ..npu.errors import BuildError, TilingError, location_from_traceback
 from ..operator import Case, Constraint, Param, Params, Tensors, TensorSpec
 
@@ -39,7 +41,7 @@ def operator_dirs(root: str | Path | None = None) -> list[Path]:
 
 def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
     p = Path(ref)
-    if p.suffix == ".py" or p.exists():
+    if p.suffix in (".py", *CXX_SUFFIXES) or p.exists():
         if not p.exists():
             raise BuildError(f"operator file not found: {ref}")
         return p.resolve()
@@ -47,8 +49,12 @@ def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
         cand = d / f"{ref}.py"
         if cand.exists():
             return cand
+        for cand in cxx_kernels(d):  # C++ operators: operators/cpp/<name>.asc + <name>.py
+            if cand.stem == ref:
+                return cand
     known = sorted(
         {q.stem for d in operator_dirs(root) for q in d.glob("*.py") if not q.stem.startswith("_")}
+        | {q.stem for d in operator_dirs(root) for q in cxx_kernels(d)}
     )
     raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
 
@@ -59,10 +65,23 @@ def list_operators(root: str | Path | None = None, include_bugs: bool = False) -
     if not dirs:
         return []
     base = dirs[0]
-    files = sorted(p for p in base.glob("*.py") if not p.stem.startswith("_"))
+    files = sorted(p for p in base.glob("*.py") if not p.stem.startswith("_")) + cxx_kernels(base)
     if include_bugs:
         files += sorted(p for p in (base / "bugs").glob("*.py") if not p.stem.startswith("_"))
     return files
+
+
+def cxx_kernels(base: Path) -> list[Path]:
+    """C++ operators under `base` and `base/cpp`: a kernel `.asc`/`.cpp` with its `.py` spec beside."""
+    out = []
+    for d in (base, base / "cpp"):
+        if d.is_dir():
+            out += [
+                k
+                for k in sorted(d.iterdir())
+                if k.suffix in CXX_SUFFIXES and not k.stem.startswith("_") and spec_for_kernel(k).is_file()
+            ]
+    return out
 
 
 @dataclass(frozen=True)
@@ -78,6 +97,8 @@ class OperatorModule:
     params: dict[str, Param]
     source_hash: str
     doc: str
+    sources: tuple[str, ...] = ()  # every file the operator is built from (C++: kernel + headers)
+    cxx: Any = None  # a C++ operator's binding (asc_tui.cxx.operator.CxxBinding)
 
     def case(self, name: str | None) -> Case:
         key = name or self.default_case
@@ -199,6 +220,8 @@ def _line_of(path: str, needle: str) -> int | None:
 def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorModule:
     """Import an operator file afresh (no caching: a saved file is always re-read)."""
     path = resolve_operator(str(ref), root)
+    if path.suffix in CXX_SUFFIXES or (path.suffix == ".py" and kernel_for_spec(path) is not None):
+        return _load_cxx_operator(path)
     source = path.read_bytes()
     try:
         code = compile(source, str(path), "exec")
@@ -206,6 +229,50 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
         raise BuildError(
             f"syntax error: {exc.msg}", str(path), exc.lineno, hint=(exc.text or "").strip() or None
         ) from None
+    module = _import(path, source, code)
+    return _validate(module, path, source)
+
+
+def _load_cxx_operator(path: Path) -> OperatorModule:
+    """A C++ operator: import its spec, bind PARAMS to the kernel's constants, translate."""
+    from ..cxx.operator import bind_operator
+
+    kernel_path = path if path.suffix in CXX_SUFFIXES else kernel_for_spec(path)
+    spec = spec_for_kernel(kernel_path)
+    if not spec.is_file():
+        raise BuildError(
+            f"C++ kernel {kernel_path.name} has no spec {spec.name} beside it",
+            str(kernel_path),
+            1,
+            hint="write the operator's CASES, tensors(), tiling() and golden() in " + spec.name,
+        )
+    source = spec.read_bytes()
+    try:
+        code = compile(source, str(spec), "exec")
+    except SyntaxError as exc:
+        raise BuildError(
+            f"syntax error: {exc.msg}", str(spec), exc.lineno, hint=(exc.text or "").strip() or None
+        ) from None
+    module = _import(spec, source, code)
+    params = {
+        k: (p if isinstance(p, Param) else Param(p)) for k, p in dict(getattr(module, "PARAMS", {})).items()
+    }
+    binding = bind_operator(kernel_path, module, params)
+    module.PARAMS = params
+    digest = hashlib.sha256(source)
+    for f in binding.sources:
+        digest.update(Path(f).read_bytes())
+    op = _validate(module, spec, source, kernel=binding.kernel)
+    return dataclasses.replace(
+        op,
+        path=str(kernel_path),
+        source_hash=digest.hexdigest()[:16],
+        sources=(*binding.sources, str(spec)),
+        cxx=binding,
+    )
+
+
+def _import(path: Path, source: bytes, code) -> ModuleType:
     _remember_source(str(path), source)
     mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
@@ -220,7 +287,7 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
         raise BuildError(f"importing the operator raised {type(exc).__name__}: {exc}", file, line) from None
     finally:
         sys.modules.pop(mod_name, None)
-    return _validate(module, path, source)
+    return module
 
 
 def _remember_source(path: str, source: bytes) -> None:
@@ -231,10 +298,11 @@ def _remember_source(path: str, source: bytes) -> None:
     linecache.cache[path] = (len(text), None, text.splitlines(True), path)
 
 
-def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
+def _validate(module: ModuleType, path: Path, source: bytes, kernel=None) -> OperatorModule:
     missing = [n for n in REQUIRED if not hasattr(module, n)]
     kernels = [v for v in vars(module).values() if isinstance(v, KernelFunction)]
-    kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
+    if kernel is None:
+        kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
     if kernel is None:
         missing.append(
             "a kernel (@AscendC.kernel)"

@@ -1,0 +1,167 @@
+"""Helpers the generated Python calls where plain Python operators would not be exact C++.
+
+Generated code uses plain `+`, `//`, `&` wherever the static types make them exact; these are
+only for the rest: truncating signed division, signed wrap, fp32/fp16 rounding, byte-wise GM
+pointer arithmetic and the few Ascend C names the twin spells differently.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ..ascendc import GetCoreType
+from ..ascendc.tensors import GM_ADDR
+from ..npu.errors import KernelError, user_location
+
+_pack_f = struct.Struct("<f")
+
+
+def cdiv(a: int, b: int) -> int:
+    """C++ integer division: truncates toward zero (Python's // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def cmod(a: int, b: int) -> int:
+    """C++ `%`: the sign follows the dividend."""
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def s8(x: int) -> int:
+    x &= 0xFF
+    return x - 0x100 if x & 0x80 else x
+
+
+def s16(x: int) -> int:
+    x &= 0xFFFF
+    return x - 0x10000 if x & 0x8000 else x
+
+
+def s32(x: int) -> int:
+    x &= 0xFFFFFFFF
+    return x - 0x100000000 if x & 0x80000000 else x
+
+
+def s64(x: int) -> int:
+    x &= 0xFFFFFFFFFFFFFFFF
+    return x - 0x10000000000000000 if x & 0x8000000000000000 else x
+
+
+def f32(x) -> float:
+    """Round to fp32 (what a `float` variable holds)."""
+    try:
+        return _pack_f.unpack(_pack_f.pack(x))[0]
+    except OverflowError:
+        return float(np.float32(x))
+
+
+def f16(x) -> float:
+    return float(np.float16(x))
+
+
+def bf16(x) -> float:
+    import ml_dtypes
+
+    return float(ml_dtypes.bfloat16(x))
+
+
+def fdiv(a: float, b: float) -> float:
+    """Floating division: IEEE results (inf/nan) where Python would raise."""
+    try:
+        return a / b
+    except ZeroDivisionError:
+        if a != a or a == 0:
+            return float("nan")
+        return float("inf") if (a > 0) == (str(float(b))[0] != "-") else float("-inf")
+
+
+def to_int(x) -> int:
+    """float → integer conversion truncates toward zero."""
+    return int(x)
+
+
+def padd(p, nbytes: int):
+    """`p + n` on a GM pointer, `nbytes` = n × sizeof(element) (GM_ADDR counts buffer elements)."""
+    if p is None:
+        file, line = user_location(2)
+        raise KernelError("pointer arithmetic on a null GM pointer", file, line)
+    isz = p.buffer.dtype.itemsize
+    if nbytes % isz:
+        file, line = user_location(2)
+        raise KernelError(
+            f"GM pointer offset of {nbytes} bytes is not a multiple of the buffer's element size ({isz} B)",
+            file,
+            line,
+        )
+    return GM_ADDR(p.buffer, p.offset + nbytes // isz)
+
+
+def is_aic() -> bool:
+    return GetCoreType() == "aic"
+
+
+def is_aiv() -> bool:
+    return GetCoreType() != "aic"
+
+
+def noop(*_args) -> None:
+    """Calls that set hardware state the emulator does not model (InitSocState...)."""
+
+
+def new_array(n: int, fill=0) -> list:
+    return [fill] * int(n)
+
+
+class Struct:
+    """Base of translated structs: field-wise copy, as C++ value semantics need."""
+
+    __slots__ = ()
+
+    def _cx_copy(self):
+        new = object.__new__(type(self))
+        for k, v in self.__dict__.items():
+            new.__dict__[k] = (
+                v._cx_copy() if isinstance(v, Struct) else (list(v) if isinstance(v, list) else v)
+            )
+        return new
+
+
+def odiv(a, b):
+    """`/` on operands of unknown static type: C++ integer division for ints, else true division."""
+    if isinstance(a, int) and isinstance(b, int):
+        return cdiv(a, b)
+    return a / b
+
+
+def omod(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return cmod(a, b)
+    return np.fmod(a, b)
+
+
+def fill_struct(cls, src):
+    """A translated struct filled field by field (by name) from a tiling object or mapping."""
+    obj = cls()
+    get = src.get if isinstance(src, dict) else (lambda k, d=None: getattr(src, k, d))
+    for name, conv in getattr(cls, "_cx_fields", ()):
+        v = get(name, None)
+        if v is not None:
+            setattr(obj, name, conv(v) if conv is not None else v)
+    return obj
+
+
+def agg(obj, pairs):
+    """Aggregate initialisation `S s = {a, b}`: set the listed fields, in order."""
+    for name, value in pairs:
+        setattr(obj, name, value)
+    return obj
+
+
+def make(cls, init: str, *args):
+    """Construct with one of several constructors (chosen statically by arity)."""
+    obj = cls.__new__(cls)
+    getattr(obj, init)(*args)
+    return obj

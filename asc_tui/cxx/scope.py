@@ -1,0 +1,94 @@
+"""Values and scopes of code generation: a translated expression carries its static type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .ctype import CType
+from .emit import Emitter
+from .preprocess import PFile
+
+_NOCONST = object()
+
+
+@dataclass(frozen=True)
+class Val:
+    """A translated expression: Python `code`, its C++ type, a compile-time value if known."""
+
+    code: str
+    type: CType
+    const: object = _NOCONST
+    lvalue: bool = False  # names a variable/field (copy on struct assignment)
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not _NOCONST
+
+
+NOCONST = _NOCONST
+
+
+@dataclass
+class Local:
+    py: str
+    type: CType
+    const: object = _NOCONST
+
+
+@dataclass
+class ClassInst:
+    """One instantiation of a user class (template arguments bound)."""
+
+    info: object  # ClassInfo
+    targs: dict  # name -> CType | value
+    py: str
+    fields: dict[str, CType] = field(default_factory=dict)
+    methods: dict[tuple, str] = field(default_factory=dict)  # (name, arity) -> attribute name
+    base: ClassInst | None = None
+    done: bool = False
+    _layout: tuple | None = None
+
+    def layout(self) -> tuple[int, int]:
+        """(sizeof, alignof) with C++'s padding rules."""
+        from .ctype import alignof, sizeof
+
+        if self._layout is None:
+            off, align = 0, 1
+            if self.base is not None:
+                off, align = self.base.layout()
+            for t in self.fields.values():
+                a = alignof(t)
+                off = -(-off // a) * a + sizeof(t)
+                align = max(align, a)
+            self._layout = (max(-(-off // align) * align, 1), align)
+        return self._layout
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+
+@dataclass
+class FuncCtx:
+    """What one function body's translation needs to know."""
+
+    pf: PFile
+    em: Emitter
+    tmap: dict  # template parameter -> CType | value
+    cls: ClassInst | None
+    ns: object  # Namespace of the declaration
+    ret: CType | None
+    scopes: list[dict[str, Local]] = field(default_factory=lambda: [{}])
+    loops: list[str | None] = field(default_factory=list)  # continue-prefix per enclosing loop
+    tmp: int = 0
+    used: set = field(default_factory=set)
+
+    def lookup(self, name: str) -> Local | None:
+        for s in reversed(self.scopes):
+            if name in s:
+                return s[name]
+        return None
+
+    def fresh(self, stem: str) -> str:
+        self.tmp += 1
+        return f"_cx_{stem}{self.tmp}"

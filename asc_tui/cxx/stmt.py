@@ -1,0 +1,557 @@
+"""Statements, each placed on its C++ line (see emit.py).
+
+Counted `for` loops whose bound and counter the body cannot change become `range` loops (fast);
+other `for`s become `while` with the update at the loop's closing line (and before every
+`continue`). `switch` is a run-once loop with a fall-through flag, so `break` keeps its meaning.
+"""
+
+from __future__ import annotations
+
+from . import ctype as T
+from .scope import NOCONST, FuncCtx, Local, Val
+from .symbols import decl_name
+
+_ASSIGN_OPS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def line(node) -> int:
+    return node.start_point[0] + 1
+
+
+def end_line(node) -> int:
+    return node.end_point[0] + 1
+
+
+class StmtGen:
+    def block(self, node, ctx: FuncCtx, ind: int, new_scope: bool = True) -> None:
+        if new_scope:
+            ctx.scopes.append({})
+        try:
+            if node.type == "compound_statement":
+                for c in node.named_children:
+                    self.stmt(c, ctx, ind)
+            else:
+                self.stmt(node, ctx, ind)
+        finally:
+            if new_scope:
+                ctx.scopes.pop()
+
+    def body(self, node, ctx: FuncCtx, ind: int, header_line: int) -> None:
+        n0 = len(ctx.em.rows)
+        self.block(node, ctx, ind)
+        if not any(text for _, text, _ in ctx.em.rows[n0:]):
+            ctx.em.emit(header_line, ind, "pass")
+
+    def stmt(self, node, ctx: FuncCtx, ind: int) -> None:
+        k = node.type
+        fn = getattr(self, "s_" + k, None)
+        if fn is None:
+            if k == "comment":
+                return
+            what = {
+                "goto_statement": "goto",
+                "labeled_statement": "labels",
+                "try_statement": "try/catch",
+                "throw_statement": "throw",
+                "for_range_loop": "range-based for",
+                "co_return_statement": "co_return",
+            }.get(k, k.replace("_", " "))
+            raise self.unsupported(ctx.pf, node, what)
+        fn(node, ctx, ind)
+
+    def s_compound_statement(self, node, ctx, ind):
+        self.block(node, ctx, ind)
+
+    def s_expression_statement(self, node, ctx, ind):
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if not inner:
+            return
+        e = inner[0]
+        if e.type == "assignment_expression":
+            code = self.assign_code(e, ctx)
+        elif e.type == "update_expression":
+            code = self.update_code(e, ctx)
+        elif e.type == "comma_expression":
+            raise self.unsupported(ctx.pf, e, "comma expressions")
+        else:
+            v = self.expr(e, ctx)
+            code = v.code
+            if not code or v.is_const:
+                return
+        ctx.em.emit(line(node), ind, code)
+
+    def assign_code(self, e, ctx) -> str:
+        left = e.child_by_field_name("left")
+        op = e.child_by_field_name("operator").type
+        target = self.expr(left, ctx)
+        if not target.lvalue and not target.code.endswith("]") and "." not in target.code:
+            raise self.err(ctx.pf, left, f"cannot assign to {left.text.decode()!r}")
+        right = e.child_by_field_name("right")
+        if op == "=":
+            if right.type == "initializer_list":
+                init = self.construct(target.type, list(right.named_children), ctx, right, True)
+                return f"{target.code} = {init}"
+            rv = self.expr(right, ctx)
+            if target.type.kind == "class" and rv.type.kind == "class" and rv.lvalue:
+                return f"{target.code} = {rv.code}._cx_copy()"
+            return f"{target.code} = {self.convert(rv, target.type, ctx, right)}"
+        if op not in _ASSIGN_OPS:
+            raise self.unsupported(ctx.pf, e, f"operator {op}")
+        rv = self.expr(right, ctx)
+        res = self.binop(op[:-1], Val(target.code, target.type), rv, ctx, e)
+        code = self.convert(res, target.type, ctx, e)
+        plain = f"({target.code} {op[:-1]} {rv.code})"
+        if code == plain:
+            return f"{target.code} {op} {rv.code}"
+        return f"{target.code} = {code}"
+
+    def update_code(self, e, ctx) -> str:
+        arg = e.child_by_field_name("argument")
+        op = e.child_by_field_name("operator").type
+        target = self.expr(arg, ctx)
+        if target.type.kind == "ptr":
+            res = self.ptr_add(Val(target.code, target.type), Val("1", T.INT32, 1), op[0], ctx, e)
+            return f"{target.code} = {res.code}"
+        res = self.binop(op[0], Val(target.code, target.type), Val("1", T.INT32, 1), ctx, e)
+        code = self.convert(res, target.type, ctx, e)
+        if code == f"({target.code} {op[0]} 1)" or target.type.kind == "opaque":
+            return f"{target.code} {op[0]}= 1"
+        return f"{target.code} = {code}"
+
+    # -- declarations ---------------------------------------------------------------------------
+    def s_declaration(self, node, ctx, ind):
+        if any(
+            c.type == "storage_class_specifier" and c.text in (b"static", b"extern") for c in node.children
+        ):
+            raise self.unsupported(ctx.pf, node, "static local variables")
+        tnode = node.child_by_field_name("type")
+        if tnode is not None and tnode.type in ("struct_specifier", "class_specifier", "enum_specifier"):
+            if tnode.child_by_field_name("body") is not None:
+                raise self.unsupported(ctx.pf, tnode, "local class/enum definitions")
+        const = any(c.type == "type_qualifier" and c.text in (b"const", b"constexpr") for c in node.children)
+        for d in node.children_by_field_name("declarator"):
+            self.local_decl(node, tnode, d, const, ctx, ind)
+
+    def local_decl(self, node, tnode, d, const: bool, ctx: FuncCtx, ind: int) -> None:
+        value = None
+        inner = d
+        if d.type == "init_declarator":
+            inner = d.child_by_field_name("declarator")
+            value = d.child_by_field_name("value")
+        if inner.type == "function_declarator":
+            raise self.unsupported(ctx.pf, d, "local function declarations")
+        t = self.resolve_type(tnode, ctx, inner)
+        name, name_node = decl_name(inner)
+        is_ref = _has_ref(inner)
+        if value is not None and value.type not in ("initializer_list", "argument_list"):
+            v = self.expr(value, ctx)
+            if t.kind == "auto":
+                t = v.type if v.type.kind != "initlist" else t
+                if t.kind == "bool" or t.kind == "enum":
+                    t = v.type
+            if is_ref and t.is_arith and not const:
+                raise self.unsupported(ctx.pf, inner, "references to scalars")
+            if t.kind == "class" and v.type.kind == "class" and not is_ref:
+                code = f"{v.code}._cx_copy()" if v.lvalue else v.code
+            else:
+                code = self.convert(v, t, ctx, value)
+            cval = v.const if (const and v.is_const and t.is_arith) else NOCONST
+            if cval is not NOCONST:
+                cval = self.literal(cval, t).const
+        elif value is not None:
+            if t.kind == "auto":
+                raise self.unsupported(ctx.pf, value, "auto with a braced initializer")
+            code = self.construct(
+                t, list(value.named_children), ctx, value, brace=value.type == "initializer_list"
+            )
+            cval = NOCONST
+            if const and t.is_arith and len(value.named_children) == 1:
+                v = self.expr(value.named_children[0], ctx)
+                if v.is_const:
+                    cval = self.literal(v.const, t).const
+        else:
+            if t.kind == "auto":
+                raise self.err(ctx.pf, d, "auto needs an initializer")
+            if is_ref:
+                raise self.err(ctx.pf, d, "a reference needs an initializer")
+            code = self.default_value(t, ctx, d)
+            cval = NOCONST
+        py = self.local_name(name, ctx)
+        ctx.scopes[-1][name] = Local(py, t, cval)
+        ctx.em.emit(line(d), ind, f"{py} = {code}")
+
+    def local_name(self, name: str, ctx: FuncCtx) -> str:
+        from .codegen import pyname
+
+        py = pyname(name)
+        taken = {loc.py for s in ctx.scopes for loc in s.values()}
+        if py in taken or py in ctx.used and ctx.lookup(name) is None and False:
+            i = 2
+            while f"{py}_{i}" in taken:
+                i += 1
+            py = f"{py}_{i}"
+        ctx.used.add(py)
+        return py
+
+    def s_alias_declaration(self, node, ctx, ind):
+        name = node.child_by_field_name("name").text.decode()
+        ctx.tmap[name] = self.resolve_type(node.child_by_field_name("type"), ctx)
+
+    def s_type_definition(self, node, ctx, ind):
+        t = node.child_by_field_name("type")
+        for d in node.children_by_field_name("declarator"):
+            name, _ = decl_name(d)
+            ctx.tmap[name] = self.resolve_type(t, ctx, d if d.type != "type_identifier" else None)
+
+    def s_using_declaration(self, node, ctx, ind):
+        pass  # `using namespace AscendC;` in a body: twin names resolve anyway
+
+    def s_static_assert_declaration(self, node, ctx, ind):
+        pass
+
+    # -- control flow ------------------------------------------------------------------------------
+    def _cond_node(self, node):
+        c = node.child_by_field_name("condition")
+        if c is not None and c.type == "condition_clause":
+            if c.child_by_field_name("initializer") is not None:
+                return None
+            v = c.child_by_field_name("value")
+            return v
+        return c
+
+    def s_if_statement(self, node, ctx, ind, elif_=False):
+        cnode = self._cond_node(node)
+        if cnode is None or cnode.type == "declaration":
+            raise self.unsupported(ctx.pf, node, "declarations in an if condition")
+        constexpr = any(c.type == "constexpr" for c in node.children)
+        c = self.expr(cnode, ctx)
+        cons = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        if alt is not None and alt.type == "else_clause":
+            alt = next((x for x in alt.named_children if x.type != "comment"), None)
+        if constexpr:
+            if not c.is_const:
+                raise self.err(ctx.pf, cnode, "if constexpr condition is not a compile-time constant")
+            chosen = cons if c.const else alt
+            if elif_:
+                ctx.em.emit(line(node), ind, "else:", header=True)
+                ind += 1
+            if chosen is not None:
+                self.body(chosen, ctx, ind, line(node))
+            elif elif_:
+                ctx.em.emit(line(node), ind, "pass")
+            return
+        ctx.em.emit(line(node), ind, f"{'elif' if elif_ else 'if'} {c.code}:", header=True)
+        self.body(cons, ctx, ind + 1, line(node))
+        if alt is None:
+            return
+        if alt.type == "if_statement" and not any(x.type == "constexpr" for x in alt.children):
+            self.s_if_statement(alt, ctx, ind, elif_=True)
+            return
+        ctx.em.emit(line(alt) if line(alt) > ctx.em.last else ctx.em.last + 1, ind, "else:", header=True)
+        self.body(alt, ctx, ind + 1, line(alt))
+
+    def s_while_statement(self, node, ctx, ind):
+        cnode = self._cond_node(node)
+        if cnode is None:
+            raise self.unsupported(ctx.pf, node, "declarations in a while condition")
+        c = self.expr(cnode, ctx)
+        ctx.em.emit(line(node), ind, f"while {c.code}:", header=True)
+        ctx.loops.append(None)
+        try:
+            self.body(node.child_by_field_name("body"), ctx, ind + 1, line(node))
+        finally:
+            ctx.loops.pop()
+
+    def s_do_statement(self, node, ctx, ind):
+        cnode = node.child_by_field_name("condition")
+        ctx.em.emit(line(node), ind, "while True:", header=True)
+        c = self.expr(cnode, ctx)
+        ctx.loops.append(("do", c.code))
+        try:
+            self.block(node.child_by_field_name("body"), ctx, ind + 1)
+        finally:
+            ctx.loops.pop()
+        ctx.em.emit(line(cnode), ind + 1, f"if not {c.code}: break", header=True)
+
+    def s_for_statement(self, node, ctx, ind):
+        ctx.scopes.append({})
+        try:
+            if not self._range_for(node, ctx, ind):
+                self._while_for(node, ctx, ind)
+        finally:
+            ctx.scopes.pop()
+
+    def _while_for(self, node, ctx, ind):
+        init = node.child_by_field_name("initializer")
+        if init is not None:
+            if init.type == "declaration":
+                self.s_declaration(init, ctx, ind)
+            elif init.type in ("assignment_expression", "update_expression", "call_expression"):
+                self.s_expression_statement(_Wrap(init), ctx, ind)
+            elif init.type == "comma_expression":
+                raise self.unsupported(ctx.pf, init, "comma expressions")
+            else:
+                self.s_expression_statement(_Wrap(init), ctx, ind)
+        cnode = node.child_by_field_name("condition")
+        cond = self.expr(cnode, ctx).code if cnode is not None else "True"
+        ctx.em.emit(line(node), ind, f"while {cond}:", header=True)
+        upd = node.child_by_field_name("update")
+        ucode = None
+        if upd is not None:
+            if upd.type == "update_expression":
+                ucode = self.update_code(upd, ctx)
+            elif upd.type == "assignment_expression":
+                ucode = self.assign_code(upd, ctx)
+            elif upd.type == "comma_expression":
+                parts = []
+                for p in upd.named_children:
+                    parts.append(
+                        self.update_code(p, ctx)
+                        if p.type == "update_expression"
+                        else self.assign_code(p, ctx)
+                    )
+                ucode = "; ".join(parts)
+            else:
+                ucode = self.expr(upd, ctx).code
+        ctx.loops.append(("for", ucode))
+        body = node.child_by_field_name("body")
+        try:
+            self.body(body, ctx, ind + 1, line(node))
+        finally:
+            ctx.loops.pop()
+        if ucode:
+            ctx.em.emit(end_line(body), ind + 1, ucode)
+
+    def _range_for(self, node, ctx, ind) -> bool:
+        init = node.child_by_field_name("initializer")
+        cnode = node.child_by_field_name("condition")
+        upd = node.child_by_field_name("update")
+        body = node.child_by_field_name("body")
+        if init is None or cnode is None or upd is None or init.type != "declaration":
+            return False
+        decls = init.children_by_field_name("declarator")
+        if len(decls) != 1 or decls[0].type != "init_declarator":
+            return False
+        d = decls[0]
+        var_node = d.child_by_field_name("declarator")
+        if var_node.type != "identifier":
+            return False
+        var = var_node.text.decode()
+        t = self.resolve_type(init.child_by_field_name("type"), ctx, var_node)
+        if not (t.kind == "int"):
+            return False
+        if cnode.type != "binary_expression":
+            return False
+        op = cnode.child_by_field_name("operator").type
+        left, right = cnode.child_by_field_name("left"), cnode.child_by_field_name("right")
+        if left.type != "identifier" or left.text.decode() != var or op not in ("<", "<=", ">", ">="):
+            return False
+        step = _step(upd, var)
+        if step is None or (step > 0) != (op in ("<", "<=")):
+            return False
+        assigned = self.assigned_in(body, ctx)
+        if var in assigned:
+            return False
+        if not self._stable(right, ctx, assigned):
+            return False
+        start = self.expr(d.child_by_field_name("value"), ctx)
+        start_code = self.convert(start, t, ctx, d)
+        bound = self.expr(right, ctx)
+        ct = T.common(t, bound.type) if bound.type.is_arith else t
+        if ct.kind != "int":
+            return False
+        if ct != t and not (start.is_const and start.const >= 0):
+            return False  # a signed counter compared as unsigned: keep the C loop
+        if not t.signed and op == ">=":
+            return False
+        stop = self.convert(bound, ct, ctx, right)
+        if op == "<=":
+            stop = f"{stop} + 1"
+        elif op == ">=":
+            stop = f"{stop} - 1"
+        py = self.local_name(var, ctx)
+        ctx.scopes[-1][var] = Local(py, t)
+        rng = f"range({start_code}, {stop})" if step == 1 else f"range({start_code}, {stop}, {step})"
+        if step == 1 and start_code == "0":
+            rng = f"range({stop})"
+        ctx.em.emit(line(node), ind, f"for {py} in {rng}:", header=True)
+        ctx.loops.append(None)
+        try:
+            self.body(body, ctx, ind + 1, line(node))
+        finally:
+            ctx.loops.pop()
+        return True
+
+    def _stable(self, node, ctx, assigned: set) -> bool:
+        """True when the loop body cannot change the value of `node` (a bound)."""
+        k = node.type
+        if k in ("number_literal", "true", "false", "sizeof_expression"):
+            return True
+        if k == "identifier":
+            name = node.text.decode()
+            if name in assigned:
+                return False
+            if ctx.lookup(name) is not None:
+                return True
+            return True  # a constant, or a member no statement of the loop (or method it calls) sets
+        if k == "field_expression":
+            if node.child_by_field_name("argument").type != "this":
+                return False
+            return node.child_by_field_name("field").text.decode() not in assigned
+        if k in ("binary_expression", "parenthesized_expression", "unary_expression", "cast_expression"):
+            return all(
+                self._stable(c, ctx, assigned) for c in node.named_children if c.type != "type_descriptor"
+            )
+        if k == "qualified_identifier":
+            return True
+        return False
+
+    def assigned_in(self, node, ctx) -> set:
+        """Names assigned in `node` and, transitively, in the methods it calls of this class."""
+        out: set = set()
+        seen: set = set()
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            stack = [n]
+            while stack:
+                x = stack.pop()
+                if x.type in ("assignment_expression", "update_expression"):
+                    tgt = x.child_by_field_name("left") or x.child_by_field_name("argument")
+                    while tgt is not None and tgt.type in (
+                        "subscript_expression",
+                        "field_expression",
+                        "parenthesized_expression",
+                    ):
+                        if tgt.type == "field_expression":
+                            out.add(tgt.child_by_field_name("field").text.decode())
+                            if tgt.child_by_field_name("argument").type == "this":
+                                break
+                        tgt = tgt.child_by_field_name("argument") or (
+                            tgt.named_children[0] if tgt.named_children else None
+                        )
+                    if tgt is not None and tgt.type == "identifier":
+                        out.add(tgt.text.decode())
+                elif x.type == "call_expression" and ctx.cls is not None:
+                    f = x.child_by_field_name("function")
+                    name = f.text.decode().split("(")[0].split("<")[0].split(".")[-1].split(">")[-1]
+                    cur = ctx.cls
+                    while cur is not None:
+                        for m in cur.info.methods.get(name, ()):
+                            if id(m) not in seen:
+                                seen.add(id(m))
+                                b = m.node.child_by_field_name("body")
+                                if b is not None:
+                                    todo.append(b)
+                        cur = cur.base
+                stack.extend(x.named_children)
+        return out
+
+    def s_switch_statement(self, node, ctx, ind):
+        cnode = self._cond_node(node)
+        v = self.expr(cnode, ctx)
+        sw = ctx.fresh("sw")
+        ctx.em.emit(line(node), ind, f"for {sw} in (0,):", header=True)
+        ctx.em.emit(line(node), ind + 1, f"{sw}v = {v.code}; {sw}f = False")
+        ctx.loops.append(("switch", None))
+        body = node.child_by_field_name("body")
+        cases = [c for c in body.named_children if c.type == "case_statement"]
+        try:
+            for i, c in enumerate(cases):
+                value = c.child_by_field_name("value")
+                if value is None:
+                    if i != len(cases) - 1:
+                        raise self.unsupported(ctx.pf, c, "default: before the last case")
+                    ctx.em.emit(line(c), ind + 1, "if True:", header=True)
+                else:
+                    cv = self.expr(value, ctx)
+                    ctx.em.emit(line(c), ind + 1, f"if {sw}f or {sw}v == {cv.code}:", header=True)
+                ctx.em.emit(line(c), ind + 2, f"{sw}f = True")
+                ctx.scopes.append({})
+                try:
+                    for s in c.named_children:
+                        if s is value:
+                            continue
+                        self.stmt(s, ctx, ind + 2)
+                finally:
+                    ctx.scopes.pop()
+        finally:
+            ctx.loops.pop()
+
+    def s_break_statement(self, node, ctx, ind):
+        if not ctx.loops:
+            raise self.err(ctx.pf, node, "break outside a loop or switch")
+        ctx.em.emit(line(node), ind, "break")
+
+    def s_continue_statement(self, node, ctx, ind):
+        loop = next((x for x in reversed(ctx.loops) if x is None or x[0] != "switch"), "none")
+        if loop == "none":
+            raise self.err(ctx.pf, node, "continue outside a loop")
+        if any(
+            x is not None and x[0] == "switch"
+            for x in ctx.loops[ctx.loops.index(loop) + 1 :]
+            if loop is not None
+        ) or (loop is None and ctx.loops and ctx.loops[-1] is not None and ctx.loops[-1][0] == "switch"):
+            raise self.unsupported(ctx.pf, node, "continue inside a switch")
+        if loop is not None and loop[0] == "for" and loop[1]:
+            ctx.em.emit(line(node), ind, loop[1])
+        elif loop is not None and loop[0] == "do":
+            ctx.em.emit(line(node), ind, f"if not {loop[1]}: break", header=True)
+        ctx.em.emit(line(node), ind, "continue")
+
+    def s_return_statement(self, node, ctx, ind):
+        vals = [c for c in node.named_children if c.type != "comment"]
+        if not vals:
+            ctx.em.emit(line(node), ind, "return")
+            return
+        if vals[0].type == "initializer_list":
+            code = self.construct(ctx.ret, list(vals[0].named_children), ctx, vals[0], True)
+        else:
+            v = self.expr(vals[0], ctx)
+            code = (
+                self.convert(v, ctx.ret, ctx, vals[0])
+                if ctx.ret is not None and ctx.ret.kind != "void"
+                else v.code
+            )
+        ctx.em.emit(line(node), ind, f"return {code}")
+
+
+class _Wrap:
+    """An expression node seen as an expression statement (for-loop initialisers)."""
+
+    type = "expression_statement"
+
+    def __init__(self, node):
+        self.named_children = [node]
+        self.start_point = node.start_point
+
+
+def _has_ref(d) -> bool:
+    while d is not None:
+        if d.type == "reference_declarator":
+            return True
+        d = d.child_by_field_name("declarator")
+    return False
+
+
+def _step(upd, var: str):
+    if upd.type == "update_expression":
+        arg = upd.child_by_field_name("argument")
+        if arg.type != "identifier" or arg.text.decode() != var:
+            return None
+        return 1 if upd.child_by_field_name("operator").type == "++" else -1
+    if upd.type == "assignment_expression":
+        left = upd.child_by_field_name("left")
+        right = upd.child_by_field_name("right")
+        op = upd.child_by_field_name("operator").type
+        if left.type != "identifier" or left.text.decode() != var or right.type != "number_literal":
+            return None
+        try:
+            n = int(right.text.decode().rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+        if n <= 0:
+            return None
+        return n if op == "+=" else -n if op == "-=" else None
+    return None
