@@ -49,7 +49,9 @@ class CallGen:
         if k in ("identifier",):
             name = name_node.text.decode()
             if name in _CASTS:
-                raise self.unsupported(ctx.pf, node, name)
+                if targs_node is None:
+                    raise self.err(ctx.pf, node, f"{name} needs a target type")
+                return self.cxx_cast(targs_node, args, ctx, node)
             return self.free_call(name, targs_node, args, ctx, node)
         if k == "field_expression":
             return self.method_call(fnode, args, ctx, node)

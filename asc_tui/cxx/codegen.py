@@ -210,6 +210,8 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         if not ctors:
             em.emit(row + 1, 1, "def __init__(self):", header=True)
             n0 = len(em.rows)
+            if inst.base is not None:
+                em.emit(row + 1, 2, f"{inst.base.py}.__init__(self)")
             self.member_inits(inst, ctx, 2, row + 1, {})
             if len(em.rows) == n0:
                 em.emit(row + 1, 2, "pass")
@@ -375,6 +377,14 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                     break
             if target is not None:
                 return target
+            for qn, _pf in scope.usings:
+                used = self.find_namespace(scope, qn.text.decode()) if qn.text.decode() != qual else None
+                if used is not None and parts and parts[0] in used.children:
+                    found = used
+                    for p in parts:
+                        found = found.children.get(p) if found is not None else None
+                    if found is not None:
+                        return found
             scope = scope.parent
         return None
 

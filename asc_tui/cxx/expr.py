@@ -48,6 +48,16 @@ class ExprGen:
     # -- literals -----------------------------------------------------------------------------
     def x_number_literal(self, node, ctx):
         text = node.text.decode().replace("'", "")
+        if text.startswith("-"):
+            v = self.x_number_literal_text(text[1:].strip(), node, ctx)
+            return (
+                self.binop("-", Val("0", T.INT32, 0), v, ctx, node)
+                if v.type.is_int
+                else _fold(f"(-{v.code})", v.type)
+            )
+        return self.x_number_literal_text(text, node, ctx)
+
+    def x_number_literal_text(self, text, node, ctx):
         low = text.lower()
         is_hex = low.startswith("0x")
         if not is_hex and ("." in low or "e" in low or low.endswith("f")) and not low.startswith("0b"):

@@ -151,7 +151,9 @@ class StmtGen:
                     t = v.type
             if is_ref and t.is_arith and not const:
                 raise self.unsupported(ctx.pf, inner, "references to scalars")
-            if t.kind == "class" and v.type.kind == "class" and not is_ref:
+            if is_ref and t.kind in ("class", "twin", "ptr", "array", "opaque"):
+                code = v.code  # a reference to an object is the same Python object
+            elif t.kind == "class" and v.type.kind == "class":
                 code = f"{v.code}._cx_copy()" if v.lvalue else v.code
             else:
                 code = self.convert(v, t, ctx, value)
@@ -471,7 +473,7 @@ class StmtGen:
                 ctx.scopes.append({})
                 try:
                     for s in c.named_children:
-                        if s is value:
+                        if value is not None and s == value:
                             continue
                         self.stmt(s, ctx, ind + 2)
                 finally:

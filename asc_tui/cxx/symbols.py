@@ -230,7 +230,7 @@ class Collector:
         name_node = decl.child_by_field_name("declarator")
         name = name_node.text.decode()
         prev = c.prev_sibling
-        start = prev.end_point if prev is not None else (c.parent.start_point if c.parent else c.start_point)
+        start = prev.end_point if prev is not None else (0, 0)
         quals = tuple(q for q in pf.quals_between(start, decl.start_point))
         static = any(s.text == b"static" for s in c.children if s.type == "storage_class_specifier")
         target_ns = ns

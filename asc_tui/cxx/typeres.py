@@ -60,7 +60,7 @@ class TypeResolver:
             if name is None:
                 raise self.unsupported(ctx.pf, node, "anonymous struct/enum types")
             return self._named_type(name.text.decode(), ctx, node)
-        if k == "type_identifier":
+        if k in ("type_identifier", "identifier", "namespace_identifier"):
             return self._named_type(text, ctx, node)
         if k == "qualified_identifier" or k == "template_type":
             return self._named_type(text, ctx, node)
@@ -173,6 +173,8 @@ class TypeResolver:
     def template_arg(self, a, ctx: FuncCtx, tp: TParam | None):
         """A CType for a type argument; a compile-time value (or, for the twin, a Val) otherwise."""
         want_type = tp.is_type if tp is not None else None
+        if want_type and a.type != "type_descriptor":
+            return self.resolve_type(a, ctx)
         if a.type == "type_descriptor" and want_type is not False:
             inner = a.child_by_field_name("type")
             if (
