@@ -1,8 +1,9 @@
 """C = LeakyReLU(A · B): the mixed AIC + AIV C++ kernel matmul_leaky.asc, twin of
 operators/matmul_leaky.py.
 
-`asc-tui run operators/cpp/matmul_leaky.asc -p tile_m=256 -p tile_n=256 -p tile_k=128` asks for a
-256 KB fp32 accumulator in a 128 KB L0C: the kernel's InitBuffer line in the .asc refuses it.
+`asc-tui run operators/cpp/matmul_leaky.asc --param tile_m=256 --param tile_n=256 --param
+tile_k=128` asks for a 256 KB fp32 accumulator in a 128 KB L0C: the kernel's InitBuffer line in
+the .asc refuses it.
 """
 
 from dataclasses import dataclass
