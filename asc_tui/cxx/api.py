@@ -47,6 +47,11 @@ def twin_has(name: str) -> bool:
     return name in _twin.__all__ or hasattr(_twin, name)
 
 
+def twin_type(name: str) -> bool:
+    """A twin name that is a type (class or enum), not a value such as PIPE_ALL."""
+    return isinstance(getattr(_twin, name, None), type)
+
+
 def result_type(name: str, recv: T.CType | None, targs: list) -> T.CType:
     """The static type of a twin call `recv.name<targs>(...)` (or a free function)."""
     if name in _INT:

@@ -124,7 +124,7 @@ class TypeResolver:
                     )
         if short in T.SCALARS and "::" not in name.replace("std::", "").replace("AscendC::", ""):
             return T.SCALARS[short]
-        if api.twin_has(short):
+        if api.twin_type(short):
             args = tuple(self.template_args(args_node, ctx, None).values()) if args_node is not None else ()
             return T.CType("twin", short, args=args)
         raise self.err(ctx.pf, node, f"unknown type {name!r}")
