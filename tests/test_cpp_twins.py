@@ -35,6 +35,8 @@ PAIRS = [
         dict(tile_length=1024, buffer_num=1, block_dim=5),
         dict(TILE_LENGTH=1024, BUFFER_NUM=1, block_dim=5),
     ),
+    ("add_custom", "fp32", {}, {}),
+    ("add_custom", "bf16", dict(tile_length=512, block_dim=3), dict(TILE_LENGTH=512, block_dim=3)),
     ("vector_add_bias", "default", {}, {}),
     (
         "vector_add_bias",

@@ -1,17 +1,21 @@
-"""z = x + y in half: the C++ kernel add_custom.asc, twin of operators/add_custom.py (fp16 cases).
+"""z = x + y: the C++ kernel add_custom.asc, twin of operators/add_custom.py.
 
-TILE_LENGTH and BUFFER_NUM are the kernel's own constexprs: `--param TILE_LENGTH=4096` overrides
-the C++ literal, and `asc-tui tune --apply` edits it.
+The kernel is a template over its element type T, instantiated at launch from the tiling
+object's `T` field (the case's dtype). TILE_LENGTH and BUFFER_NUM are the kernel's constexprs:
+`--param TILE_LENGTH=4096` overrides the C++ literal, and `asc-tui tune --apply` edits it.
 """
 
 from dataclasses import dataclass
 
+from asc_tui.ascendc import sizeof
 from asc_tui.operator import Constraint, In, Launch, Out, Param
 
 CASES = {
-    "default": dict(n=8 * 2048 * 8),
-    "tail": dict(n=100_003),
-    "large": dict(n=8 * 1024 * 1024),
+    "default": dict(n=8 * 2048 * 8, dtype="float16"),
+    "tail": dict(n=100_003, dtype="float16"),
+    "fp32": dict(n=8 * 4096 * 4, dtype="float32"),
+    "bf16": dict(n=65_536, dtype="bfloat16"),
+    "large": dict(n=8 * 1024 * 1024, dtype="float16"),
 }
 
 PARAMS = {
@@ -24,8 +28,8 @@ UB_BYTES = 196352  # ascend910b usable UB per AIV core
 
 CONSTRAINTS = [
     Constraint(
-        lambda case, p: p.TILE_LENGTH * 2 * p.BUFFER_NUM * 3 <= UB_BYTES,
-        "3 queues x BUFFER_NUM x TILE_LENGTH halves must fit in UB",
+        lambda case, p: p.TILE_LENGTH * sizeof(case.dtype) * p.BUFFER_NUM * 3 <= UB_BYTES,
+        "3 queues x BUFFER_NUM x TILE_LENGTH elements must fit in UB",
     )
 ]
 
@@ -34,16 +38,18 @@ CONSTRAINTS = [
 class AddCustomTilingData:
     totalLength: int
     blockLength: int  # elements per block (multiple of 32 B), the last block takes the rest
+    T: str  # the kernel's template argument: the element type
 
 
 def tensors(case):
-    return {"x": In(case.n, "float16"), "y": In(case.n, "float16"), "z": Out(case.n, "float16")}
+    return {"x": In(case.n, case.dtype), "y": In(case.n, case.dtype), "z": Out(case.n, case.dtype)}
 
 
 def tiling(case, p):
     block_length = -(-case.n // p.block_dim)
-    block_length = -(-block_length // 16) * 16  # 16 halves = 32 B
-    return Launch(-(-case.n // block_length), AddCustomTilingData(case.n, block_length))
+    per_32b = 32 // sizeof(case.dtype)
+    block_length = -(-block_length // per_32b) * per_32b
+    return Launch(-(-case.n // block_length), AddCustomTilingData(case.n, block_length, case.dtype))
 
 
 def golden(case, x, y):
