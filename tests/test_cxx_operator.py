@@ -227,3 +227,37 @@ def test_a_header_change_is_seen(tmp_path):
     assert run(RunRequest(str(path))).precision.verdict == "PASS"
     (tmp_path / "k.h").write_text("#pragma once\nconstexpr float S = 3.0f;\n")
     assert run(RunRequest(str(path))).precision.verdict != "PASS"
+
+
+def test_static_tensor_style_kernels_with_local_mem_allocator_and_block_idx(tmp_path):
+    kernel = """
+    #include "kernel_operator.h"
+    template <uint32_t LEN>
+    __global__ __vector__ void copy(__gm__ float* x, __gm__ float* y)
+    {
+        AscendC::InitSocState();
+        AscendC::GlobalTensor<float> xg, yg;
+        xg.SetGlobalBuffer(x + block_idx * LEN, LEN);
+        yg.SetGlobalBuffer(y + block_idx * LEN, LEN);
+        AscendC::LocalMemAllocator<AscendC::Hardware::UB> ub;
+        AscendC::LocalTensor<float> t = ub.Alloc<float, LEN>();
+        AscendC::DataCopy(t, xg, LEN);
+        AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
+        AscendC::Muls(t, t, 2.0f, LEN);
+        AscendC::PipeBarrier<PIPE_ALL>();
+        AscendC::DataCopy(yg, t, LEN);
+    }
+    """
+    path = make_op(tmp_path, kernel, fields="LEN: int", tiling="case.n", golden="x * 2")
+    report = run(RunRequest(str(path)))
+    assert not report.errors, report.errors
+    assert report.precision.verdict == "PASS"
+
+
+def test_a_kernel_api_method_the_twin_lacks_is_named_at_build(tmp_path):
+    path = make_op(tmp_path, copy_kernel("q.NoSuchMethod();"))
+    report = run(RunRequest(str(path)))
+    err = report.errors[0]
+    assert err.kind == "build" and "AscendC::TQue::NoSuchMethod is not in the kernel API twin" in err.message
+    assert err.line == 17

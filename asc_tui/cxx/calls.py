@@ -10,7 +10,7 @@ from .symbols import ClassInfo, FuncInfo
 
 _CASTS = ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _PRINTF = {"printf", "PRINTF", "PRINTF_IMPL"}
-_ASSERT = {"assert", "ascendc_assert", "ASSERT"}
+_ASSERT = {"assert", "ascendc_assert", "ASSERT", "ASCENDC_ASSERT"}
 
 
 class CallGen:
@@ -229,6 +229,8 @@ class CallGen:
         obj = self.expr(fnode.child_by_field_name("argument"), ctx)
         field = fnode.child_by_field_name("field")
         targs_node = None
+        if field.type == "dependent_name":  # obj.template f<...>()
+            field = field.named_children[0]
         if field.type == "template_method":
             targs_node = field.child_by_field_name("arguments")
             field = field.child_by_field_name("name")
@@ -253,6 +255,10 @@ class CallGen:
             codes = self.arg_codes(vals, self.param_types(f, fctx), args, ctx)
             prefix = f"{owner.py}." if f.static else f"{obj.code}."
             return Val(f"{prefix}{attr}({', '.join(codes)})", self.return_type(f, fctx))
+        if t.kind == "twin" and not api.twin_method(t.name, name):
+            raise self.err(
+                ctx.pf, node, f"AscendC::{t.name}::{name} is not in the kernel API twin (asc_tui.ascendc)"
+            )
         targs = self.template_args(targs_node, ctx, None) if targs_node is not None else {}
         codes = self.twin_args(name, args, ctx)
         tlist = list(targs.values())
@@ -280,7 +286,7 @@ class CallGen:
                 if sname is None:
                     raise self.unsupported(ctx.pf, a, f"an initializer list as argument {i + 1} of {fname}")
                 pos, kw = self.init_args(list(a.named_children), ctx)
-                codes.append(f"_AC.{sname}({', '.join(pos + kw)})")
+                codes.append(f"_AC.{sname}({', '.join(api.struct_args(sname, pos + kw))})")
             else:
                 codes.append(self.expr(a, ctx).code)
         return codes
@@ -296,7 +302,7 @@ class CallGen:
             codes = [self._targ_code(v, ctx, node) for v in targs] + codes
         if name == "sizeof" and targs:
             return Val(str(T.sizeof(targs[0])), T.UINT64, T.sizeof(targs[0]))
-        return Val(f"_AC.{name}({', '.join(codes)})", api.result_type(name, None, targs))
+        return Val(f"{api.twin_ref(name)}({', '.join(codes)})", api.result_type(name, None, targs))
 
     # -- debugging utilities -------------------------------------------------------------------------
     def printf_call(self, args, ctx, node) -> Val:

@@ -361,7 +361,12 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             ns = ns.parent
         return []
 
-    def find_namespace(self, ns: Namespace | None, qual: str) -> Namespace | None:
+    def find_namespace(self, ns: Namespace | None, qual: str, _active=None) -> Namespace | None:
+        active = _active if _active is not None else set()
+        key = (id(ns), qual)
+        if key in active:
+            return None  # using-directives that lead back here
+        active.add(key)
         parts = [p.strip() for p in qual.split("::") if p.strip()]
         scope = ns
         while scope is not None:
@@ -371,14 +376,16 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 if nxt is None:
                     alias = [d for d in target.names.get(p, ()) if isinstance(d, NsAlias)]
                     if alias:
-                        nxt = self.find_namespace(target, alias[0].target.text.decode())
+                        nxt = self.find_namespace(target, alias[0].target.text.decode(), active)
                 target = nxt
                 if target is None:
                     break
             if target is not None:
                 return target
             for qn, _pf in scope.usings:
-                used = self.find_namespace(scope, qn.text.decode()) if qn.text.decode() != qual else None
+                used = (
+                    self.find_namespace(scope, qn.text.decode(), active) if qn.text.decode() != qual else None
+                )
                 if used is not None and parts and parts[0] in used.children:
                     found = used
                     for p in parts:

@@ -179,7 +179,7 @@ class ExprGen:
         if name in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[name]) or "None", T.DTYPE, T.SCALARS[name])
         if api.twin_has(name):
-            return Val(f"_AC.{name}", T.CType("opaque", name))
+            return Val(api.twin_ref(name), T.CType("opaque", name))
         raise self.err(ctx.pf, node, f"unknown identifier {name!r}")
 
     def decl_value(self, decls, node, ctx: FuncCtx, name: str) -> Val:
@@ -232,9 +232,10 @@ class ExprGen:
 
     def twin_path(self, path: str, node, ctx) -> Val:
         from .. import ascendc
+        from . import shims
 
-        obj = ascendc
         parts = path.split("::")
+        obj = ascendc if hasattr(ascendc, parts[0]) else shims
         for p in parts:
             try:
                 obj = getattr(obj, p)
@@ -246,7 +247,7 @@ class ExprGen:
                 ) from None
         if len(parts) == 1 and parts[0] in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[parts[0]]) or "None", T.DTYPE, T.SCALARS[parts[0]])
-        return Val("_AC." + ".".join(parts), T.CType("opaque", parts[-1]))
+        return Val(api.twin_ref(parts[0]) + "".join("." + p for p in parts[1:]), T.CType("opaque", parts[-1]))
 
     # -- operators ----------------------------------------------------------------------------
     def x_binary_expression(self, node, ctx):

@@ -120,6 +120,9 @@ def _bind(prog: Program, gm: list, tiling, ns: dict) -> tuple:
         if p.kind == "gm":
             out.append(fields.get(p.name, tiling))  # GM_ADDR tiling (GET_TILING_DATA) or workspace
             continue
+        if p.kind == "tiling":
+            out.append(fields.get(p.name, tiling))
+            continue
         if p.kind == "struct":
             src = fields.get(p.name, tiling)
             out.append(runtime.fill_struct(ns[p.conv], src))
@@ -217,7 +220,9 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
         if not isinstance(r, Launch):
             return r
         values = {k: p[k] for k in names if k in p}
-        return Launch(r.block_dim, CxxLaunch(r.tiling, values, {k: values[k] for k in bound if k in values}))
+        data = CxxLaunch(r.tiling, values, {k: values[k] for k in bound if k in values})
+        kern.program(data)  # translate now (cached): C++ errors are build errors, not launch ones
+        return Launch(r.block_dim, data)
 
     tiling.__wrapped__ = user_tiling
     module.tiling = tiling

@@ -23,6 +23,7 @@ from .errors import CxxError, Unsupported
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
 QUALIFIERS = ("__global__", "__aicore__", "__vector__", "__cube__", "__gm__", "__ubuf__", "__cbuf__")
 QUALIFIERS += ("__inline__", "__simd_vf__", "__simt__", "__host__", "__device__", "__restrict__")
+QUALIFIERS += ("__ca__", "__cb__", "__cc__", "__fbuf__", "__kfc_workspace__", "__workgroup_local__")
 _QUAL_RE = re.compile(
     r"\b(?:__mix__\s*\([^()]*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|" + "|".join(QUALIFIERS) + r")"
 )
@@ -54,6 +55,14 @@ PREDEFINED = {
     "ASCEND_IS_AIC": "(__cx_is_aic())",
     "ASCEND_IS_AIV": "(__cx_is_aiv())",
     "END_TILING_DATA_DEF": "};",
+    "INT8_MAX": "127",
+    "INT16_MAX": "32767",
+    "INT32_MAX": "2147483647",
+    "INT64_MAX": "9223372036854775807LL",
+    "UINT8_MAX": "255",
+    "UINT16_MAX": "65535",
+    "UINT32_MAX": "4294967295U",
+    "UINT64_MAX": "18446744073709551615ULL",
 }
 PREDEFINED_FN = {
     "BEGIN_TILING_DATA_DEF": (["name"], "struct name {"),
@@ -64,6 +73,7 @@ PREDEFINED_FN = {
     "GET_TILING_DATA": (["var", "tiling"], "__cx_tiling_t var = __cx_get_tiling(tiling)"),
     "GET_TILING_DATA_WITH_STRUCT": (["type", "var", "tiling"], "type var = __cx_get_tiling(tiling)"),
     "KERNEL_TASK_TYPE_DEFAULT": (["t"], ""),
+    "REGISTER_TILING_DEFAULT": (["t"], ""),
 }
 
 _COMMENT_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)

@@ -14,6 +14,7 @@ import numpy as np
 from ..ascendc import GetCoreType
 from ..ascendc.tensors import GM_ADDR
 from ..npu.errors import KernelError, user_location
+from . import shims  # noqa: F401 - generated code reaches the shims as _cx.shims
 
 _pack_f = struct.Struct("<f")
 

@@ -139,7 +139,13 @@ class StmtGen:
             inner = d.child_by_field_name("declarator")
             value = d.child_by_field_name("value")
         if inner.type == "function_declarator":
-            raise self.unsupported(ctx.pf, d, "local function declarations")
+            args = self._vexing_args(inner, ctx)  # `T obj(a, b);` parsed as a declaration
+            t = self.resolve_type(tnode, ctx)
+            name, _ = decl_name(inner.child_by_field_name("declarator"))
+            py = self.local_name(name, ctx)
+            ctx.scopes[-1][name] = Local(py, t)
+            ctx.em.emit(line(d), ind, f"{py} = {self.construct(t, args, ctx, d)}")
+            return
         t = self.resolve_type(tnode, ctx, inner)
         name, name_node = decl_name(inner)
         is_ref = _has_ref(inner)
@@ -181,6 +187,19 @@ class StmtGen:
         py = self.local_name(name, ctx)
         ctx.scopes[-1][name] = Local(py, t, cval)
         ctx.em.emit(line(d), ind, f"{py} = {code}")
+
+    def _vexing_args(self, fdecl, ctx) -> list:
+        """The arguments of `T obj(a, b)`: every parameter must be a bare name, else it really is
+        a function declaration."""
+        args = []
+        for p in fdecl.child_by_field_name("parameters").named_children:
+            tn = p.child_by_field_name("type") if p.type == "parameter_declaration" else None
+            if tn is None or p.child_by_field_name("declarator") is not None:
+                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+            if tn.type not in ("type_identifier", "qualified_identifier"):
+                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+            args.append(tn)
+        return args
 
     def local_name(self, name: str, ctx: FuncCtx) -> str:
         from .codegen import pyname

@@ -21,7 +21,16 @@ from .parse import parse, syntax_error
 from .preprocess import preprocess
 from .symbols import FuncInfo, Namespace, collect
 
-VERSION = "cxx-1"
+
+def _version() -> str:
+    """The translator's own source: any change to it invalidates cached translations."""
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+VERSION = _version()
 
 
 @dataclass(frozen=True)
@@ -227,6 +236,8 @@ def _param_spec(name: str, t: T.CType) -> ParamSpec:
         return ParamSpec(name, "float", {"float": "f32", "half": "f16", "bfloat16_t": "bf16"}.get(t.name))
     if t.kind == "class":
         return ParamSpec(name, "struct", t.decl.py)
+    if t.kind == "twin":
+        return ParamSpec(name, "tiling")  # a kernel API struct (TCubeTiling...): the tiling object
     return ParamSpec(name, "raw")
 
 

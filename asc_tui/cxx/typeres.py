@@ -236,7 +236,9 @@ class TypeResolver:
         targs = []
         if t.name in api.TEMPLATE_CTORS:
             for a in t.args:
-                if isinstance(a, T.CType):
+                if isinstance(a, T.CType) and a.kind == "twin":
+                    targs.append(self.twin_construct(a, [], ctx, node))
+                elif isinstance(a, T.CType):
                     d = api.dtype_expr(a)
                     if d is None:
                         raise self.unsupported(ctx.pf, node, f"{t.name}<{a}>")
@@ -245,7 +247,7 @@ class TypeResolver:
                     targs.append(a.code)
                 else:
                     targs.append(repr(a))
-        return f"_AC.{t.name}({', '.join(targs + args)})"
+        return f"{api.twin_ref(t.name)}({', '.join(targs + api.struct_args(t.name, args))})"
 
     def construct(self, t: T.CType, vals: list, ctx: FuncCtx, node, brace: bool = False) -> str:
         """`T x(args)`, `T x{args}`, `T x = {args}`: the Python expression building the object."""
