@@ -44,6 +44,9 @@ PAIRS = [
         dict(tile_length=4096, buffer_num=2, block_dim=4),
         dict(TILE_LENGTH=4096, BUFFER_NUM=2, block_dim=4),
     ),
+    ("softmax", "default", {}, {}),
+    ("softmax", "small", dict(buffer_num=1, block_dim=2), dict(BUFFER_NUM=1, block_dim=2)),
+    ("softmax", "wide", {}, {}),
     ("matmul", "small", {}, {}),
     ("matmul", "tails", {}, {}),
     (
