@@ -236,3 +236,45 @@ def test_statements_keep_their_cpp_line_numbers(tmp_path):
         assert file.endswith("k.asc") and line == 5
     else:
         raise AssertionError("expected a division by zero")
+
+
+def test_arrays_sized_by_their_initializer(tmp_path):
+    assert call(tmp_path, "int32_t f() { uint32_t a[] = {3, 4, 5}; return a[0] + a[2] + sizeof(a); }") == 20
+
+
+def test_defaulted_constructors(tmp_path):
+    assert call(tmp_path, "struct S { S() = default; int32_t v = 4; }; int32_t f() { S s; return s.v; }") == 4
+
+
+def test_class_template_specialisations(tmp_path):
+    src = """
+    template <typename T, int32_t N> struct K { int32_t g() { return N; } };
+    template <typename T> struct K<T, 0> { int32_t g() { return sizeof(T) * 100; } };
+    template <> struct K<float, 1> { int32_t g() { return -1; } };
+    int32_t f() { K<half, 7> a; K<half, 0> b; K<float, 1> c; return a.g() + b.g() + c.g(); }
+    """
+    assert call(tmp_path, src) == 7 + 200 - 1
+
+
+def test_out_of_class_member_definitions_of_class_templates(tmp_path):
+    src = """
+    template <typename T> class Acc { public: T get(); static constexpr int32_t W = sizeof(T); T v = 2; };
+    template <typename U> U Acc<U>::get() { return v * W; }
+    int32_t f() { Acc<int16_t> a; return a.get(); }
+    """
+    assert call(tmp_path, src) == 4
+
+
+def test_functional_cast_with_a_template_type_parameter(tmp_path):
+    src = "template <typename T> T one() { return T(1.5); }\nint32_t f() { return one<int32_t>() + (int32_t)(one<float>() * 2); }"
+    assert call(tmp_path, src) == 4
+
+
+def test_spec_defines_stand_for_build_flags(tmp_path):
+    from cxxsrc import write
+
+    p = write(
+        tmp_path, "#if MODE == 2\nint32_t f() { return 2; }\n#else\nint32_t f() { return 1; }\n#endif\n"
+    )
+    prog = translate(p, kernel="f", defines={"MODE": "2"})
+    assert prog.load()[prog.entry]() == 2

@@ -48,7 +48,7 @@ def _fresh(prog: Program) -> bool:
     return all(_read(f) == text for f, text in prog.sources.items())
 
 
-def get_program(path, kernel=None, overrides=None, template_values=None) -> Program:
+def get_program(path, kernel=None, overrides=None, template_values=None, defines=None) -> Program:
     """`translate(...)`, from the cache when nothing it read has changed."""
     path = str(Path(path))
     text = _read(path)
@@ -60,13 +60,14 @@ def get_program(path, kernel=None, overrides=None, template_values=None) -> Prog
         kernel,
         sorted((overrides or {}).items()),
         sorted((k, str(v)) for k, v in (template_values or {}).items()),
+        sorted((k, str(v)) for k, v in (defines or {}).items()),
     )
     prog = _MEM.get(key)
     if prog is not None and _fresh(prog):
         return prog
     prog = _load(key)
     if prog is None or not _fresh(prog):
-        prog = translate(path, kernel, overrides, template_values)
+        prog = translate(path, kernel, overrides, template_values, defines=defines)
         _store(key, prog)
     if len(_MEM) >= _MAX_MEM:
         _MEM.pop(next(iter(_MEM)))

@@ -94,6 +94,8 @@ class CallGen:
             t = T.common(vals[0].type, vals[1].type) if len(vals) == 2 else vals[0].type
             codes = [self.convert(v, t, ctx, node) if t.is_arith else v.code for v in vals]
             return self._maybe_fold(f"{name}({', '.join(codes)})", t, *vals)
+        if not twin and isinstance(ctx.tmap.get(name), T.CType):  # T(x) with a type parameter
+            return self.functional_cast(ctx.tmap[name], args, ctx, node)
         if not twin:
             if ctx.cls is not None and self._has_method(ctx.cls, name):
                 return self.invoke_method(
@@ -218,7 +220,7 @@ class CallGen:
                 raise self.err(ctx.pf, node, f"{inst.info.name} has no constructor taking {n} arguments")
             return f"{inst.py}()"
         f = self.pick_overload(ctors, n, ctx, node)
-        fctx = FuncCtx(f.pf, ctx.em, dict(inst.targs), inst, f.ns, None)
+        fctx = FuncCtx(f.pf, ctx.em, self.member_tmap(f, inst), inst, f.ns, None)
         codes = self.arg_codes(args, self.param_types(f, fctx), [None] * n, ctx)
         if len(ctors) > 1:
             return f"_cx.make({inst.py}, '_cx_init{f.arity()}'{''.join(', ' + c for c in codes)})"
@@ -248,10 +250,10 @@ class CallGen:
             if f.tparams:
                 targs = self.deduce(f, targs_node, vals, ctx, node)
                 py = self.function(f, targs, owner)
-                fctx = FuncCtx(f.pf, ctx.em, {**owner.targs, **targs}, owner, f.ns, None)
+                fctx = FuncCtx(f.pf, ctx.em, {**self.member_tmap(f, owner), **targs}, owner, f.ns, None)
                 codes = self.arg_codes(vals, self.param_types(f, fctx), args, ctx)
                 return Val(f"{py}({', '.join([obj.code] + codes)})", self.return_type(f, fctx))
-            fctx = FuncCtx(f.pf, ctx.em, dict(owner.targs), owner, f.ns, None)
+            fctx = FuncCtx(f.pf, ctx.em, self.member_tmap(f, owner), owner, f.ns, None)
             codes = self.arg_codes(vals, self.param_types(f, fctx), args, ctx)
             prefix = f"{owner.py}." if f.static else f"{obj.code}."
             return Val(f"{prefix}{attr}({', '.join(codes)})", self.return_type(f, fctx))
@@ -321,6 +323,8 @@ class CallGen:
         if not args:
             raise self.err(ctx.pf, node, f"{name} needs a condition")
         c = self.expr(args[0], ctx)
+        if len(args) == 2 and args[1].type == "compound_statement":  # ASCENDC_ASSERT(cond, { log })
+            args = args[:1]
         if len(args) == 1:
             msg = repr(args[0].text.decode())
             return Val(f"_AC.ascendc_assert({c.code}, {msg})", T.VOID)

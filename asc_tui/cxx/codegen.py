@@ -80,6 +80,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
     def bind_targs(self, f: Decl, tparams, given: list, pf, node, deduced: dict | None = None) -> dict:
         out: dict = {}
         deduced = deduced or {}
+        for tp in tparams or ():
+            if tp.variadic:
+                raise self.unsupported(pf, node, f"variadic templates ({f.name})")
         for i, tp in enumerate(tparams or ()):
             if i < len(given):
                 out[tp.name] = given[i]
@@ -102,11 +105,14 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         if key in self.funcs:
             return self.funcs[key]
         body = f.node.child_by_field_name("body")
-        if body is None:
+        defaulted = any(c.type == "default_method_clause" for c in f.node.children)
+        if body is None and not defaulted:
             raise self.err(f.pf, f.node, f"function {f.name} is declared but never defined")
         self.check(f.pf, f.node)
         if "__simd_vf__" in f.quals or "__simt__" in f.quals:
             raise self.unsupported(f.pf, f.node, f"{f.quals[0]} functions (register-level compute)")
+        if cls is not None and f.outer_tparams:
+            targs = {**self.member_tmap(f, cls), **targs}
         py = f"{cls.py}__{f.name}" if cls is not None else self.mangle(f, targs)
         if cls is not None:
             py = self.unique(py)
@@ -130,11 +136,20 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             ctx.scopes[0][p.c_name] = Local(p.py, p.type)
         if f.is_ctor:
             self.ctor_prologue(f, ctx, head_line)
-        self.block(body, ctx, 1, new_scope=False)
+        if body is not None:
+            self.block(body, ctx, 1, new_scope=False)
         if len(em.rows) == 1 or all(not r[1] for r in em.rows[1:]):
             em.emit(head_line, 1, "pass")
         self.chunks.append((f.pf.path, em.source()))
         return py
+
+    def member_tmap(self, f: FuncInfo, cls: ClassInst) -> dict:
+        """Template arguments a member function sees: its class's, also under the names an
+        out-of-class definition (`template <class A> R C<A>::f()`) gives them."""
+        out = dict(cls.targs)
+        for o, c in zip(f.outer_tparams or (), cls.info.tparams or ()):
+            out[o.name] = cls.targs.get(c.name)
+        return out
 
     def decl_line(self, f: FuncInfo) -> int:
         decl = f.node.child_by_field_name("declarator")
@@ -163,6 +178,13 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         inst = self.classes.get(key)
         if inst is not None:
             return inst
+        if info.spec_args is None and targs and info.ns is not None and info.name in info.ns.specs:
+            for spec in info.ns.specs[info.name]:
+                bound = self.match_spec(spec, list(targs.values()))
+                if bound is not None:
+                    return self.class_inst(spec, bound, pf, node)
+        if len(info.bases) > 1:
+            raise self.unsupported(info.pf, info.bases[1], "multiple inheritance")
         if info.node.child_by_field_name("body") is None:
             raise self.err(
                 pf or info.pf, node or info.node, f"class {info.name} is declared but never defined"
@@ -183,6 +205,32 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         self.emit_class(inst, ctx)
         return inst
 
+    def match_spec(self, spec: ClassInfo, values: list) -> dict | None:
+        """Template arguments of `spec` if the primary's arguments `values` select it."""
+        names = {tp.name for tp in spec.tparams or ()}
+        bound: dict = {}
+        args = spec.spec_args.named_children
+        if len(args) != len(values):
+            return None
+        for a, v in zip(args, values):
+            inner = a.child_by_field_name("type") if a.type == "type_descriptor" else a
+            text = inner.text.decode() if inner is not None else ""
+            if text in names and (a.type != "type_descriptor" or a.child_by_field_name("declarator") is None):
+                if text in bound and _targ_key(bound[text]) != _targ_key(v):
+                    return None
+                bound[text] = v
+                continue
+            ctx = FuncCtx(spec.pf, Emitter(1), dict(bound), None, spec.ns, None)
+            try:
+                want = self.template_arg(a, ctx, TParam("", isinstance(v, T.CType)))
+            except CxxError:
+                return None
+            if isinstance(want, Val):
+                want = want.const
+            if _targ_key(want) != _targ_key(v):
+                return None
+        return {tp.name: bound[tp.name] for tp in spec.tparams or () if tp.name in bound}
+
     def emit_class(self, inst: ClassInst, ctx: FuncCtx) -> None:
         info = inst.info
         row = info.node.start_point[0] + 1
@@ -197,7 +245,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         em.emit(row, 1, f"_cx_fields = ({', '.join(convs)}{',' if len(convs) == 1 else ''})")
         for fi in info.fields:
             if fi.static:
-                v = self.global_value(next(d for d in info.inner.names[fi.name] if isinstance(d, VarInfo)))
+                v = self.global_value(
+                    next(d for d in info.inner.names[fi.name] if isinstance(d, VarInfo)), inst
+                )
                 em.emit(fi.decl.start_point[0] + 1, 1, f"{pyname(fi.name)} = {v.code}")
         ctors = info.ctors
         if len(ctors) > 1:
@@ -299,16 +349,18 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         raise self.err(pf, node, f"class {inst.info.name} has no method {name!r}")
 
     # -- globals -----------------------------------------------------------------------------
-    def global_value(self, v: VarInfo) -> Val:
-        """A namespace-scope variable: constants are folded, others become module globals."""
-        if id(v) in self.globals:
-            return self.globals[id(v)]
-        ctx = FuncCtx(v.pf, Emitter(1), {}, None, v.ns, None)
+    def global_value(self, v: VarInfo, cls: ClassInst | None = None) -> Val:
+        """A namespace-scope variable or static member (of the class instance `cls`): constants
+        are folded, others become module globals."""
+        gkey = (id(v), id(cls))
+        if gkey in self.globals:
+            return self.globals[gkey]
+        ctx = FuncCtx(v.pf, Emitter(1), dict(cls.targs) if cls else {}, cls, v.ns, None)
         t = self.resolve_type(v.type_node, ctx, v.declarator)
         if v.name in self.overrides and v.const and t.is_arith and v.value is not None:
             self.bound[v.name] = v
             val = self.literal(self.overrides[v.name], t)
-            self.globals[id(v)] = val
+            self.globals[gkey] = val
             return val
         if v.value is not None and v.value.type not in ("initializer_list", "argument_list"):
             self.check(v.pf, v.value)
@@ -317,11 +369,11 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 t = init.type
             if v.const and init.is_const and t.is_arith:
                 val = self.literal(init.const, t)
-                self.globals[id(v)] = val
+                self.globals[gkey] = val
                 return val
         py = self.mangle(v, None)
         val = Val(py, t, lvalue=True)
-        self.globals[id(v)] = val
+        self.globals[gkey] = val
         row = v.node.start_point[0] + 1
         em = Emitter(row)
         ctx.em = em
@@ -448,12 +500,16 @@ def _is_scalar_ref(d) -> bool:
 
 
 def _targ_name(v) -> str:
+    if isinstance(v, Val):
+        return v.code.rsplit(".", 1)[-1]
     if isinstance(v, T.CType):
         return (v.name or v.kind).replace(" ", "_").replace("*", "p").replace(":", "_")
     return str(v).replace("-", "m").replace(".", "_")
 
 
 def _targ_key(v):
+    if isinstance(v, Val):
+        return ("E", v.code)
     if isinstance(v, T.CType):
         return ("T", str(v), id(v.decl) if v.decl is not None else 0)
     return ("V", v)

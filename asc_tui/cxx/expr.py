@@ -168,7 +168,7 @@ class ExprGen:
                     return Val(f"self.{_py(name)}", cur.fields[name], lvalue=True)
                 inner = cur.info.inner.names.get(name) if cur.info.inner else None
                 if inner:
-                    return self.decl_value(inner, node, ctx, name)
+                    return self.decl_value(inner, node, ctx, name, cur)
                 cur = cur.base
         if name in api.ALIASES:
             code, t = api.ALIASES[name]
@@ -182,10 +182,10 @@ class ExprGen:
             return Val(api.twin_ref(name), T.CType("opaque", name))
         raise self.err(ctx.pf, node, f"unknown identifier {name!r}")
 
-    def decl_value(self, decls, node, ctx: FuncCtx, name: str) -> Val:
+    def decl_value(self, decls, node, ctx: FuncCtx, name: str, cls=None) -> Val:
         d = decls[0]
         if isinstance(d, VarInfo):
-            return self.global_value(d)
+            return self.global_value(d, cls)
         if isinstance(d, EnumInfo):
             return self.enum_value(d, name, ctx, node)
         if isinstance(d, FuncInfo):

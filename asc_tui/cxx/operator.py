@@ -1,12 +1,13 @@
 """C++ operators: a kernel file `<name>.asc`/`.cpp` plus a spec `<name>.py` beside it.
 
-The spec is an ordinary operator module without a kernel function (optionally `KERNEL =
-"<entry>"`). At launch the kernel gets the spec's `tensors()` as GM addresses, in order, then
-its other parameters by name from the Launch's tiling object (scalars converted to the C++
-type; a struct parameter or a `GM_ADDR tiling` read with `GET_TILING_DATA` filled field by
-field). A PARAMS entry named like a `constexpr`/`const` or object-like `#define` of the kernel
-file (or its local headers) overrides that constant at translation; its current choice is the
-C++ literal, which is what `--apply` edits.
+The spec is an ordinary operator module without a kernel function; optionally `KERNEL =
+"<entry>"` and `DEFINES = {"NAME": value}` (the `-D` macros a build would pass). At launch the
+kernel gets the spec's `tensors()` as GM addresses, in order, then its other parameters by name
+from the Launch's tiling object (scalars converted to the C++ type; a struct parameter or a
+`GM_ADDR tiling` read with `GET_TILING_DATA` filled field by field). Template parameters of the
+kernel take the tiling field or parameter of the same name. A PARAMS entry named like a
+`constexpr`/`const` or object-like `#define` of the kernel file (or its local headers) overrides
+that constant at translation; its current choice is the C++ literal, which `--apply` edits.
 """
 
 from __future__ import annotations
@@ -56,16 +57,17 @@ class CxxLaunch:
 class CxxKernel(KernelFunction):
     """The kernel entry of a C++ operator: translates (cached) and calls the generated Python."""
 
-    def __init__(self, path: str, kernel: str | None, core_type: str, name: str):
+    def __init__(self, path: str, kernel: str | None, core_type: str, name: str, defines: dict | None = None):
         super().__init__(self._run, core_type)
         self.path = path
         self.kernel = kernel
+        self.defines = dict(defines or {})
         self.__name__ = name
 
     def program(self, data: CxxLaunch) -> Program:
         tvals = dict(data.params)
         tvals.update(_fields(data.tiling))
-        return get_program(self.path, self.kernel, data.overrides, tvals)
+        return get_program(self.path, self.kernel, data.overrides, tvals, self.defines)
 
     def _run(self, *args):
         *gm, data = args
@@ -185,7 +187,8 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
             1,
             1,
         )
-    consts = constants_of(path)
+    defines = {k: str(v) for k, v in dict(getattr(module, "DEFINES", {}) or {}).items()}
+    consts = constants_of(path, defines)
     bound = {k: consts[k] for k in params if k in consts}
     from ..operator import Param
 
@@ -198,18 +201,18 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
     )
     from .translate import analyse, kernels
 
-    files, _t, col, _pp = analyse(path, overrides)
+    files, _t, col, _pp = analyse(path, overrides, defines=defines)
     found = [f for f in kernels(col.root) if entry is None or f.name == entry]
     is_template = bool(found and found[0].tparams)
     core = "aiv"
     if not is_template:
-        prog = get_program(path, entry, overrides, {})
+        prog = get_program(path, entry, overrides, {}, defines)
         core = prog.core_type
     elif found:
         from .translate import core_type_of
 
         core = core_type_of(found[0])
-    kern = CxxKernel(path, entry, core, Path(path).stem)
+    kern = CxxKernel(path, entry, core, Path(path).stem, defines)
     user_tiling = module.tiling
     names = set(params)
 

@@ -169,6 +169,8 @@ class StmtGen:
         elif value is not None:
             if t.kind == "auto":
                 raise self.unsupported(ctx.pf, value, "auto with a braced initializer")
+            if t.kind == "array" and t.length < 0:
+                t = T.CType("array", t.name, elem=t.elem, length=len(value.named_children))
             code = self.construct(
                 t, list(value.named_children), ctx, value, brace=value.type == "initializer_list"
             )

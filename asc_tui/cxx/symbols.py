@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import CxxError, Unsupported
 from .parse import first_error, syntax_error
 from .preprocess import PFile
 
@@ -33,6 +32,7 @@ class TParam:
     is_type: bool
     type_node: object = None  # the value parameter's type
     default: object = None
+    variadic: bool = False
 
 
 @dataclass
@@ -42,6 +42,7 @@ class FuncInfo(Decl):
     quals: tuple[str, ...] = ()
     static: bool = False
     is_ctor: bool = False
+    outer_tparams: list | None = None  # a class template's parameters, as an outside definition names them
 
     @property
     def params_node(self):
@@ -67,7 +68,9 @@ class ClassInfo(Decl):
     methods: dict[str, list[FuncInfo]] = field(default_factory=dict)
     ctors: list[FuncInfo] = field(default_factory=list)
     base: object = None  # base class type node
+    bases: tuple = ()  # every base (more than one is refused when the class is used)
     inner: Namespace | None = None  # nested enums, aliases, constants
+    spec_args: object = None  # a specialisation's template_argument_list (`class K<half, 0>`)
 
 
 @dataclass
@@ -102,6 +105,7 @@ class Namespace:
         self.names: dict[str, list[Decl]] = {}
         self.children: dict[str, Namespace] = {}
         self.usings: list[object] = []  # (qualified name node, pf) of using-directives
+        self.specs: dict[str, list] = {}  # class template specialisations by primary name
         self.using_decls: dict[str, tuple[object, PFile]] = {}
 
     def add(self, d: Decl) -> None:
@@ -217,8 +221,8 @@ class Collector:
                 out.append(
                     TParam(n, False, p.child_by_field_name("type"), p.child_by_field_name("default_value"))
                 )
-            elif p.type == "variadic_type_parameter_declaration":
-                raise Unsupported("variadic templates", None)
+            elif p.type.startswith("variadic_"):
+                out.append(TParam(p.text.decode(), True, variadic=True, default=p))
             else:
                 out.append(TParam(p.text.decode(), True))
         return out
@@ -239,7 +243,19 @@ class Collector:
             cls_name, _, meth = name.rpartition("::")
             info = self._lookup_class(ns, cls_name)
             if info is not None:
-                f = FuncInfo(meth, c, pf, info.ns, tparams, info, quals, static, meth == info.name)
+                outer = tparams if info.tparams else None
+                f = FuncInfo(
+                    meth,
+                    c,
+                    pf,
+                    info.inner,
+                    None if outer else tparams,
+                    info,
+                    quals,
+                    static,
+                    meth == info.name,
+                )
+                f.outer_tparams = outer
                 self._add_method(info, f)
                 return f
         f = FuncInfo(
@@ -283,6 +299,18 @@ class Collector:
         if name_node is None:
             return None
         name = name_node.text.decode()
+        if name_node.type == "template_type":  # a (partial) specialisation
+            if body is None:
+                return None
+            info = ClassInfo(name_node.child_by_field_name("name").text.decode(), c, pf, ns, tparams or [])
+            info.kind = c.type.split("_")[0]
+            info.spec_args = name_node.child_by_field_name("arguments")
+            info.inner = Namespace(info.name, ns)
+            self._bases(pf, c, info)
+            ns.specs.setdefault(info.name, []).append(info)
+            for m in body.named_children:
+                self._member(pf, m, info, None)
+            return info
         existing = next((d for d in ns.names.get(name, ()) if isinstance(d, ClassInfo)), None)
         if body is None:
             if existing is None:
@@ -292,16 +320,18 @@ class Collector:
             ns.names[name].remove(existing)
         info = ClassInfo(name, c, pf, ns, tparams, c.type.split("_")[0])
         info.inner = Namespace(name, ns)
-        for b in c.named_children:
-            if b.type == "base_class_clause":
-                types = [x for x in b.named_children if x.type not in ("access_specifier",)]
-                if len(types) > 1:
-                    raise CxxError("not supported yet: multiple inheritance", *Decl(name, b, pf).where())
-                info.base = types[0] if types else None
+        self._bases(pf, c, info)
         ns.add(info)
         for m in body.named_children:
             self._member(pf, m, info, None)
         return info
+
+    def _bases(self, pf, c, info: ClassInfo) -> None:
+        for b in c.named_children:
+            if b.type == "base_class_clause":
+                types = [x for x in b.named_children if x.type not in ("access_specifier", "virtual")]
+                info.bases = tuple(types)
+                info.base = types[0] if len(types) == 1 else None
 
     def _member(self, pf, m, info: ClassInfo, tparams) -> None:
         t = m.type

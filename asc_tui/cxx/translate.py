@@ -108,9 +108,9 @@ def core_type_of(f: FuncInfo) -> str:
     return "aiv"
 
 
-def analyse(path: str | Path, overrides: dict | None = None, text: str | None = None):
+def analyse(path: str | Path, overrides: dict | None = None, text: str | None = None, defines=None):
     """Preprocess, parse and collect: (files, trees, collector, preprocessor)."""
-    files, pp = preprocess(path, text, overrides=overrides)
+    files, pp = preprocess(path, text, overrides=overrides, defines=defines)
     trees = [(pf, parse(pf)) for pf in files]
     col = collect(trees)
     return files, trees, col, pp
@@ -122,11 +122,12 @@ def translate(
     overrides: dict | None = None,
     template_values=None,
     text: str | None = None,
+    defines: dict | None = None,
 ) -> Program:
     """Translate the kernel `kernel` (or the file's only `__global__` function)."""
     path = str(Path(path))
     overrides = dict(overrides or {})
-    files, trees, col, pp = analyse(path, overrides, text)
+    files, trees, col, pp = analyse(path, overrides, text, defines)
     found = kernels(col.root)
     if kernel:
         cands = [f for f in found if f.name == kernel] or [
@@ -247,10 +248,10 @@ def _var_literal(v) -> Bound:
     return Bound(v.name, v.pf.path, row + 1, v.pf.orig_col(row, col), node.text.decode())
 
 
-def constants_of(path: str | Path) -> dict[str, Bound]:
+def constants_of(path: str | Path, defines: dict | None = None) -> dict[str, Bound]:
     """Every object-like `#define` and namespace-scope const/constexpr with a literal value,
     in the kernel file and its local headers (what a PARAMS entry may bind to)."""
-    files, _trees, col, pp = analyse(path)
+    files, _trees, col, pp = analyse(path, defines=defines)
     out: dict[str, Bound] = {}
     for name, m in pp.macros.items():
         if m.params is None and m.file is not None and _is_number(m.body):

@@ -27,9 +27,7 @@ class TypeResolver:
                 t = T.CType("ptr", f"{t}*", elem=t)
             elif k in ("array_declarator", "abstract_array_declarator"):
                 size = d.child_by_field_name("size")
-                if size is None:
-                    raise self.unsupported(ctx.pf, d, "arrays without a size")
-                n = self.const_value(size, ctx)
+                n = -1 if size is None else self.const_value(size, ctx)  # -1: sized by its initializer
                 t = T.CType("array", f"{t}[{n}]", elem=t, length=int(n))
             elif k == "function_declarator":
                 pass
@@ -192,6 +190,9 @@ class TypeResolver:
         if a.type == "type_descriptor" and a.child_by_field_name("declarator") is None:
             node = a.child_by_field_name("type")
         if tp is not None:
+            val = self.expr(node, ctx)
+            if not val.is_const and val.code.startswith(("_AC.", "_cx.shims.")):
+                return val  # a kernel API enum value (TPosition::GM...): passed through as is
             v = self.const_value(node, ctx)
             if tp.type_node is not None:
                 t = self.resolve_type(tp.type_node, ctx)
@@ -212,6 +213,8 @@ class TypeResolver:
         if t.kind == "ptr":
             return "None"
         if t.kind == "array":
+            if t.length < 0:
+                raise self.unsupported(ctx.pf, node, "arrays without a size")
             if t.elem.kind in ("class", "twin", "array"):
                 return f"[{self.default_value(t.elem, ctx, node)} for _ in range({t.length})]"
             return f"_cx.new_array({t.length}, {self.default_value(t.elem, ctx, node)})"
@@ -254,6 +257,8 @@ class TypeResolver:
         if t.kind == "array":
             if t.elem.kind in ("class", "twin"):
                 raise self.unsupported(ctx.pf, node, "initialised arrays of objects")
+            if t.length < 0:
+                t = T.CType("array", t.name, elem=t.elem, length=len(vals))
             items = [self.convert(self.expr(v, ctx), t.elem, ctx, v) for v in vals]
             items += [self.default_value(t.elem, ctx, node)] * (t.length - len(items))
             return f"[{', '.join(items)}]"
