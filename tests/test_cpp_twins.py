@@ -11,11 +11,13 @@ header) and its lines.
 from __future__ import annotations
 
 import linecache
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from asc_tui.devkit.debug import DebugRequest, debug
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.profile import profile
 from asc_tui.devkit.runner import RunRequest, prepare, run
@@ -175,3 +177,31 @@ def test_binding_buffer_num_reaches_the_queue_template_argument():
     assert double.kernel_cycles < single.kernel_cycles  # copies now overlap the Add
     _, want = _emulate(twin, "default", dict(buffer_num=2), numeric=False)
     _assert_same_timeline(want, double)
+
+
+KERNELS = sorted(CPP.glob("*.asc"))
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
+def test_cpp_operators_are_clean_under_every_sanitizer_tool(path):
+    rep = debug(DebugRequest(str(path)))
+    if any(e.kind == "build" for e in rep.errors):
+        pytest.skip(f"{path.stem} does not translate yet: {rep.errors[0].message}")
+    assert rep.clean, [f.format() for f in rep.findings] + [e.format() for e in rep.errors]
+
+
+def test_a_sanitizer_finding_names_the_asc_line(tmp_path):
+    """The teaching bug of operators/bugs/add_tail_oob.py, made in the C++ kernel: one tile too many."""
+    for f in ("add_custom.asc", "add_custom.py", "add_custom_tiling.h", "kernel_utils.h"):
+        shutil.copy(CPP / f, tmp_path / f)
+    kernel = tmp_path / "add_custom.asc"
+    src = kernel.read_text()
+    bug = src.replace("uint32_t tiles = CeilDiv(length, tile);", "uint32_t tiles = length / tile + 1;")
+    bug = bug.replace("uint32_t n = MinU32(tile, length - i * tile);", "uint32_t n = tile;")
+    assert bug != src
+    kernel.write_text(bug)
+    rep = debug(DebugRequest(str(kernel), tools=("memcheck",)))
+    line = bug.splitlines().index("            AscendC::DataCopy(xLocal, xGm[progress * tile], n);") + 1
+    assert rep.findings and {(f.kind, f.file, f.line) for f in rep.findings} >= {
+        ("out-of-bounds", str(kernel), line)
+    }, [f.format() for f in rep.findings]
