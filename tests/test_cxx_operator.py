@@ -261,3 +261,47 @@ def test_a_kernel_api_method_the_twin_lacks_is_named_at_build(tmp_path):
     err = report.errors[0]
     assert err.kind == "build" and "AscendC::TQue::NoSuchMethod is not in the kernel API twin" in err.message
     assert err.line == 17
+
+
+def test_cli_run_json_reports_cpp_errors_with_file_line_and_caret(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = make_op(tmp_path, copy_kernel("int32_t bad = missing + 1;"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    p = subprocess.run(
+        [sys.executable, "-m", "asc_tui", "run", str(path), "--json"], capture_output=True, text=True, env=env
+    )
+    err = json.loads(p.stdout)["errors"][0]
+    assert p.returncode != 0
+    assert err["file"] == str(path) and err["line"] == 17 and err["kind"] == "build"
+    assert "unknown identifier 'missing' at copy.asc:17:19" in err["message"]
+    assert err["snippet"].splitlines()[1].endswith("^")
+
+
+def test_kernel_names_the_entry_when_the_file_has_several(tmp_path):
+    kernel = (
+        copy_kernel()
+        + '\nextern "C" __global__ __aicore__ void other(GM_ADDR x, GM_ADDR y, uint32_t n) { }\n'
+    )
+    path = make_op(tmp_path, kernel)
+    assert "several kernels" in run(RunRequest(str(path))).errors[0].message
+    spec = path.with_suffix(".py")
+    spec.write_text(spec.read_text() + '\nKERNEL = "copy"\n')
+    assert run(RunRequest(str(path))).precision.verdict == "PASS"
+
+
+def test_mixed_kernels_branch_on_ascend_is_aic_and_aiv(tmp_path):
+    kernel = copy_kernel().replace("__global__ __aicore__", "__global__ __mix__(1, 2)")
+    kernel = kernel.replace(
+        "    TPipe pipe;",
+        "    if ASCEND_IS_AIC {\n        return;\n    }\n    if (GetSubBlockIdx() != 0) { return; }\n    TPipe pipe;",
+    )
+    path = make_op(tmp_path, kernel)
+    op = load_operator(path)
+    assert op.kernel.core_type == "mix"
+    report = run(RunRequest(str(path)))
+    assert not report.errors, report.errors
+    assert report.precision.verdict == "PASS"
