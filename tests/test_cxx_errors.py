@@ -83,3 +83,14 @@ def test_error_info_carries_the_caret_for_the_cli_and_log(tmp_path):
     assert info.kind == "build" and info.file.endswith("k.asc") and info.line == 3
     assert info.snippet.splitlines()[0] == "    return 1 + missing_name;"
     assert info.snippet.splitlines()[1].endswith("|" + " " * 16 + "^")
+
+
+def test_a_syntax_error_that_swallowed_a_declaration_is_what_is_reported(tmp_path):
+    src = "struct S { int32_t a; ;; int32_t b = ; };\n#  \nint32_t g(int32_t x) { return x +* ; }\nint32_t f() { return h(); }\n"
+    e = _err(tmp_path, src)
+    assert e.message.startswith("syntax error") and e.line in (1, 3)
+
+
+def test_columns_count_characters_not_bytes(tmp_path):
+    e = _err(tmp_path, 'int32_t f()\n{\n    printf("\u00e9\u00e9\u00e9"); return nope;\n}\n')
+    assert (e.line, e.column) == (3, 27)

@@ -278,3 +278,67 @@ def test_spec_defines_stand_for_build_flags(tmp_path):
     )
     prog = translate(p, kernel="f", defines={"MODE": "2"})
     assert prog.load()[prog.entry]() == 2
+
+
+def test_default_arguments(tmp_path):
+    assert (
+        call(
+            tmp_path,
+            "int32_t g(int32_t a, int32_t b = 5) { return a * b; }\nint32_t f() { return g(2) + g(2, 1); }",
+        )
+        == 12
+    )
+
+
+def test_structs_passed_by_value_are_copies_and_const_refs_are_read(tmp_path):
+    src = """
+    struct P { int32_t a; };
+    void byval(P p) { p.a = 9; }
+    void byref(P &p, const int32_t &v) { p.a = v; }
+    int32_t f() { P p = {1}; byval(p); int32_t x = p.a; byref(p, 7); return x * 10 + p.a; }
+    """
+    assert call(tmp_path, src) == 17
+
+
+def test_one_line_blocks_keep_the_following_lines_in_place(tmp_path):
+    src = (
+        "int32_t f(int32_t a)\n{\n    if (a > 5) return 1; else a += 1;\n    for (int32_t i = 0; i < 2; i++) { a += i; }\n"
+        "    while (a > 100) { a--; a--; }\n    int32_t b = a - 3;\n    return 10 / b;\n}\n"
+    )
+    prog = translate(write(tmp_path, src), kernel="f")
+    try:
+        prog.load()[prog.entry](1)
+    except ZeroDivisionError as exc:
+        file, line = location_from_traceback(exc.__traceback__)
+        assert line == 7
+    else:
+        raise AssertionError("expected a division by zero")
+    assert prog.load()[prog.entry](9) == 1
+
+
+def test_static_members_of_a_type_template_parameter(tmp_path):
+    src = """
+    struct Small { static constexpr int32_t K = 16; };
+    template <typename Trait> int32_t tiles(int32_t n) { return n / Trait::K; }
+    int32_t f() { return tiles<Small>(64); }
+    """
+    assert call(tmp_path, src) == 4
+
+
+def test_scalar_reference_parameters_write_back(tmp_path):
+    src = """
+    void split(uint32_t n, uint32_t &head, uint32_t &tail) { head = n / 2; tail = n - head; }
+    struct S { uint32_t a = 0; uint32_t b = 0; void fill() { split(7, a, b); } };
+    int32_t f() { uint32_t h = 0, t = 0; split(9, h, t); S s; s.fill(); return h * 1000 + t * 100 + s.a * 10 + s.b; }
+    """
+    assert call(tmp_path, src) == 4000 + 500 + 30 + 4
+
+
+def test_a_reference_writing_call_inside_an_expression_is_refused(tmp_path):
+    import pytest
+
+    from asc_tui.cxx.errors import Unsupported
+
+    src = "int32_t g(int32_t &x) { x = 1; return 2; }\nint32_t f() { int32_t a = 0; return g(a) + a; }"
+    with pytest.raises(Unsupported, match="inside an expression"):
+        call(tmp_path, src)

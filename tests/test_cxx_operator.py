@@ -305,3 +305,45 @@ def test_mixed_kernels_branch_on_ascend_is_aic_and_aiv(tmp_path):
     report = run(RunRequest(str(path)))
     assert not report.errors, report.errors
     assert report.precision.verdict == "PASS"
+
+
+def test_side_macros_give_the_cube_and_vector_sides_their_own_code(tmp_path):
+    kernel = copy_kernel().replace("__global__ __aicore__", "__global__ __mix__(1, 2)")
+    kernel = kernel.replace(
+        "    TPipe pipe;",
+        "#if defined(__DAV_C220_CUBE__)\n    return;\n#endif\n#ifdef __DAV_C220_VEC__\n    if (GetSubBlockIdx() == 1) { return; }\n#endif\n    TPipe pipe;",
+    )
+    report = run(RunRequest(str(make_op(tmp_path, kernel))))
+    assert not report.errors, report.errors
+    assert report.precision.verdict == "PASS"
+
+
+def test_scalar_gm_pointers_and_word_copies_of_a_tiling_struct(tmp_path):
+    kernel = """
+    #include "kernel_operator.h"
+    struct CopyTiling { uint32_t n; int32_t bias; };
+    __aicore__ inline void LoadTiling(CopyTiling* t, GM_ADDR src)
+    {
+        uint32_t* dst = reinterpret_cast<uint32_t*>(t);
+        auto words = reinterpret_cast<__gm__ uint32_t*>(src);
+        for (uint32_t i = 0; i < sizeof(CopyTiling) / sizeof(uint32_t); i++, dst++) {
+            *dst = *(words + i);
+        }
+    }
+    extern "C" __global__ __aicore__ void copy(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+    {
+        CopyTiling t;
+        LoadTiling(&t, tiling);
+        __gm__ float* xp = (__gm__ float*)x;
+        __gm__ float* yp = (__gm__ float*)y;
+        for (uint32_t i = 0; i < t.n; i++) {
+            yp[i] = xp[i] + (float)t.bias;
+        }
+        *yp += 0.5f;
+    }
+    """
+    golden = "__import__('numpy').concatenate([x[:1] + 2.5, x[1:] + 2])"
+    path = make_op(tmp_path, kernel, n=8, fields="n: int\n    bias: int", tiling="case.n, 2", golden=golden)
+    report = run(RunRequest(str(path)))
+    assert not report.errors, report.errors
+    assert report.precision.verdict == "PASS"

@@ -149,7 +149,31 @@ class CallGen:
         ptypes = self.param_types(f, fctx)
         codes = self.arg_codes(vals, ptypes, args, ctx)
         ret = self.return_type(f, fctx)
-        return Val(f"{py}({', '.join(codes)})", ret)
+        return self.ref_call(f, fctx, f"{py}({', '.join(codes)})", ret, vals, args, ctx, node)
+
+    def ref_call(self, f, fctx, code: str, ret, vals, args, ctx, node) -> Val:
+        """A call of a function with `int &x` parameters: it returns (value, x...); as an
+        expression statement the arguments are assigned back, anywhere else it is refused."""
+        refs = [i for i, p in enumerate(self.params(f, fctx)) if p.ref]
+        if not refs:
+            return Val(code, ret)
+        parent = node.parent
+        if parent is None or parent.type != "expression_statement":
+            raise self.unsupported(
+                ctx.pf,
+                node,
+                f"calling {f.name} (it writes a scalar through a reference) inside an expression",
+            )
+        targets = []
+        for i in refs:
+            if i >= len(vals) or not vals[i].lvalue or vals[i].code.startswith("_cx.load("):
+                raise self.err(
+                    ctx.pf,
+                    args[i] if i < len(args) else node,
+                    f"argument {i + 1} of {f.name} must be a variable (int& parameter)",
+                )
+            targets.append(vals[i].code)
+        return Val(f"_, {', '.join(targets)} = {code}", T.VOID)
 
     def pick_overload(self, funcs, n, ctx, node) -> FuncInfo:
         match = [f for f in funcs if _accepts(f, n)]
@@ -256,7 +280,8 @@ class CallGen:
             fctx = FuncCtx(f.pf, ctx.em, self.member_tmap(f, owner), owner, f.ns, None)
             codes = self.arg_codes(vals, self.param_types(f, fctx), args, ctx)
             prefix = f"{owner.py}." if f.static else f"{obj.code}."
-            return Val(f"{prefix}{attr}({', '.join(codes)})", self.return_type(f, fctx))
+            call = f"{prefix}{attr}({', '.join(codes)})"
+            return self.ref_call(f, fctx, call, self.return_type(f, fctx), vals, args, ctx, node)
         if t.kind == "twin" and not api.twin_method(t.name, name):
             raise self.err(
                 ctx.pf, node, f"AscendC::{t.name}::{name} is not in the kernel API twin (asc_tui.ascendc)"

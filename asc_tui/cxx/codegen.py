@@ -129,16 +129,31 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             else self.resolve_type(ret_node, ctx, f.node.child_by_field_name("declarator"))
         )
         params = self.params(f, ctx)
-        names = (["self"] if cls is not None and not f.static else []) + [p.py for p in params]
+        names = ["self"] if cls is not None and not f.static else []
+        for p in params:
+            if p.default is not None:
+                names.append(f"{p.py}={self.convert(self.expr(p.default, ctx), p.type, ctx, p.default)}")
+            else:
+                names.append(p.py)
         head_line = self.decl_line(f)
         em.emit(head_line, 0, f"def {py}({', '.join(names)}):", header=True)
+        mark = em.mark()
+        ctx.refs = [p.py for p in params if p.ref]
         for p in params:
             ctx.scopes[0][p.c_name] = Local(p.py, p.type)
+            if p.type.kind == "class" and p.by_value:  # a struct passed by value is the callee's copy
+                em.emit(head_line, 1, f"{p.py} = {p.py}._cx_copy()")
         if f.is_ctor:
             self.ctor_prologue(f, ctx, head_line)
         if body is not None:
             self.block(body, ctx, 1, new_scope=False)
-        if len(em.rows) == 1 or all(not r[1] for r in em.rows[1:]):
+        if ctx.refs:  # `T f(int &a)` returns (value, a): the caller assigns a back
+            em.emit(
+                body.end_point[0] + 1 if body is not None else head_line,
+                1,
+                f"return (None, {', '.join(ctx.refs)})",
+            )
+        elif not em.wrote_since(mark):
             em.emit(head_line, 1, "pass")
         self.chunks.append((f.pf.path, em.source()))
         return py
@@ -167,9 +182,12 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
             if t.kind == "void" and d is None:
                 continue
             name, _ = _decl_name(d) if d is not None else ("", None)
-            if d is not None and _is_scalar_ref(d) and t.is_arith:
-                raise self.unsupported(f.pf, d, "reference to a scalar parameter (write-back)")
-            out.append(_Param(name, pyname(name) if name else ctx.fresh("arg"), t))
+            const = any(c.type == "type_qualifier" and c.text == b"const" for c in p.children)
+            prm = _Param(name, pyname(name) if name else ctx.fresh("arg"), t)
+            prm.ref = d is not None and _is_scalar_ref(d) and t.is_arith and not const
+            prm.default = p.child_by_field_name("default_value")
+            prm.by_value = d is None or d.type not in ("reference_declarator", "pointer_declarator")
+            out.append(prm)
         return out
 
     # -- classes -----------------------------------------------------------------------------
@@ -259,11 +277,11 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         self.chunks_pending = getattr(self, "chunks_pending", [])
         if not ctors:
             em.emit(row + 1, 1, "def __init__(self):", header=True)
-            n0 = len(em.rows)
+            mark = em.mark()
             if inst.base is not None:
                 em.emit(row + 1, 2, f"{inst.base.py}.__init__(self)")
             self.member_inits(inst, ctx, 2, row + 1, {})
-            if len(em.rows) == n0:
+            if not em.wrote_since(mark):
                 em.emit(row + 1, 2, "pass")
         self.chunks.append((info.pf.path, em.source()))
         for c in ctors:
@@ -487,6 +505,9 @@ class _Param:
         self.c_name = c_name
         self.py = py
         self.type = type_
+        self.default = None
+        self.by_value = True
+        self.ref = False  # a non-const reference to a scalar: written back to the caller
 
 
 def _accepts(f: FuncInfo, nargs: int) -> bool:

@@ -152,6 +152,14 @@ def sizeof(t: CType) -> int:
         return sizeof(t.elem) * t.length
     if t.kind == "class" and t.decl is not None:
         return t.decl.layout()[0]
+    if t.kind == "twin":
+        import dataclasses
+
+        from .. import ascendc
+
+        cls = getattr(ascendc, t.name, None)
+        if dataclasses.is_dataclass(cls):  # kernel API structs (TCubeTiling): 4-byte fields
+            return 4 * len(dataclasses.fields(cls))
     raise TypeError(f"sizeof({t})")
 
 

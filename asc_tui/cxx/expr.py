@@ -219,6 +219,12 @@ class ExprGen:
         if text.startswith("AscendC::") or text.startswith("::AscendC::"):
             return self.twin_path(text.split("AscendC::", 1)[1], node, ctx)
         parts = text.lstrip(":").split("::")
+        bound = ctx.tmap.get(parts[0])
+        if len(parts) == 2 and isinstance(bound, T.CType) and bound.kind == "class":  # Trait::K
+            inner = bound.decl.info.inner.names.get(parts[1]) if bound.decl.info.inner else None
+            if inner:
+                return self.decl_value(inner, node, ctx, parts[1], bound.decl)
+            raise self.err(ctx.pf, node, f"{bound.decl.info.name} has no member {parts[1]!r}")
         if parts[0] == "std" and parts[-1] in ("min", "max"):
             return Val("", T.CType("func", parts[-1], decl="std"))
         decls = self.lookup_qualified(ctx.ns, text)
@@ -357,7 +363,16 @@ class ExprGen:
             raise self.unsupported(ctx.pf, node, f"taking the address of a {a.type}")
         if a.type.kind == "ptr" and a.type.elem is not None and a.type.elem.kind in ("class", "twin"):
             return Val(a.code, a.type.elem, lvalue=True)
+        if a.type.kind == "ptr" and a.type.elem is not None and a.type.elem.is_arith:
+            return self.deref(a, ctx, node)
         raise self.unsupported(ctx.pf, node, f"dereferencing a {a.type}")
+
+    def deref(self, p: Val, ctx, node) -> Val:
+        """`*p` on a scalar pointer: a load, and a `_cx.store` when assigned to (see assign_code)."""
+        dt = api.dtype_expr(p.type.elem)
+        if dt is None:
+            raise self.unsupported(ctx.pf, node, f"dereferencing a {p.type}")
+        return Val(f"_cx.load({p.code}, {dt})", p.type.elem, lvalue=True)
 
     def x_conditional_expression(self, node, ctx):
         c = self.expr(node.child_by_field_name("condition"), ctx)
@@ -403,6 +418,8 @@ class ExprGen:
             t = v.const if v.type.kind == "dtype" else v.type
             if v.type.kind == "typename" and isinstance(v.type.decl, ClassInfo):
                 t = self.resolve_type(inner, ctx)
+            elif v.type.kind == "opaque" and api.twin_type(v.type.name):  # sizeof(TCubeTiling)
+                t = self.resolve_type(inner, ctx)
         try:
             n = T.sizeof(t)
         except TypeError:
@@ -425,8 +442,8 @@ class ExprGen:
             return Val(f"{base.code}[{i.code}]", t.elem, lvalue=True)
         if t.kind in ("twin", "opaque"):
             return Val(f"{base.code}[{i.code}]", t)
-        if t.kind == "ptr":
-            raise self.unsupported(ctx.pf, node, "indexing a GM pointer (use a GlobalTensor)")
+        if t.kind == "ptr" and t.elem is not None and t.elem.is_arith:
+            return self.deref(self.ptr_add(base, i, "+", ctx, node), ctx, node)
         raise self.unsupported(ctx.pf, node, f"indexing a {t}")
 
     def x_field_expression(self, node, ctx):
@@ -481,6 +498,15 @@ class ExprGen:
     def convert(self, v: Val, to: T.CType, ctx, node) -> str:
         """Python code for `v` converted to `to` as C++ does on assignment/initialisation."""
         fr = v.type
+        if fr.kind == "opaque" and to.is_arith and not v.is_const:  # a value of unknown C++ type
+            if to.kind == "bool":
+                return f"bool({v.code})"
+            if to.is_float:
+                rnd = _ROUND.get(to.name)
+                return f"{rnd}({v.code})" if rnd else f"float({v.code})"
+            if to.kind == "enum":
+                return v.code
+            return f"(int({v.code}) & {hex(to.mask)})" if not to.signed else f"_cx.s{to.bits}(int({v.code}))"
         if fr == to or to.kind in ("auto", "opaque", "void", "twin", "dtype") or fr.kind == "opaque":
             if to.kind == "class" and v.lvalue:
                 return f"{v.code}._cx_copy()"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..ascendc.crosscore import GetCoreType
 from ..ascendc.kernel import KernelFunction, Launch
 from . import runtime
 from .cache import get_program
@@ -23,6 +24,11 @@ from .errors import CxxError
 from .translate import Bound, Program, constants_of
 
 CXX_SUFFIXES = (".asc", ".cpp", ".cc", ".cxx")
+#: What the compiler defines when it builds the cube or the vector side of a kernel.
+SIDE_MACROS = {
+    "aic": {"__DAV_C220_CUBE__": "1", "__DAV_CUBE__": "1"},
+    "aiv": {"__DAV_C220_VEC__": "1", "__DAV_VEC__": "1"},
+}
 HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".inc")
 
 
@@ -46,7 +52,7 @@ class CxxLaunch:
     tiling: Any
     params: dict = field(default_factory=dict)
     overrides: dict = field(default_factory=dict)
-    _bound: tuple | None = field(default=None, repr=False, compare=False)
+    _bound: dict | None = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name):  # the spec's tiling fields stay readable (`lnch.tiling.n`)
         if name.startswith("_") or name in ("tiling", "params", "overrides"):
@@ -57,29 +63,49 @@ class CxxLaunch:
 class CxxKernel(KernelFunction):
     """The kernel entry of a C++ operator: translates (cached) and calls the generated Python."""
 
-    def __init__(self, path: str, kernel: str | None, core_type: str, name: str, defines: dict | None = None):
+    def __init__(
+        self,
+        path: str,
+        kernel: str | None,
+        core_type: str,
+        name: str,
+        defines: dict | None = None,
+        split=False,
+    ):
         super().__init__(self._run, core_type)
         self.path = path
         self.kernel = kernel
         self.defines = dict(defines or {})
+        self.split = split  # the source tests the side macros: one translation per side
         self.__name__ = name
 
-    def program(self, data: CxxLaunch) -> Program:
+    def sides(self) -> tuple[str, ...]:
+        return ("aic", "aiv") if self.core_type == "mix" else (self.core_type,)
+
+    def program(self, data: CxxLaunch, side: str | None = None) -> Program:
         tvals = dict(data.params)
         tvals.update(_fields(data.tiling))
-        return get_program(self.path, self.kernel, data.overrides, tvals, self.defines)
+        return get_program(self.path, self.kernel, data.overrides, tvals, self.program_defines(side))
+
+    def program_defines(self, side: str | None) -> dict:
+        if not self.split:
+            return self.defines
+        return {**self.defines, **SIDE_MACROS[side or self.sides()[0]]}
 
     def _run(self, *args):
         *gm, data = args
         if not isinstance(data, CxxLaunch):
             data = CxxLaunch(data)
-        bound = data._bound
+        side = GetCoreType() if self.split and self.core_type == "mix" else None
+        cache = data._bound
+        if cache is None:
+            cache = data._bound = {}
+        bound = cache.get(side)
         if bound is None or bound[0] != tuple(gm):
-            prog = self.program(data)
+            prog = self.program(data, side)
             ns = prog.load()
             call = _bind(prog, list(gm), data.tiling, ns)
-            bound = (tuple(gm), ns[prog.entry], call)
-            data._bound = bound
+            bound = cache[side] = (tuple(gm), ns[prog.entry], call)
         return bound[1](*bound[2])
 
 
@@ -196,23 +222,16 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
         p = params[k]
         params[k] = Param(literal_value(b), p.values, p.doc) if isinstance(p, Param) else literal_value(b)
     overrides = {k: (params[k].default if isinstance(params[k], Param) else params[k]) for k in bound}
-    probe = CxxLaunch(
-        None, {k: (v.default if isinstance(v, Param) else v) for k, v in params.items()}, overrides
-    )
-    from .translate import analyse, kernels
+    from .translate import analyse, core_type_of, kernels
 
     files, _t, col, _pp = analyse(path, overrides, defines=defines)
     found = [f for f in kernels(col.root) if entry is None or f.name == entry]
-    is_template = bool(found and found[0].tparams)
-    core = "aiv"
-    if not is_template:
-        prog = get_program(path, entry, overrides, {}, defines)
-        core = prog.core_type
-    elif found:
-        from .translate import core_type_of
-
-        core = core_type_of(found[0])
-    kern = CxxKernel(path, entry, core, Path(path).stem, defines)
+    core = core_type_of(found[0]) if found else "aiv"
+    split = any(m in pf.original for pf in files for side in SIDE_MACROS.values() for m in side)
+    kern = CxxKernel(path, entry, core, Path(path).stem, defines, split)
+    if not (found and found[0].tparams):  # a template kernel needs the launch's values first
+        for side in kern.sides():
+            kern.core_type = get_program(path, entry, overrides, {}, kern.program_defines(side)).core_type
     user_tiling = module.tiling
     names = set(params)
 
@@ -224,10 +243,10 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
             return r
         values = {k: p[k] for k in names if k in p}
         data = CxxLaunch(r.tiling, values, {k: values[k] for k in bound if k in values})
-        kern.program(data)  # translate now (cached): C++ errors are build errors, not launch ones
+        for side in kern.sides():  # translate now (cached): C++ errors are build errors
+            kern.program(data, side)
         return Launch(r.block_dim, data)
 
     tiling.__wrapped__ = user_tiling
     module.tiling = tiling
-    del probe
     return CxxBinding(path, kern, bound, tuple(pf.path for pf in files))

@@ -99,9 +99,17 @@ class PFile:
     text: str
     colmaps: dict[int, list[tuple[int, int, bool]]] = field(default_factory=dict)
     quals: list[tuple[int, int, str]] = field(default_factory=list)  # (row, col, qualifier)
+    _lines: list | None = field(default=None, repr=False)
 
     def orig_col(self, row: int, col: int) -> int:
-        """The 0-based column in the user's line of output column `col` on 0-based `row`."""
+        """The 0-based column in the user's line of tree-sitter's (byte) column `col` on 0-based
+        `row`: bytes to characters, then back through any macro expansion on that line."""
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        if row < len(self._lines):
+            line = self._lines[row]
+            if not line.isascii():
+                col = len(line.encode("utf-8")[:col].decode("utf-8", "ignore"))
         pieces = self.colmaps.get(row)
         if not pieces:
             return col

@@ -12,8 +12,10 @@ import struct
 import numpy as np
 
 from ..ascendc import GetCoreType
+from ..ascendc.lineage import gm_written
 from ..ascendc.tensors import GM_ADDR
 from ..npu.errors import KernelError, user_location
+from ..npu.offload import gm_ready
 from . import shims  # noqa: F401 - generated code reaches the shims as _cx.shims
 
 _pack_f = struct.Struct("<f")
@@ -89,6 +91,8 @@ def padd(p, nbytes: int):
     if p is None:
         file, line = user_location(2)
         raise KernelError("pointer arithmetic on a null GM pointer", file, line)
+    if not isinstance(p, GM_ADDR):
+        return WordPtr.of(p).moved(nbytes)
     isz = p.buffer.dtype.itemsize
     if nbytes % isz:
         file, line = user_location(2)
@@ -98,6 +102,96 @@ def padd(p, nbytes: int):
             line,
         )
     return GM_ADDR(p.buffer, p.offset + nbytes // isz)
+
+
+class WordPtr:
+    """A scalar pointer into an object (`reinterpret_cast<uint32_t*>(&tiling)`, or the tiling
+    object a `GM_ADDR tiling` parameter receives): its fields are consecutive 4-byte words, in
+    declaration order — what copying a tiling struct word by word needs."""
+
+    __slots__ = ("obj", "byte")
+
+    def __init__(self, obj, byte: int = 0):
+        self.obj = obj
+        self.byte = byte
+
+    @staticmethod
+    def of(p) -> WordPtr:
+        return p if isinstance(p, WordPtr) else WordPtr(p, 0)
+
+    def moved(self, nbytes: int) -> WordPtr:
+        return WordPtr(self.obj, self.byte + nbytes)
+
+    def _field(self, size: int) -> str:
+        names = _field_names(self.obj)
+        i, rem = divmod(self.byte, 4)
+        if rem or size != 4 or not 0 <= i < len(names):
+            file, line = user_location(3)
+            raise KernelError(
+                f"scalar access of {size} B at byte {self.byte} of a {type(self.obj).__name__} "
+                f"({len(names)} fields of 4 B): only whole 4-byte fields are modelled",
+                file,
+                line,
+            )
+        return names[i]
+
+    def get(self, dtype):
+        return getattr(self.obj, self._field(np.dtype(dtype).itemsize))
+
+    def set(self, value, dtype) -> None:
+        setattr(self.obj, self._field(np.dtype(dtype).itemsize), value)
+
+
+def _field_names(obj) -> list[str]:
+    import dataclasses
+
+    if dataclasses.is_dataclass(obj):
+        return [f.name for f in dataclasses.fields(obj)]
+    fields = getattr(type(obj), "_cx_fields", None)
+    if fields is not None:
+        return [n for n, _ in fields]
+    return list(vars(obj))
+
+
+def struct_words(cls) -> int:
+    """sizeof of a kernel API struct seen as words (TCubeTiling...)."""
+    import dataclasses
+
+    return 4 * len(dataclasses.fields(cls))
+
+
+def load(p, dtype):
+    """`*p` for a scalar pointer: a GM element, or a word of an object."""
+    if isinstance(p, GM_ADDR):
+        buf = p.buffer
+        dt = np.dtype(dtype)
+        if buf.data is None:
+            return dt.type(1).item()  # timing-only: shadow data
+        gm_ready(buf)
+        b = p.offset * buf.dtype.itemsize
+        return buf.data.view(np.uint8)[b : b + dt.itemsize].view(dt)[0].item()
+    if p is None:
+        file, line = user_location(2)
+        raise KernelError("dereferencing a null pointer", file, line)
+    return WordPtr.of(p).get(dtype)
+
+
+def store(p, value, dtype) -> None:
+    """`*p = v` for a scalar pointer."""
+    if isinstance(p, GM_ADDR):
+        buf = p.buffer
+        if buf.data is None:
+            return
+        gm_ready(buf)
+        gm_written(buf)
+        dt = np.dtype(dtype)
+        b = p.offset * buf.dtype.itemsize
+        buf.data.view(np.uint8)[b : b + dt.itemsize].view(dt)[0] = value
+        return
+    if p is None:
+        file, line = user_location(2)
+        raise KernelError("dereferencing a null pointer", file, line)
+    WordPtr.of(p).set(value, dtype)
 
 
 def is_aic() -> bool:

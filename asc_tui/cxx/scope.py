@@ -82,6 +82,7 @@ class FuncCtx:
     loops: list[str | None] = field(default_factory=list)  # continue-prefix per enclosing loop
     tmp: int = 0
     used: set = field(default_factory=set)
+    refs: list = field(default_factory=list)  # scalar reference parameters (written back)
 
     def lookup(self, name: str) -> Local | None:
         for s in reversed(self.scopes):

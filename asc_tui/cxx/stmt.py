@@ -37,9 +37,9 @@ class StmtGen:
                 ctx.scopes.pop()
 
     def body(self, node, ctx: FuncCtx, ind: int, header_line: int) -> None:
-        n0 = len(ctx.em.rows)
+        mark = ctx.em.mark()
         self.block(node, ctx, ind)
-        if not any(text for _, text, _ in ctx.em.rows[n0:]):
+        if not ctx.em.wrote_since(mark):
             ctx.em.emit(header_line, ind, "pass")
 
     def stmt(self, node, ctx: FuncCtx, ind: int) -> None:
@@ -84,6 +84,8 @@ class StmtGen:
         left = e.child_by_field_name("left")
         op = e.child_by_field_name("operator").type
         target = self.expr(left, ctx)
+        if target.code.startswith("_cx.load(") and target.code.endswith(")"):
+            return self._store(target, e, op, ctx)
         if not target.lvalue and not target.code.endswith("]") and "." not in target.code:
             raise self.err(ctx.pf, left, f"cannot assign to {left.text.decode()!r}")
         right = e.child_by_field_name("right")
@@ -105,10 +107,20 @@ class StmtGen:
             return f"{target.code} {op} {rv.code}"
         return f"{target.code} = {code}"
 
+    def _store(self, target: Val, e, op: str, ctx) -> str:
+        """`*p = v` / `p[i] op= v` through a scalar pointer."""
+        args = target.code[len("_cx.load(") : -1]
+        ptr, _, dt = args.rpartition(", ")
+        rv = self.expr(e.child_by_field_name("right"), ctx)
+        value = rv if op == "=" else self.binop(op[:-1], target, rv, ctx, e)
+        return f"_cx.store({ptr}, {self.convert(value, target.type, ctx, e)}, {dt})"
+
     def update_code(self, e, ctx) -> str:
         arg = e.child_by_field_name("argument")
         op = e.child_by_field_name("operator").type
         target = self.expr(arg, ctx)
+        if target.code.startswith("_cx.load("):
+            raise self.unsupported(ctx.pf, e, f"{op} through a pointer")
         if target.type.kind == "ptr":
             res = self.ptr_add(Val(target.code, target.type), Val("1", T.INT32, 1), op[0], ctx, e)
             return f"{target.code} = {res.code}"
@@ -434,41 +446,27 @@ class StmtGen:
         """Names assigned in `node` and, transitively, in the methods it calls of this class."""
         out: set = set()
         seen: set = set()
-        todo = [node]
+        todo = [(node, ctx.pf.path)]
+        memo = self.__dict__.setdefault("_cx_effects", {})
         while todo:
-            n = todo.pop()
-            stack = [n]
-            while stack:
-                x = stack.pop()
-                if x.type in ("assignment_expression", "update_expression"):
-                    tgt = x.child_by_field_name("left") or x.child_by_field_name("argument")
-                    while tgt is not None and tgt.type in (
-                        "subscript_expression",
-                        "field_expression",
-                        "parenthesized_expression",
-                    ):
-                        if tgt.type == "field_expression":
-                            out.add(tgt.child_by_field_name("field").text.decode())
-                            if tgt.child_by_field_name("argument").type == "this":
-                                break
-                        tgt = tgt.child_by_field_name("argument") or (
-                            tgt.named_children[0] if tgt.named_children else None
-                        )
-                    if tgt is not None and tgt.type == "identifier":
-                        out.add(tgt.text.decode())
-                elif x.type == "call_expression" and ctx.cls is not None:
-                    f = x.child_by_field_name("function")
-                    name = f.text.decode().split("(")[0].split("<")[0].split(".")[-1].split(">")[-1]
-                    cur = ctx.cls
-                    while cur is not None:
-                        for m in cur.info.methods.get(name, ()):
-                            if id(m) not in seen:
-                                seen.add(id(m))
-                                b = m.node.child_by_field_name("body")
-                                if b is not None:
-                                    todo.append(b)
-                        cur = cur.base
-                stack.extend(x.named_children)
+            n, path = todo.pop()
+            key = (path, n.start_byte, n.end_byte)
+            if key not in memo:
+                memo[key] = _direct_effects(n)
+            assigned, called = memo[key]
+            out |= assigned
+            if ctx.cls is None:
+                continue
+            for name in called:
+                cur = ctx.cls
+                while cur is not None:
+                    for m in cur.info.methods.get(name, ()):
+                        if id(m) not in seen:
+                            seen.add(id(m))
+                            b = m.node.child_by_field_name("body")
+                            if b is not None:
+                                todo.append((b, m.pf.path))
+                    cur = cur.base
         return out
 
     def s_switch_statement(self, node, ctx, ind):
@@ -525,8 +523,9 @@ class StmtGen:
 
     def s_return_statement(self, node, ctx, ind):
         vals = [c for c in node.named_children if c.type != "comment"]
+        refs = "".join(", " + r for r in ctx.refs)
         if not vals:
-            ctx.em.emit(line(node), ind, "return")
+            ctx.em.emit(line(node), ind, f"return (None{refs})" if refs else "return")
             return
         if vals[0].type == "initializer_list":
             code = self.construct(ctx.ret, list(vals[0].named_children), ctx, vals[0], True)
@@ -537,7 +536,38 @@ class StmtGen:
                 if ctx.ret is not None and ctx.ret.kind != "void"
                 else v.code
             )
-        ctx.em.emit(line(node), ind, f"return {code}")
+        ctx.em.emit(line(node), ind, f"return ({code}{refs})" if refs else f"return {code}")
+
+
+def _direct_effects(node) -> tuple[frozenset, frozenset]:
+    """(names assigned, names called) directly in `node`."""
+    assigned: set = set()
+    called: set = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if x.type in ("assignment_expression", "update_expression"):
+            tgt = x.child_by_field_name("left") or x.child_by_field_name("argument")
+            while tgt is not None and tgt.type in (
+                "subscript_expression",
+                "field_expression",
+                "parenthesized_expression",
+            ):
+                if tgt.type == "field_expression":
+                    assigned.add(tgt.child_by_field_name("field").text.decode())
+                    if tgt.child_by_field_name("argument").type == "this":
+                        break
+                tgt = tgt.child_by_field_name("argument") or (
+                    tgt.named_children[0] if tgt.named_children else None
+                )
+            if tgt is not None and tgt.type == "identifier":
+                assigned.add(tgt.text.decode())
+        elif x.type == "call_expression":
+            f = x.child_by_field_name("function")
+            called.add(f.text.decode().split("(")[0].split("<")[0].split(".")[-1].split(">")[-1])
+        stack.extend(x.named_children)
+    result = (frozenset(assigned), frozenset(called))
+    return result
 
 
 class _Wrap:

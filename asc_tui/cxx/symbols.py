@@ -167,6 +167,8 @@ class Collector:
 
     def _item(self, pf: PFile, c, ns: Namespace, tparams=None) -> None:
         t = c.type
+        if c.has_error and t not in ("namespace_definition", "linkage_specification", "template_declaration"):
+            self.errors.append((pf, c))  # reported if a name the kernel needs is missing
         if t == "namespace_definition":
             name_node = c.child_by_field_name("name")
             body = c.child_by_field_name("body")
@@ -199,10 +201,7 @@ class Collector:
         elif t == "namespace_alias_definition":
             name = c.child_by_field_name("name") or c.named_children[0]
             ns.add(NsAlias(name.text.decode(), c, pf, ns, target=c.named_children[-1]))
-        elif t == "ERROR" or c.has_error and t not in ("function_definition",):
-            if t == "ERROR":
-                self.errors.append((pf, c))
-        # preproc leftovers, comments, empty declarations, static_assert: nothing to collect
+        # ERROR nodes, preproc leftovers, comments, empty declarations, static_assert: nothing to collect
 
     def _tparams(self, plist) -> list[TParam]:
         out = []

@@ -162,9 +162,6 @@ def translate(
                 1,
             )
         f = found[0]
-    for pf, node in col.errors:
-        if pf is f.pf and node.start_point < f.node.start_point:
-            raise syntax_error(pf, node)
     tr = Translator(col.root, overrides)
     targs = {}
     if f.tparams:
@@ -180,7 +177,15 @@ def translate(
                 else:
                     targs[tp.name] = v
         targs = tr.bind_targs(f, f.tparams, [], f.pf, f.node, targs)
-    entry = tr.function(f, targs)
+    try:
+        entry = tr.function(f, targs)
+    except CxxError as exc:
+        # an unknown name may be a declaration a syntax error swallowed: report that instead
+        if exc.bare_message.startswith(("unknown ", "no ")):
+            for pf, node in col.errors:
+                if pf.path != exc.file or node.start_point[0] + 1 <= (exc.line or 0):
+                    raise syntax_error(pf, node) from None
+        raise
     from .scope import FuncCtx
 
     fctx = FuncCtx(f.pf, None, dict(targs), None, f.ns, None)
