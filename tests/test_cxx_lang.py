@@ -342,3 +342,42 @@ def test_a_reference_writing_call_inside_an_expression_is_refused(tmp_path):
     src = "int32_t g(int32_t &x) { x = 1; return 2; }\nint32_t f() { int32_t a = 0; return g(a) + a; }"
     with pytest.raises(Unsupported, match="inside an expression"):
         call(tmp_path, src)
+
+
+def test_mutable_globals_and_static_members(tmp_path):
+    src = """
+    int32_t counter = 5;
+    struct S { static int32_t n; void bump() { n += 2; counter++; } };
+    int32_t S::n = 1;
+    int32_t f() { S s; s.bump(); s.bump(); return counter * 10 + S::n; }
+    """
+    assert call(tmp_path, src) == 75
+
+
+def test_operator_overloading_is_refused(tmp_path):
+    import pytest
+
+    from asc_tui.cxx.errors import Unsupported
+
+    src = "struct V { int32_t x; };\nint32_t f() { V a = {1}; V b = {2}; V c = a + b; return c.x; }"
+    with pytest.raises(Unsupported, match="operator overloading"):
+        call(tmp_path, src)
+
+
+def test_constexpr_functions_fold_into_template_arguments(tmp_path):
+    src = """
+    __aicore__ inline constexpr uint32_t CeilDiv(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+    template <uint32_t N> struct Tiles { uint32_t count() { return N; } };
+    constexpr uint32_t TILES = CeilDiv(100, 32);
+    int32_t f() { Tiles<CeilDiv(65, 32)> t; uint32_t a[CeilDiv(9, 4)] = {}; return t.count() * 10 + TILES + sizeof(a); }
+    """
+    assert call(tmp_path, src) == 30 + 4 + 12
+
+
+def test_dependent_member_types_and_template_disambiguators(tmp_path):
+    src = """
+    template <typename U, int32_t E> struct Shape { using T = U; static constexpr int32_t extent = E; int32_t g() { return E; } };
+    template <typename X> int32_t size() { using T_TYPE = typename X::T; X x; return sizeof(T_TYPE) * X::extent + x.template g(); }
+    int32_t f() { return size<Shape<half, 8>>(); }
+    """
+    assert call(tmp_path, src) == 24

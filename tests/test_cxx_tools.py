@@ -49,3 +49,29 @@ def test_saves_of_a_kernel_its_spec_or_a_header_rerun(tmp_path):
     assert classify([(1, str(spec))], tmp_path).operators == {path.resolve()}
     (tmp_path / "cpp" / "cfg.h").write_text("")
     assert classify([(1, str(tmp_path / "cpp" / "cfg.h"))], tmp_path).everything
+
+
+def test_saving_an_included_header_reruns_the_cpp_operator_with_the_new_code(tmp_path):
+    import queue
+
+    from asc_tui.devkit.runner import RunRequest
+    from asc_tui.devkit.watch import FileWatcher, Rerunner
+    from asc_tui.devkit.worker import RunWorker
+
+    ops = tmp_path / "ops"
+    (ops / "cpp").mkdir(parents=True)
+    (ops / "cpp" / "scale.h").write_text("#pragma once\nconstexpr float S = 2.0f;\n")
+    path = make_op(ops / "cpp", '#include "scale.h"\n' + copy_kernel("Muls(t, t, S, n);"), golden="x * 3")
+    results: queue.Queue = queue.Queue()
+    worker = RunWorker(timeout_s=30)
+    rr = Rerunner(worker, lambda p: RunRequest(str(p)), on_result=lambda p, r: results.put((p, r)))
+    w = FileWatcher(ops, lambda cs: rr.submit([path] if cs.affects(path) else [])).start()
+    try:
+        assert w.wait_ready()
+        (ops / "cpp" / "scale.h").write_text("#pragma once\nconstexpr float S = 3.0f;\n")
+        p, r = results.get(timeout=60)
+        assert p == path and r.report.precision.verdict == "PASS"
+    finally:
+        w.stop()
+        rr.stop()
+        worker.close()

@@ -83,6 +83,8 @@ class CallGen:
             return self.cxx_cast(targs_node, args, ctx, node)
         if name in _PRINTF:
             return self.printf_call(args, ctx, node)
+        if name == "asc_vf_call":
+            raise self.unsupported(ctx.pf, node, "asc_vf_call (register-level / SIMT compute)")
         if name in _ASSERT:
             return self.assert_call(name, args, ctx, node)
         if name == "__cx_is_aic" or name == "__cx_is_aiv":
@@ -149,7 +151,31 @@ class CallGen:
         ptypes = self.param_types(f, fctx)
         codes = self.arg_codes(vals, ptypes, args, ctx)
         ret = self.return_type(f, fctx)
+        if owner is None and ret.is_arith and vals and all(v.is_const for v in vals) and _is_constexpr(f):
+            folded = self.const_call(py, codes)
+            if folded is not None:
+                return self.literal(folded, ret)
         return self.ref_call(f, fctx, f"{py}({', '.join(codes)})", ret, vals, args, ctx, node)
+
+    def const_call(self, py: str, codes: list[str]):
+        """Run a constexpr function on constant arguments at translation time (for template
+        arguments and array sizes); None if it cannot run here."""
+        from types import SimpleNamespace
+
+        from .. import ascendc
+        from . import runtime
+
+        key = (py, tuple(codes))
+        memo = self.__dict__.setdefault("_cx_consts", {})
+        if key not in memo:
+            ns = {"_AC": ascendc, "_cx": runtime, "_G": SimpleNamespace()}
+            try:
+                for path, src in self.chunks:
+                    exec(compile(src, path, "exec"), ns)  # noqa: S102 - the kernel's own code
+                memo[key] = eval(f"{py}({', '.join(codes)})", ns)  # noqa: S307
+            except Exception:
+                memo[key] = None
+        return memo[key]
 
     def ref_call(self, f, fctx, code: str, ret, vals, args, ctx, node) -> Val:
         """A call of a function with `int &x` parameters: it returns (value, x...); as an
@@ -364,6 +390,13 @@ class CallGen:
         if t.kind == "class":
             return Val(f"_cx.fill_struct({t.decl.py}, {src.code})", t)
         return Val(src.code, t)
+
+
+def _is_constexpr(f: FuncInfo) -> bool:
+    return any(
+        c.type in ("type_qualifier", "storage_class_specifier") and c.text == b"constexpr"
+        for c in f.node.children
+    )
 
 
 def _accepts(f: FuncInfo, nargs: int) -> bool:

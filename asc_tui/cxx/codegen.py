@@ -109,8 +109,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
         if body is None and not defaulted:
             raise self.err(f.pf, f.node, f"function {f.name} is declared but never defined")
         self.check(f.pf, f.node)
-        if "__simd_vf__" in f.quals or "__simt__" in f.quals:
-            raise self.unsupported(f.pf, f.node, f"{f.quals[0]} functions (register-level compute)")
+        special = [q for q in f.quals if q in ("__simd_vf__", "__simt_vf__", "__simt__")]
+        if special:
+            raise self.unsupported(f.pf, f.node, f"{special[0]} functions (register-level / SIMT compute)")
         if cls is not None and f.outer_tparams:
             targs = {**self.member_tmap(f, cls), **targs}
         py = f"{cls.py}__{f.name}" if cls is not None else self.mangle(f, targs)
@@ -370,6 +371,9 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
     def global_value(self, v: VarInfo, cls: ClassInst | None = None) -> Val:
         """A namespace-scope variable or static member (of the class instance `cls`): constants
         are folded, others become module globals."""
+        owner = getattr(v.ns, "owner", None)
+        if cls is None and owner is not None and not owner.tparams:
+            cls = self.class_inst(owner, {})  # `S::n` names the one static member of S
         gkey = (id(v), id(cls))
         if gkey in self.globals:
             return self.globals[gkey]
@@ -389,7 +393,8 @@ class Translator(TypeResolver, CallGen, ExprGen, StmtGen):
                 val = self.literal(init.const, t)
                 self.globals[gkey] = val
                 return val
-        py = self.mangle(v, None)
+        # mutable globals live on one namespace object, so functions assign them without `global`
+        py = "_G." + self.mangle(v, dict(cls.targs) if cls else None)
         val = Val(py, t, lvalue=True)
         self.globals[gkey] = val
         row = v.node.start_point[0] + 1

@@ -269,6 +269,8 @@ class ExprGen:
                 code = f"bool{code}"
             return self._maybe_fold(code, T.BOOL, a, b)
         ta, tb = a.type, b.type
+        if "class" in (ta.kind, tb.kind):
+            raise self.unsupported(ctx.pf, node, f"operator {op} on a class (operator overloading)")
         if ta.kind in ("ptr", "array") and op in ("+", "-") and tb.is_int:
             return self.ptr_add(a, b, op, ctx, node)
         if tb.kind == "ptr" and op == "+" and ta.is_int:

@@ -22,10 +22,20 @@ from .errors import CxxError, Unsupported
 
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
 QUALIFIERS = ("__global__", "__aicore__", "__vector__", "__cube__", "__gm__", "__ubuf__", "__cbuf__")
-QUALIFIERS += ("__inline__", "__simd_vf__", "__simt__", "__host__", "__device__", "__restrict__")
+QUALIFIERS += (
+    "__inline__",
+    "__simd_vf__",
+    "__simt_vf__",
+    "__simt__",
+    "__host__",
+    "__device__",
+    "__restrict__",
+)
 QUALIFIERS += ("__ca__", "__cb__", "__cc__", "__fbuf__", "__kfc_workspace__", "__workgroup_local__")
 _QUAL_RE = re.compile(
-    r"\b(?:__mix__\s*\([^()]*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|" + "|".join(QUALIFIERS) + r")"
+    r"\b(?:__mix__\s*\([^()]*\)|__launch_bounds__\s*\([^()]*\)|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|"
+    + "|".join(QUALIFIERS)
+    + r")"
 )
 #: Header names that stand for the SDK (the kernel API twin): never read, never an error.
 SDK_PREFIXES = (
@@ -76,6 +86,7 @@ PREDEFINED_FN = {
     "REGISTER_TILING_DEFAULT": (["t"], ""),
 }
 
+_DOT_TEMPLATE_RE = re.compile(r"(\.|->)(?:template)(?=\s+[A-Za-z_]\w*\s*\()")
 _COMMENT_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
 _TOKEN_RE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|[0-9][\w.]*')
 
@@ -382,6 +393,8 @@ class Preprocessor:
             pf.colmaps[row] = pieces
         if "__" in text:
             text = self._blank_quals(pf, row, text)
+        if "template" in text:  # `obj.template f(...)`: the disambiguator alone confuses the grammar
+            text = _DOT_TEMPLATE_RE.sub(lambda m: m.group(1) + " " * 8, text)
         return text
 
     def _blank_quals(self, pf: PFile, row: int, text: str) -> str:

@@ -106,6 +106,7 @@ class Namespace:
         self.children: dict[str, Namespace] = {}
         self.usings: list[object] = []  # (qualified name node, pf) of using-directives
         self.specs: dict[str, list] = {}  # class template specialisations by primary name
+        self.owner = None  # the ClassInfo whose members this namespace holds
         self.using_decls: dict[str, tuple[object, PFile]] = {}
 
     def add(self, d: Decl) -> None:
@@ -319,6 +320,7 @@ class Collector:
             ns.names[name].remove(existing)
         info = ClassInfo(name, c, pf, ns, tparams, c.type.split("_")[0])
         info.inner = Namespace(name, ns)
+        info.inner.owner = info
         self._bases(pf, c, info)
         ns.add(info)
         for m in body.named_children:
@@ -355,11 +357,13 @@ class Collector:
                 name, _ = decl_name(d)
                 info.fields.append(FieldInfo(name, m, d, static))
                 if static:
-                    info.inner.add(
-                        VarInfo(
-                            name, m, pf, info.inner, tnode, d, m.child_by_field_name("default_value"), True
-                        )
+                    const = any(
+                        q.text in (b"const", b"constexpr")
+                        for q in m.children
+                        if q.type in ("type_qualifier", "storage_class_specifier")
                     )
+                    default = m.child_by_field_name("default_value")
+                    info.inner.add(VarInfo(name, m, pf, info.inner, tnode, d, default, const))
         elif t in ("declaration",):
             self._function_decl_or_var(pf, m, info)
         elif t in ("type_definition", "alias_declaration", "enum_specifier"):
@@ -400,28 +404,12 @@ class Collector:
             ns.add(AliasInfo(name, c, pf, ns, c.child_by_field_name("type"), tparams))
             return
         if t == "type_definition":
-            tnode = c.child_by_field_name("type")
-            if (
-                tnode is not None
-                and tnode.type in ("struct_specifier", "class_specifier")
-                and tnode.child_by_field_name("body")
-            ):
-                self._class(pf, tnode, ns, None)
-            elif tnode is not None and tnode.type == "enum_specifier":
-                self._enum(pf, tnode, ns)
+            tnode = self._inner_type(pf, c, ns, None)
             for d in c.children_by_field_name("declarator"):
                 name, _ = decl_name(d)
                 ns.add(AliasInfo(name, c, pf, ns, tnode))
             return
-        tnode = c.child_by_field_name("type")
-        if (
-            tnode is not None
-            and tnode.type in ("struct_specifier", "class_specifier")
-            and tnode.child_by_field_name("body")
-        ):
-            self._class(pf, tnode, ns, tparams)
-        elif tnode is not None and tnode.type == "enum_specifier":
-            self._enum(pf, tnode, ns)
+        tnode = self._inner_type(pf, c, ns, tparams)
         const = any(
             q.text in (b"const", b"constexpr") for q in c.children if q.type == "type_qualifier"
         ) or any(q.type == "storage_class_specifier" and q.text == b"constexpr" for q in c.children)
@@ -430,8 +418,29 @@ class Collector:
                 continue  # a prototype
             value = d.child_by_field_name("value") if d.type == "init_declarator" else None
             name, _ = decl_name(d)
+            if "::" in name:  # `int32_t S::n = 1;` defines a static member
+                cls_name, _, member = name.rpartition("::")
+                info = self._lookup_class(ns, cls_name)
+                target = [
+                    v
+                    for v in (info.inner.names.get(member, ()) if info and info.inner else ())
+                    if isinstance(v, VarInfo)
+                ]
+                if target and value is not None:
+                    target[0].value = value
+                continue
             if name:
                 ns.add(VarInfo(name, c, pf, ns, tnode, d, value, const))
+
+    def _inner_type(self, pf, c, ns: Namespace, tparams):
+        """The type of a declaration, collecting a struct/enum defined in it (`typedef struct {...}`)."""
+        tnode = c.child_by_field_name("type")
+        if tnode is not None and tnode.type in ("struct_specifier", "class_specifier"):
+            if tnode.child_by_field_name("body"):
+                self._class(pf, tnode, ns, tparams)
+        elif tnode is not None and tnode.type == "enum_specifier":
+            self._enum(pf, tnode, ns)
+        return tnode
 
     def _using(self, pf, c, ns: Namespace) -> None:
         target = c.named_children[-1] if c.named_children else None
@@ -442,6 +451,16 @@ class Collector:
         else:
             last = target.text.decode().split("::")[-1]
             ns.using_decls[last] = (target, pf)
+
+
+def all_decls(root: Namespace):
+    """Every declaration in `root` and the namespaces below it."""
+    stack = [root]
+    while stack:
+        ns = stack.pop()
+        stack.extend(ns.children.values())
+        for ds in ns.names.values():
+            yield from ds
 
 
 def collect(files: list[tuple[PFile, object]]) -> Collector:

@@ -11,6 +11,7 @@ import hashlib
 import linecache
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from .. import ascendc
 from . import ctype as T
@@ -19,7 +20,7 @@ from .codegen import Translator
 from .errors import CxxError
 from .parse import parse, syntax_error
 from .preprocess import preprocess
-from .symbols import FuncInfo, Namespace, collect
+from .symbols import FuncInfo, Namespace, VarInfo, all_decls, collect
 
 
 def _version() -> str:
@@ -70,7 +71,12 @@ class Program:
     def load(self) -> dict:
         """Execute the chunks into a fresh namespace (once); return it."""
         if self._ns is None:
-            ns = {"_AC": ascendc, "_cx": runtime, "__name__": f"asc_tui_cxx_{Path(self.path).stem}"}
+            ns = {
+                "_AC": ascendc,
+                "_cx": runtime,
+                "_G": SimpleNamespace(),  # the kernel's mutable globals and static members
+                "__name__": f"asc_tui_cxx_{Path(self.path).stem}",
+            }
             for _file, code in self.chunks:
                 exec(code, ns)  # noqa: S102 - generated from the user's kernel
             for cls, attr, fn in self.methods:
@@ -89,13 +95,7 @@ def remember(path: str, text: str) -> None:
 
 
 def kernels(root: Namespace) -> list[FuncInfo]:
-    out = []
-    stack = [root]
-    while stack:
-        ns = stack.pop()
-        stack.extend(ns.children.values())
-        for ds in ns.names.values():
-            out.extend(d for d in ds if isinstance(d, FuncInfo) and "__global__" in d.quals)
+    out = [d for d in all_decls(root) if isinstance(d, FuncInfo) and "__global__" in d.quals]
     return sorted(out, key=lambda f: (f.pf.path, f.node.start_point))
 
 
@@ -192,7 +192,7 @@ def translate(
     params = []
     for p in tr.params(f, fctx):
         params.append(_param_spec(p.c_name, p.type))
-    chunks = tuple((file, compile(src, file, "exec")) for file, src in tr.chunks)
+    chunks = tuple((file, _compile(src, file)) for file, src in tr.chunks)
     bound = {}
     for name, m in pp.bound.items():
         bound[name] = Bound(name, m.file, m.line, m.body_col, m.body)
@@ -214,6 +214,18 @@ def translate(
         bound=bound,
         constants=constants,
     )
+
+
+def _compile(src: str, file: str):
+    try:
+        return compile(src, file, "exec")
+    except SyntaxError as exc:  # a translator bug: still an error that names the user's line
+        raise CxxError(
+            f"internal error: this line's translation is not valid Python ({exc.msg}); please report it",
+            file,
+            exc.lineno,
+            1,
+        ) from None
 
 
 def _where(f: FuncInfo):
@@ -261,21 +273,9 @@ def constants_of(path: str | Path, defines: dict | None = None) -> dict[str, Bou
     for name, m in pp.macros.items():
         if m.params is None and m.file is not None and _is_number(m.body):
             out[name] = Bound(name, m.file, m.line, m.body_col, m.body)
-    stack = [col.root]
-    from .symbols import VarInfo
-
-    while stack:
-        ns = stack.pop()
-        stack.extend(ns.children.values())
-        for ds in ns.names.values():
-            for d in ds:
-                if (
-                    isinstance(d, VarInfo)
-                    and d.const
-                    and d.value is not None
-                    and d.value.type == "number_literal"
-                ):
-                    out.setdefault(d.name, _var_literal(d))
+    for d in all_decls(col.root):
+        if isinstance(d, VarInfo) and d.const and d.value is not None and d.value.type == "number_literal":
+            out.setdefault(d.name, _var_literal(d))
     return out
 
 

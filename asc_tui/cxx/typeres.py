@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from . import api
 from . import ctype as T
+from .errors import CxxError
 from .scope import FuncCtx, Val
-from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo
+from .symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
 
 _TWIN_STRUCT_ARG = {
     ("DataCopy", 2): "DataCopyParams",
@@ -92,6 +93,10 @@ class TypeResolver:
                 return v
             raise self.err(ctx.pf, node, f"template parameter {short} is a value, not a type")
         qualified_twin = name.startswith("AscendC::")
+        head, _, member = name.partition("::")
+        bound = ctx.tmap.get(head)
+        if member and "::" not in member and isinstance(bound, T.CType) and bound.kind == "class":
+            return self._member_type(bound.decl, member, ctx, node)  # typename X_TYPE::T
         if short == "GM_ADDR":
             return T.GM_ADDR
         if short == "__cx_tiling_t":
@@ -127,6 +132,13 @@ class TypeResolver:
             return T.CType("twin", short, args=args)
         raise self.err(ctx.pf, node, f"unknown type {name!r}")
 
+    def _member_type(self, inst, member: str, ctx: FuncCtx, node) -> T.CType:
+        """A type declared inside a class instance (its `using`/typedef or nested class)."""
+        mctx = FuncCtx(inst.info.pf, ctx.em, dict(inst.targs), inst, inst.info.inner, None)
+        if inst.info.inner is not None and member in inst.info.inner.names:
+            return self._named_type(member, mctx, node if node.type != "template_type" else node)
+        raise self.err(ctx.pf, node, f"{inst.info.name} has no member type {member!r}")
+
     def lookup_type_name(self, ctx: FuncCtx, name: str):
         if ctx.cls is not None:
             cur = ctx.cls
@@ -140,19 +152,11 @@ class TypeResolver:
         return self.lookup_ns(ctx.ns, name)
 
     def tiling_struct_type(self, ctx: FuncCtx, node) -> T.CType:
-        cands = []
-        stack = [self.root]
-        while stack:
-            ns = stack.pop()
-            stack.extend(ns.children.values())
-            for ds in ns.names.values():
-                for d in ds:
-                    if (
-                        isinstance(d, ClassInfo)
-                        and "tiling" in d.name.lower()
-                        and d.node.child_by_field_name("body")
-                    ):
-                        cands.append(d)
+        cands = [
+            d
+            for d in all_decls(self.root)
+            if isinstance(d, ClassInfo) and "tiling" in d.name.lower() and d.node.child_by_field_name("body")
+        ]
         if len(cands) == 1:
             inst = self.class_inst(cands[0], {}, ctx.pf, node)
             return T.CType("class", inst.py, decl=inst)
@@ -183,12 +187,17 @@ class TypeResolver:
                 return self.resolve_type(a, ctx)
             try:
                 return self.resolve_type(a, ctx)
-            except Exception:
-                if want_type:
+            except CxxError as exc:  # a name that is not a type may be a value (PIPE_V, N...)
+                if want_type or not exc.bare_message.startswith(("unknown type", "template parameter")):
                     raise
         node = a.child_by_field_name("type") if a.type == "type_descriptor" else a
         if a.type == "type_descriptor" and a.child_by_field_name("declarator") is None:
             node = a.child_by_field_name("type")
+        if tp is None:
+            val = self.expr(node, ctx)
+            if not val.code:
+                raise self.unsupported(ctx.pf, node, f"template argument {node.text.decode()}")
+            return val
         if tp is not None:
             val = self.expr(node, ctx)
             if not val.is_const and val.code.startswith(("_AC.", "_cx.shims.")):

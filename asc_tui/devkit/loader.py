@@ -223,13 +223,7 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
     if path.suffix in CXX_SUFFIXES or (path.suffix == ".py" and kernel_for_spec(path) is not None):
         return _load_cxx_operator(path)
     source = path.read_bytes()
-    try:
-        code = compile(source, str(path), "exec")
-    except SyntaxError as exc:
-        raise BuildError(
-            f"syntax error: {exc.msg}", str(path), exc.lineno, hint=(exc.text or "").strip() or None
-        ) from None
-    module = _import(path, source, code)
+    module = _import(path, source)
     return _validate(module, path, source)
 
 
@@ -247,13 +241,7 @@ def _load_cxx_operator(path: Path) -> OperatorModule:
             hint="write the operator's CASES, tensors(), tiling() and golden() in " + spec.name,
         )
     source = spec.read_bytes()
-    try:
-        code = compile(source, str(spec), "exec")
-    except SyntaxError as exc:
-        raise BuildError(
-            f"syntax error: {exc.msg}", str(spec), exc.lineno, hint=(exc.text or "").strip() or None
-        ) from None
-    module = _import(spec, source, code)
+    module = _import(spec, source)
     params = {
         k: (p if isinstance(p, Param) else Param(p)) for k, p in dict(getattr(module, "PARAMS", {})).items()
     }
@@ -272,7 +260,13 @@ def _load_cxx_operator(path: Path) -> OperatorModule:
     )
 
 
-def _import(path: Path, source: bytes, code) -> ModuleType:
+def _import(path: Path, source: bytes) -> ModuleType:
+    try:
+        code = compile(source, str(path), "exec")
+    except SyntaxError as exc:
+        raise BuildError(
+            f"syntax error: {exc.msg}", str(path), exc.lineno, hint=(exc.text or "").strip() or None
+        ) from None
     _remember_source(str(path), source)
     mod_name = f"asc_tui_op_{path.stem}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(mod_name, path)
