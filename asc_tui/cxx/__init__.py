@@ -6,8 +6,9 @@ Pipeline, one module per job:
   every line and column kept; Ascend C qualifiers blanked with spaces and remembered.
 - `parse` — tree-sitter with the CUDA grammar (C++ plus `<<<...>>>` host launches).
 - `symbols` — namespaces, classes, functions, templates, globals, enums, aliases of the unit.
-- `codegen` (+ `typeres`, `expr`, `calls`, `stmt`, `emit`, `scope`, `ctype`) — translation on
-  demand from the `__global__` entry with static C++ types, each statement on its C++ line.
+- `codegen` (+ `classes`, `typeres`, `names`, `expr`, `calls`, `stmt`, `loops`, `emit`, `scope`,
+  `ctype`) — translation on demand from the `__global__` entry with static C++ types, each
+  statement on its C++ line.
 - `runtime`, `shims`, `api` — what generated code calls where plain Python is not exact C++,
   the few Ascend C names the twin lacks, and what the translator knows about the twin.
 - `translate`, `cache` — the driver and the content-hash cache; `operator` — C++ operators for

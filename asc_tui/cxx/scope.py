@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass, field
 
+from . import ctype as T
 from .ctype import CType
 from .emit import Emitter
 from .preprocess import PFile
@@ -93,3 +95,27 @@ class FuncCtx:
     def fresh(self, stem: str) -> str:
         self.tmp += 1
         return f"_cx_{stem}{self.tmp}"
+
+
+def targ_name(v) -> str:
+    if isinstance(v, Val):
+        return v.code.rsplit(".", 1)[-1]
+    if isinstance(v, T.CType):
+        return (v.name or v.kind).replace(" ", "_").replace("*", "p").replace(":", "_")
+    return str(v).replace("-", "m").replace(".", "_")
+
+
+def targ_key(v):
+    if isinstance(v, Val):
+        return ("E", v.code)
+    if isinstance(v, T.CType):
+        return ("T", str(v), id(v.decl) if v.decl is not None else 0)
+    return ("V", v)
+
+
+_RESERVED = set(keyword.kwlist) | {"self", "range", "len", "list", "int", "float", "bool", "print", "type"}
+_RESERVED |= {"min", "max", "abs", "object", "id", "str", "dict", "set", "tuple", "iter", "next"}
+
+
+def pyname(name: str) -> str:
+    return name + "_" if name in _RESERVED or name.startswith("_cx") or name == "_AC" else name
