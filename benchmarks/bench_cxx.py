@@ -180,16 +180,19 @@ def emulation(case: str = "large", rounds: int = 11) -> dict:
             cycles[name] = res.kernel_cycles
     py_t, cx_t = statistics.median(times["python"]), statistics.median(times["cxx"])
     ratio = cx_t / py_t
+    best = min(times["cxx"]) / min(times["python"])  # the least noisy figure on a shared machine
     print(
         f"(b) emulate add_custom [{case}]: Python twin {py_t * 1e3:.1f} ms, "
         f"translated C++ {cx_t * 1e3:.1f} ms, "
-        f"ratio {ratio:.3f} (target <= 1.10); cycles {cycles['python']:.0f} vs {cycles['cxx']:.0f}"
+        f"ratio of medians {ratio:.3f}, of best runs {best:.3f} (target <= 1.10); "
+        f"cycles {cycles['python']:.0f} vs {cycles['cxx']:.0f}"
     )
     return {
         "case": case,
         "python_ms": py_t * 1e3,
         "cxx_ms": cx_t * 1e3,
         "ratio": ratio,
+        "best_ratio": best,
         "same_cycles": cycles["python"] == cycles["cxx"],
     }
 

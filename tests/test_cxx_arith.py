@@ -100,3 +100,14 @@ def test_integer_division_is_emitted_without_helpers_for_unsigned(tmp_path):
     code = prog.load()[prog.entry].__code__
     names = {i.argval for i in dis.get_instructions(code)}
     assert "cdiv" not in names and "cmod" not in names
+
+
+def test_wrap_is_kept_where_it_can_happen_and_dropped_where_it_cannot(tmp_path):
+    src = "uint64_t f() { uint32_t a = 0xFFFFFFFFu; uint64_t b = a * 2u; uint64_t c = (uint64_t)a * 2; return b + c; }"
+    assert call(tmp_path, src) == 0xFFFFFFFE + 0x1FFFFFFFE
+    from asc_tui.cxx.translate import translate
+
+    p = tmp_path / "w.asc"
+    p.write_text("uint64_t f(uint32_t n) { return n * sizeof(float) + (uint64_t)n * n; }")
+    prog = translate(p, kernel="f")
+    assert prog.load()[prog.entry](0xFFFFFFFF) == (0xFFFFFFFF * 4 + 0xFFFFFFFF**2) % 2**64

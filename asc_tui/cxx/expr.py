@@ -188,16 +188,24 @@ class ExprGen:
             code = f"({ca} % {cb})" if not ct.signed else f"_cx.cmod({ca}, {cb})"
         elif op in ("+", "-", "*"):
             code = f"({ca} {op} {cb})"
-            if not ct.signed:
-                code = f"({code[1:-1]} & {hex(ct.mask)})" if False else f"(({ca} {op} {cb}) & {hex(ct.mask)})"
+            wa, wb = a.bits(), b.bits()
+            width = None
+            if wa is not None and wb is not None and op != "-":
+                width = max(wa, wb) + 1 if op == "+" else wa + wb
+            if not ct.signed and (width is None or width > ct.bits):
+                code = f"(({ca} {op} {cb}) & {hex(ct.mask)})"  # unsigned wrap (only where it can happen)
+                width = None
+            return self._maybe_fold(code, ct, a, b, width=width)
         else:
             raise self.unsupported(ctx.pf, node, f"operator {op}")
+        if op in ("/", "%") and a.bits() is not None:
+            return self._maybe_fold(code, ct, a, b, width=a.bits())
         return self._maybe_fold(code, ct, a, b)
 
-    def _maybe_fold(self, code: str, t: T.CType, *vals: Val) -> Val:
+    def _maybe_fold(self, code: str, t: T.CType, *vals: Val, width: int | None = None) -> Val:
         if all(v.is_const for v in vals) and t.kind != "opaque":
             return _fold(code, t)
-        return Val(code, t)
+        return Val(code, t, width=width)
 
     def ptr_add(self, p: Val, n: Val, op: str, ctx, node) -> Val:
         elem = p.type.elem
@@ -413,6 +421,9 @@ class ExprGen:
                     return f"_cx.s{to.bits}({code})"
                 return code
             if fr.signed or fr.bits > to.bits:
+                known = v.bits() if code == v.code else None
+                if known is not None and known <= to.bits:
+                    return code  # the value fits: no wrap can happen
                 return f"({code} & {hex(to.mask)})"
             return code
         if to.is_float:

@@ -21,6 +21,18 @@ class Val:
     type: CType
     const: object = _NOCONST
     lvalue: bool = False  # names a variable/field (copy on struct assignment)
+    width: int | None = None  # the value is known to be in [0, 2**width): lets `& mask` go
+
+    def bits(self) -> int | None:
+        """An upper bound on the bit length of this (non-negative) value, if one is known."""
+        if self.is_const and type(self.const) is int:
+            return self.const.bit_length() if self.const >= 0 else None
+        t = self.type
+        if t.kind == "bool":
+            return 1
+        if t.kind == "int" and not t.signed:
+            return t.bits if self.width is None else min(self.width, t.bits)
+        return self.width
 
     @property
     def is_const(self) -> bool:
