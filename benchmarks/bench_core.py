@@ -42,7 +42,7 @@ def _median_time(fn, repeat: int) -> float:
 def main() -> dict:
     op = load_operator("vector_add_bias")
     chip = load_chip("ascend910b4")
-    case, p, specs, lnch, arrays, gm = prepare(op, "full", PARAMS, numeric=True, seed=0)
+    case, p, specs, lnch, arrays, gm = prepare(op, "full", PARAMS, timing_only=False, seed=0)
     x, bias = arrays["x"], arrays["bias"]
 
     def emulate_full():
@@ -63,7 +63,7 @@ def main() -> dict:
         f"ratio {ratio:.2f}x (target <= 10x, goal <= 3x)"
     )
 
-    _, _, _, lnch_t, _, gm_t = prepare(op, "full", PARAMS, numeric=False, seed=0)
+    _, _, _, lnch_t, _, gm_t = prepare(op, "full", PARAMS, timing_only=True, seed=0)
     result = launch(op.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False)
     n_instr = result.instructions
     wall, cpu, ref = [], [], []

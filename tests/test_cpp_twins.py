@@ -79,7 +79,7 @@ def _pair(name: str):
 
 def _emulate(op, case: str, params: dict, numeric: bool):
     """Outputs (buffer name -> bytes; None when timing-only) and the emulation result."""
-    _, _, _, lnch, _, gm = prepare(op, case, params, numeric=numeric, seed=0)
+    _, _, _, lnch, _, gm = prepare(op, case, params, timing_only=not numeric, seed=0)
     em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, load_chip("ascend910b"), numeric=numeric)
     outputs = {g.buffer.name: g.buffer.data.tobytes() for g in gm} if numeric else None
     return outputs, em
