@@ -255,3 +255,25 @@ def test_a_failing_block_is_reported_as_step_by_step_reports_it():
             _run_kernel(k, replay)
         errors.append((info.value.message, info.value.line))
     assert errors[0] == errors[1] and "block 4" in errors[0][0]
+
+
+def test_a_dma_model_that_depends_on_other_cores_turns_replay_off(monkeypatch):
+    """The DMA seam's contract: when a DMA's duration is not this core's alone
+    (`Core.dma_is_local = False`, e.g. HBM bandwidth shared moment by moment), every block runs
+    step by step, and the launch is the step-by-step one."""
+    from asc_tui.npu.core import Core
+
+    k_runs = []
+
+    def body(i):
+        k_runs.append(1)
+
+    k = _kernel(body)
+    _run_kernel(k, True)
+    assert len(k_runs) == 1  # 6 blocks, one template
+    k_runs.clear()
+    monkeypatch.setattr(Core, "dma_is_local", False)
+    assert _run_kernel(k, True).timeline_key() == _run_kernel(k, False).timeline_key()
+    assert len(k_runs) == 12  # both launches ran all 6 blocks
+    op = load_operator("vector_add_bias")
+    assert_same_launch(op, "default", {})
