@@ -28,7 +28,7 @@ def _patched(op, **case):
 
 
 def _launch(op, case, params, replay: bool, chip=CHIP):
-    _, _, _, lnch, _, gm = prepare(op, case, params, numeric=False, seed=0)
+    _, _, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
 
     def configure(run):
         run.replay = replay
