@@ -180,8 +180,9 @@ def gm_read_cost(
     if l2.record:
         return  # the pre-pass only counts reads; its timeline is never looked at
     miss = nbytes - hit
-    cycles = core.dma_lat + miss / core.rd_bpc + (hit / l2.bpc if hit else 0.0)
-    core.work(MTE2, cycles, op, nbytes, fr)
+    # L2 hits cost their own path's time, not HBM bandwidth: part of the fixed phase
+    fixed = core.dma_lat + (hit / l2.bpc if hit else 0.0)
+    core.transfer(MTE2, fixed, miss, core.rd_bpc, op, nbytes, fr)
     core.gm_read += nbytes
 
 

@@ -144,11 +144,13 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
-    if to_gm:
-        wr = out_bytes / core.wr_bpc
-        cycles = wr if wr > cycles else cycles
+    if to_gm and out_bytes > 0:
+        # a GM write: its HBM bytes at the slower of the Fixpipe's own rate and the write path
         core.gm_write += out_bytes
-    core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
+        cap = min(core.wr_bpc, out_bytes / cycles) if cycles > 0 else core.wr_bpc
+        core.transfer(FIX, cfg["fix_lat"], out_bytes, cap, "Fixpipe", out_bytes, fr)
+    else:
+        core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
     san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)

@@ -4,8 +4,9 @@ The timing model (npu-model.md): the scalar unit issues instructions in program 
 costing `scalar.issue_cycles`; each pipe runs its queue in order; an instruction starts when its
 pipe is free and it has been issued; WaitFlag (explicit or implied by a TQue) holds the waiting
 pipe until the event's producer pipe had finished everything issued before the SetFlag, plus
-`events.latency_cycles`. Costs: DMA = latency + bytes / bandwidth (bandwidth shared by the cores
-active in this wave); vector = startup + repeats x cycles per repeat.
+`events.latency_cycles`. Costs: a GM transfer's duration is decided in one place, `Core.dma`
+(its fixed part plus its bytes through the HBM shared with every other transfer in flight:
+npu/hbm.py); vector = startup + repeats x cycles per repeat.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class Core:
         "wr_bpc",
         "gm_read",
         "gm_write",
+        "seq",
+        "xfers",
+        "plan",
         "mem",
         "allocated",
         "mmad_pending",
@@ -78,12 +82,20 @@ class Core:
         self.events: dict = {}
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
-        shared = chip.hbm_bpc / max(n_active, 1)
-        self.dma_lat = chip.dma_latency_for(n_active)
-        self.rd_bpc = min(chip.gm_read_bpc, shared)
-        self.wr_bpc = min(chip.gm_write_bpc, shared)
+        # a transfer's own start-up and its path's cap (MTE2 GM→UB/L1, MTE3 UB→GM); what the
+        # shared HBM adds is npu/hbm.py's, through `dma`
+        self.dma_lat = chip.dma_latency
+        self.rd_bpc = chip.gm_read_bpc
+        self.wr_bpc = chip.gm_write_bpc
         self.gm_read = 0
         self.gm_write = 0
+        # this core's GM transfers in issue order, (start, fixed cycles, HBM bytes, cap), and
+        # the durations a later pass of the launch gives them (npu/hbm.py), or None
+        self.seq = run.cores_made
+        run.cores_made += 1
+        self.xfers: list[tuple] = []
+        plan = run.hbm_plan
+        self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
@@ -112,6 +124,33 @@ class Core:
         self.last[pipe] = len(rec)
         # records.record(), inlined here and below: these run once per instruction
         rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
+
+    def transfer(
+        self, pipe: int, fixed: float, hbm_bytes: float, cap: float, op: str, nbytes: int, fr
+    ) -> None:
+        """Issue one GM transfer on `pipe` (as `work`), its duration from `dma`."""
+        ts = self.ts + self.issue
+        self.ts = ts
+        tp = self.tp
+        t = tp[pipe]
+        start = t if t > ts else ts
+        end = tp[pipe] = start + self.dma(start, fixed, hbm_bytes, cap)
+        rec = self.rec
+        self.last[pipe] = len(rec)
+        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
+
+    def dma(self, start: float, fixed: float, nbytes: float, cap: float) -> float:
+        """The duration (cycles) of a GM transfer issued at `start`: `fixed` cycles of its own
+        start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. The one place a DMA's
+        duration is decided: uncontended on a launch's first pass, the shared-HBM solution
+        on the passes after it (npu/hbm.py)."""
+        xf = self.xfers
+        plan = self.plan
+        k = len(xf)
+        xf.append((start, fixed, nbytes, cap))
+        if plan is not None and k < len(plan):
+            return plan[k]
+        return fixed + nbytes / cap if nbytes > 0 else fixed
 
     def scalar(self, cycles: float, op: str, fr) -> None:
         """Work on the scalar unit itself (GetValue, SetValue, printf...)."""
