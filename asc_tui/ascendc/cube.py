@@ -180,9 +180,8 @@ def gm_read_cost(
     if l2.record:
         return  # the pre-pass only counts reads; its timeline is never looked at
     miss = nbytes - hit
-    # L2 hits cost their own path's time, not HBM bandwidth: part of the fixed phase
-    fixed = core.dma_lat + (hit / l2.bpc if hit else 0.0)
-    core.transfer(MTE2, fixed, miss, core.rd_bpc, op, nbytes, fr)
+    cycles = core.dma_read_cycles(miss, hit, l2.bpc)
+    core.work(MTE2, cycles, op, nbytes, fr)
     core.gm_read += nbytes
 
 

@@ -144,11 +144,9 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
-    if to_gm and out_bytes > 0:
-        # a GM write: its HBM bytes at the slower of the Fixpipe's own rate and the write path
+    if to_gm and out_bytes > 0:  # its bytes go through the HBM at the slower of it and the path
         core.gm_write += out_bytes
-        cap = min(core.wr_bpc, out_bytes / cycles) if cycles > 0 else core.wr_bpc
-        core.transfer(FIX, cfg["fix_lat"], out_bytes, cap, "Fixpipe", out_bytes, fr)
+        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, cfg["fix_lat"]), "Fixpipe", out_bytes, fr)
     else:
         core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
     san = core.san

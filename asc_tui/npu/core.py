@@ -34,6 +34,7 @@ class Core:
         "run",
         "chip",
         "block",
+        "block_index",
         "core_id",
         "wave",
         "numeric",
@@ -51,6 +52,7 @@ class Core:
         "wr_bpc",
         "gm_read",
         "gm_write",
+        "dma_is_local",
         "seq",
         "xfers",
         "plan",
@@ -70,6 +72,8 @@ class Core:
         self.run = run
         self.chip = chip
         self.block = block
+        # what GetBlockIdx() returns: the block, or in a template run a `replay.BlockIndex`
+        self.block_index = block
         self.core_id = core_id
         self.wave = wave
         self.numeric = run.numeric
@@ -89,13 +93,17 @@ class Core:
         self.wr_bpc = chip.gm_write_bpc
         self.gm_read = 0
         self.gm_write = 0
-        # this core's GM transfers in issue order, (start, fixed cycles, HBM bytes, cap), and
-        # the durations a later pass of the launch gives them (npu/hbm.py), or None
+        # this core's GM transfers in issue order, (record index, fixed cycles, HBM bytes, cap),
+        # and the durations a later pass of the launch gives them (npu/hbm.py), or None
         self.seq = run.cores_made
         run.cores_made += 1
         self.xfers: list[tuple] = []
         plan = run.hbm_plan
         self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
+        # Whether a DMA's duration depends only on this core's own transfers: on a first pass
+        # (each transfer timed alone), not on a pass that follows the shared HBM. Block replay
+        # (npu/replay.py) copies a template's records only while this holds.
+        self.dma_is_local = self.plan is None
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
@@ -109,6 +117,45 @@ class Core:
         self.sub_block = 0
         self.sub_block_num = 1
         self.group = None
+
+    # ---- the DMA seam -------------------------------------------------------------------------
+    # Every GM transfer of the kernel API is timed by `dma_read_cycles`, `dma_write_cycles` or
+    # `gm_write_cycles`, which all end in `dma`: the one place a DMA's duration is decided.
+    # Each is called just before the transfer's record is appended (the record's index is
+    # `len(self.rec)` then).
+
+    def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
+        """Cycles of one GM→local DMA (MTE2): `miss` bytes through the HBM at up to the read
+        path's rate; `hit` bytes from L2 at `l2_bpc`, part of its fixed phase with the latency."""
+        if hit:
+            return self.dma(self.dma_lat + hit / l2_bpc, miss, self.rd_bpc)
+        return self.dma(self.dma_lat, miss, self.rd_bpc)
+
+    def dma_write_cycles(self, nbytes: int) -> float:
+        """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency, then the HBM."""
+        return self.dma(self.dma_lat, nbytes, self.wr_bpc)
+
+    def gm_write_cycles(self, nbytes: int, own: float = 0.0, fixed: float = 0.0) -> float:
+        """Cycles of a GM write by another unit (Fixpipe): `fixed` cycles of its own start-up,
+        then `nbytes` through the HBM at the slower of the write path and the unit's own rate
+        (`own` cycles for the whole transfer)."""
+        cap = self.wr_bpc
+        if own > 0 and nbytes / own < cap:
+            cap = nbytes / own
+        return self.dma(fixed, nbytes, cap)
+
+    def dma(self, fixed: float, nbytes: float, cap: float) -> float:
+        """The duration (cycles) of the GM transfer about to be recorded: `fixed` cycles of its
+        own start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. On a launch's first
+        pass it is timed alone on the chip; later passes follow the shared-HBM solution for the
+        whole launch (`plan`, npu/hbm.py)."""
+        xf = self.xfers
+        k = len(xf)
+        xf.append((len(self.rec), fixed, nbytes, cap))
+        plan = self.plan
+        if plan is not None and k < len(plan):
+            return plan[k]
+        return fixed + nbytes / cap if nbytes > 0 else fixed
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:
@@ -124,33 +171,6 @@ class Core:
         self.last[pipe] = len(rec)
         # records.record(), inlined here and below: these run once per instruction
         rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
-
-    def transfer(
-        self, pipe: int, fixed: float, hbm_bytes: float, cap: float, op: str, nbytes: int, fr
-    ) -> None:
-        """Issue one GM transfer on `pipe` (as `work`), its duration from `dma`."""
-        ts = self.ts + self.issue
-        self.ts = ts
-        tp = self.tp
-        t = tp[pipe]
-        start = t if t > ts else ts
-        end = tp[pipe] = start + self.dma(start, fixed, hbm_bytes, cap)
-        rec = self.rec
-        self.last[pipe] = len(rec)
-        rec.append((pipe, start, end, op, fr.f_code.co_filename, fr.f_lineno, nbytes, KIND_WORK, -1))
-
-    def dma(self, start: float, fixed: float, nbytes: float, cap: float) -> float:
-        """The duration (cycles) of a GM transfer issued at `start`: `fixed` cycles of its own
-        start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. The one place a DMA's
-        duration is decided: uncontended on a launch's first pass, the shared-HBM solution
-        on the passes after it (npu/hbm.py)."""
-        xf = self.xfers
-        plan = self.plan
-        k = len(xf)
-        xf.append((start, fixed, nbytes, cap))
-        if plan is not None and k < len(plan):
-            return plan[k]
-        return fixed + nbytes / cap if nbytes > 0 else fixed
 
     def scalar(self, cycles: float, op: str, fr) -> None:
         """Work on the scalar unit itself (GetValue, SetValue, printf...)."""

@@ -18,13 +18,14 @@ import numpy as np
 
 from . import state
 from .chip import ChipModel, wave_cores
-from .columns import timelines
+from .columns import ClosedBlock, timelines
 from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .offload import numbers
 from .pipes import PIPE_NAMES
+from .replay import Replayer, Template
 from .results import EmulationResult, LogEntry, Mode
 
 
@@ -82,6 +83,7 @@ class Run:
         "hbm_shared",
         "hbm_passes",
         "xfers",
+        "replay",
     )
 
     def __init__(
@@ -120,6 +122,9 @@ class Run:
         self.hbm_shared = True
         self.hbm_passes = 1
         self.xfers: list[tuple[int, list]] = []
+        # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
+        # False runs every block step by step (the reference the replay tests compare against)
+        self.replay = True
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -182,13 +187,31 @@ def launch(
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
+    replayer = Replayer(block_dim) if _may_replay(run, mix) else None
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
             n_active = wave_cores(block_dim, wave, n_cores)
+            t0 = core_free[core_id]
+            if replayer is not None:
+                tpl = replayer.find(b, t0, n_active)
+                if tpl is not None:  # the same stream as a block already run: copy its records
+                    closed.append(ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns)))
+                    run.xfers.append((core_id, _transfers(tpl.xfers, tpl.columns)))
+                    core_free[core_id] = max(core_free[core_id], tpl.t_end)
+                    gm_read += tpl.gm_read
+                    gm_write += tpl.gm_write
+                    for key, times in tpl.warned.items():
+                        run._warnings[key][5] += times
+                    continue
             group = None
-            core = None if mix else Core(run, b, core_id, wave, core_free[core_id], n_active)
+            core = None if mix else Core(run, b, core_id, wave, t0, n_active)
+            guards = None
+            if replayer is not None and core.dma_is_local:
+                core.block_index, guards = replayer.index(b)
+                warned = {k: w[5] for k, w in run._warnings.items()}
+                logged = len(run.log)
             state.core = core
             try:
                 if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
@@ -219,13 +242,32 @@ def launch(
             for sub in group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
-                run.xfers.append((sub.core_id, sub.xfers))
                 done = sub.close(ops, lines)
+                run.xfers.append((sub.core_id, _transfers(sub.xfers, done.columns)))
                 closed.append(done)
                 if done.t_end > core_free[core_id]:
                     core_free[core_id] = done.t_end
                 gm_read += sub.gm_read
                 gm_write += sub.gm_write
+            if guards is not None and len(run.log) == logged and run.l2 is None and run.hccl is None:
+                replayer.learn(
+                    Template(
+                        guards,
+                        t0,
+                        n_active,
+                        done.t_end,
+                        done.issued,
+                        dict(done.columns),
+                        core.gm_read,
+                        core.gm_write,
+                        {
+                            k: w[5] - warned.get(k, 0)
+                            for k, w in run._warnings.items()
+                            if w[5] != warned.get(k, 0)
+                        },
+                        core.xfers,
+                    )
+                )
         records, blocks = timelines(closed)
         del closed
     if run.hbm_shared and run.hbm_plan is None and not handed_hccl and run.xfers:
@@ -305,6 +347,19 @@ def _share_hbm(run: Run, kernel, gm_args, tiling, block_dim: int, chip: ChipMode
     result, passes, _ = settle(HbmModel.of(chip), xf, rerun)
     run.hbm_passes = passes + 1
     return result
+
+
+def _transfers(xfers: list[tuple], columns: dict) -> list[tuple]:
+    """A block's GM transfers as npu/hbm.py takes them: (start, fixed cycles, HBM bytes, cap),
+    each start read from the transfer's record (`Core.dma` noted its index)."""
+    start = columns["start"]
+    return [(float(start[i]), f, n, c) for i, f, n, c in xfers]
+
+
+def _may_replay(run: Run, mix: bool) -> bool:
+    """Whether blocks of this launch may copy a template's records (npu/replay.py): timing-only,
+    one core per block, nothing that watches or counts each block's own accesses."""
+    return run.replay and not run.numeric and not mix and run.san is None and not run.l2_record
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
