@@ -78,6 +78,7 @@ def main(args) -> int:
         cal = calibrate(specs, chip, knobs, max_iter=args.max_iter, leave_one_out=not args.no_leave_one_out)
     except OperatorError as exc:
         return _fail(args, exc.info().format(), exc.info().to_dict())
+    _remember(specs)
     name = args.name or f"{chip.name}-calibrated"
     out = Path(args.out or f"{name}.toml")
     write_chip(cal, Path(chip.path).read_text(encoding="utf-8"), name, out)
@@ -88,6 +89,19 @@ def main(args) -> int:
         return 0
     _print(cal, out)
     return 0
+
+
+def _remember(specs) -> None:
+    """Pair each run's directory with what it ran, for `--compare-measured` and the TUI."""
+    from ..devkit.loader import load_operator
+    from ..devkit.measured import remember
+
+    for s in specs:
+        try:
+            op = load_operator(s.op)
+            remember(op.name, op.case(s.case).name, dict(op.resolve_params(s.params)), s.directory)
+        except OperatorError:
+            continue
 
 
 def _print(cal, out: Path) -> None:

@@ -42,6 +42,8 @@ class ProfileView:
     advice: tuple[str, ...]
     source: str  # which engine produced it
     kernel_us: float
+    # imported msprof data of the same case and params beside this run (devkit.measured.lines)
+    measured: tuple[str, ...] = ()
 
 
 def profile_view(report: RunReport) -> ProfileView | None:
@@ -89,8 +91,24 @@ def _from_profile_module(prof: ModuleType, report: RunReport) -> ProfileView:
     )
     advice = tuple(a.message for a in p.pipeline.advice)
     return ProfileView(
-        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us
+        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us, _measured(p)
     )
+
+
+def _measured(p) -> tuple[str, ...]:
+    """Measured beside emulated, when msprof data of this case and params was imported."""
+    m = optional("measured")
+    if m is None or p.case is None:
+        return ()
+    try:
+        where = m.lookup(p.operator, p.case, dict(p.params))
+        if not where:
+            return ()
+        from ..devkit.msprof import read_dir
+
+        return tuple(m.lines(m.compare(p, read_dir(where), where)))
+    except Exception:  # unreadable or moved data: the profile still shows
+        return ()
 
 
 @dataclass(frozen=True)
