@@ -27,8 +27,10 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import state
 from .errors import OperatorError
 from .gm import GM_ADDR, GmBuffer
+from .replay import BlockIndex, guards_of
 
 CHUNK = 512  # bytes per tracked GM chunk
 
@@ -122,6 +124,16 @@ class L2Model:
         self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
     ) -> int:
         """Record a 2-D (or `nd` stacked 2-D) GM read; return how many of its bytes hit L2."""
+        core = state.core
+        if core is not None and type(core.block_index) is BlockIndex:  # a template run (replay.py)
+            return self._template_read(
+                core.block_index.g, buf, (base, nd, rows, row_bytes, stride, matrix_stride)
+            )
+        return self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+
+    def _read(
+        self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
+    ) -> int:
         nbytes = nd * rows * row_bytes
         if not self.enabled or nbytes <= 0:
             self.miss_bytes += nbytes
@@ -154,6 +166,53 @@ class L2Model:
         self.hit_bytes += hit
         self.miss_bytes += nbytes - hit
         return hit
+
+    def _template_read(self, g, buf, args: tuple) -> int:
+        """`read` in a template run (npu/replay.py): the template's own read, kept for the
+        blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
+        which every admitted block must share (a guard) in the real pass."""
+        plain = tuple(a.v if type(a) is BlockIndex else a for a in args)
+        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
+            g.pin()  # the first-read fallback keeps order-dependent state
+        hit = self._read(buf, *plain)
+        if guards_of(*args) is not None:
+            nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
+            g.agree((nd * rows * row_bytes > 0) == (plain[1] * plain[2] * plain[3] > 0))
+        if self.record:
+            per_block = tuple(a.values() if type(a) is BlockIndex else a for a in args)
+            g.l2.regions.append((buf.name, buf.count * buf.dtype.itemsize, per_block))
+            return hit
+        if not g.pinned and guards_of(*args) is not None:
+            same = np.ones(len(g.xs), dtype=bool)
+            per_block = [a.values() if type(a) is BlockIndex else None for a in args]
+            for x in range(g.block + 1, len(g.xs)):  # only blocks still to run may replay it
+                if g.admits(x):
+                    key = (buf.name, *(int(p[x]) if p is not None else a for p, a in zip(per_block, plain)))
+                    h = self.hits.get(key)
+                    if h is None:
+                        h = self.hits[key] = self._region_hits([key])[key]
+                    same[x] = h == hit
+            g.agree(same)
+        nbytes = plain[1] * plain[2] * plain[3]
+        g.l2.hit += hit
+        g.l2.miss += nbytes - hit
+        return hit
+
+    def repeat(self, reads, block: int) -> None:
+        """A replayed `block` reads what its template read (`replay.L2Reads`): the pre-pass
+        counts its regions, the real pass its hit and miss bytes."""
+        if not self.record:
+            self.hit_bytes += reads.hit
+            self.miss_bytes += reads.miss
+            return
+        for name, size, args in reads.regions:
+            key = (name, *(int(a[block]) if isinstance(a, np.ndarray) else a for a in args))
+            nbytes = key[2] * key[3] * key[4]
+            if not self.enabled or nbytes <= 0:
+                self.miss_bytes += nbytes
+                continue
+            self.reads[key] = self.reads.get(key, 0) + 1
+            self.sizes[name] = size
 
     def recorded(self) -> Prepass:
         """The pre-pass result: reads per 512 B chunk of each buffer read (int32), and the

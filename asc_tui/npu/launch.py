@@ -25,7 +25,7 @@ from .errors import KernelError, KernelException, OperatorError, location_from_t
 from .gm import GM_ADDR, GmBuffer
 from .offload import numbers
 from .pipes import PIPE_NAMES
-from .replay import Replayer, Template
+from .replay import Replayer, Template, trange
 from .results import EmulationResult, LogEntry, Mode
 
 
@@ -197,13 +197,18 @@ def launch(
             if replayer is not None:
                 tpl = replayer.find(b, t0, n_active)
                 if tpl is not None:  # the same stream as a block already run: copy its records
-                    closed.append(ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns)))
-                    run.xfers.append((core_id, _transfers(tpl.xfers, tpl.columns)))
+                    if tpl.columns is not None:
+                        closed.append(
+                            ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
+                        )
+                        run.xfers.append((core_id, _transfers(tpl.xfers, tpl.columns)))
                     core_free[core_id] = max(core_free[core_id], tpl.t_end)
                     gm_read += tpl.gm_read
                     gm_write += tpl.gm_write
                     for key, times in tpl.warned.items():
                         run._warnings[key][5] += times
+                    if run.l2 is not None:
+                        run.l2.repeat(tpl.guards.l2, b)
                     continue
             group = None
             core = None if mix else Core(run, b, core_id, wave, t0, n_active)
@@ -213,6 +218,7 @@ def launch(
                 warned = {k: w[5] for k, w in run._warnings.items()}
                 logged = len(run.log)
             state.core = core
+            own_range = guards is not None and _install_range(fn)
             try:
                 if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
                     group = run_group(
@@ -235,11 +241,13 @@ def launch(
                 ) from None
             finally:
                 state.core = None
+                if own_range:
+                    del fn.__globals__["range"]
+            done = None
             if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
                 for sub in group or (core,):
                     core_free[core_id] = max(core_free[core_id], sub.end_time())
-                continue
-            for sub in group or (core,):
+            for sub in () if run.l2_record else group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
                 done = sub.close(ops, lines)
@@ -249,15 +257,15 @@ def launch(
                     core_free[core_id] = done.t_end
                 gm_read += sub.gm_read
                 gm_write += sub.gm_write
-            if guards is not None and len(run.log) == logged and run.l2 is None and run.hccl is None:
+            if guards is not None and len(run.log) == logged and run.hccl is None:
                 replayer.learn(
                     Template(
                         guards,
                         t0,
                         n_active,
-                        done.t_end,
-                        done.issued,
-                        dict(done.columns),
+                        core.end_time() if done is None else done.t_end,
+                        0.0 if done is None else done.issued,
+                        None if done is None else dict(done.columns),
                         core.gm_read,
                         core.gm_write,
                         {
@@ -359,7 +367,18 @@ def _transfers(xfers: list[tuple], columns: dict) -> list[tuple]:
 def _may_replay(run: Run, mix: bool) -> bool:
     """Whether blocks of this launch may copy a template's records (npu/replay.py): timing-only,
     one core per block, nothing that watches or counts each block's own accesses."""
-    return run.replay and not run.numeric and not mix and run.san is None and not run.l2_record
+    return run.replay and not run.numeric and not mix and run.san is None
+
+
+def _install_range(fn) -> bool:
+    """Give the kernel's module `replay.trange` as its `range` for a template run, so a loop
+    over `range(GetBlockIdx(), n, GetBlockNum())` keeps its tiles tainted instead of pinning
+    the template; False (nothing installed) when the module has a `range` of its own."""
+    g = getattr(fn, "__globals__", None)
+    if g is None or "range" in g:
+        return False
+    g["range"] = trange
+    return True
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:

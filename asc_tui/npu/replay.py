@@ -27,6 +27,8 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass, field
 
+import numpy as np
+
 
 class Guards:
     """The block indices for which a template run's comparisons all come out the same.
@@ -35,7 +37,7 @@ class Guards:
     template's own block when the index was used in a way no constraint can describe.
     """
 
-    __slots__ = ("block", "lo", "hi", "ne", "pinned", "seen")
+    __slots__ = ("block", "lo", "hi", "ne", "pinned", "seen", "xs", "mask", "l2")
 
     def __init__(self, block: int, block_dim: int):
         self.block = block
@@ -44,9 +46,21 @@ class Guards:
         self.ne: set[int] = set()
         self.pinned = False
         self.seen: set[tuple] = set()  # constraints already applied (a kernel repeats them)
+        self.xs = np.arange(block_dim, dtype=np.int64)  # every block index, for vector values
+        self.mask: np.ndarray | None = None  # blocks whose non-affine comparisons agree
+        self.l2 = L2Reads()  # what the template read through the L2 model
 
     def admits(self, block: int) -> bool:
-        return not self.pinned and self.lo <= block <= self.hi and block not in self.ne
+        return (
+            not self.pinned
+            and self.lo <= block <= self.hi
+            and block not in self.ne
+            and (self.mask is None or bool(self.mask[block]))
+        )
+
+    def agree(self, same: np.ndarray) -> None:
+        """Keep only the blocks where `same` (one bool per block) holds."""
+        self.mask = same if self.mask is None else self.mask & same
 
     def pin(self) -> None:
         self.pinned = True
@@ -102,72 +116,116 @@ _REL = {
 
 
 class BlockIndex:
-    """`GetBlockIdx()` in a template run: the value `v`, known to be `a * block + const`.
+    """`GetBlockIdx()` in a template run, and what the kernel computes from it: the value `v`
+    this block sees, and what every other block would see on the same path — `a * block +
+    const` while the arithmetic stays affine (`a` set), else the values of all blocks as one
+    array (`vals`, after // or % by a non-divisor: tile coordinates, say).
 
     Deliberately not an `int` subclass: C code (range, indexing, slicing) reads an int
     subclass's value without asking, which would let the block index steer the kernel unseen.
     Here every such use goes through `__index__` and pins the template.
     """
 
-    __slots__ = ("v", "a", "g")
+    __slots__ = ("v", "a", "g", "vals")
 
-    def __init__(self, v: int, a: int, g: Guards):
+    def __init__(self, v: int, a: int, g: Guards, vals: np.ndarray | None = None):
         self.v = v
         self.a = a
         self.g = g
+        self.vals = vals
 
-    # ---- affine arithmetic: stays tainted ------------------------------------------------------
+    def values(self) -> np.ndarray:
+        """This value in every block (int64 array indexed by block)."""
+        if self.vals is not None:
+            return self.vals
+        g = self.g
+        return self.a * (g.xs - g.block) + self.v
+
+    def _vec(self, vals: np.ndarray) -> BlockIndex | int:
+        """A value known per block: plain when it is the same in all of them."""
+        v = int(vals[self.g.block])
+        if (vals == v).all():
+            return v
+        return BlockIndex(v, 0, self.g, vals)
+
+    # ---- arithmetic: stays tainted -----------------------------------------------------------
     def __add__(self, o):
         if type(o) is int:
-            return BlockIndex(self.v + o, self.a, self.g)
+            if self.vals is None:
+                return BlockIndex(self.v + o, self.a, self.g)
+            return BlockIndex(self.v + o, 0, self.g, self.vals + o)
         if type(o) is BlockIndex:
-            a = self.a + o.a
-            return BlockIndex(self.v + o.v, a, self.g) if a else self.v + o.v
+            if self.vals is None and o.vals is None:
+                a = self.a + o.a
+                return BlockIndex(self.v + o.v, a, self.g) if a else self.v + o.v
+            return self._vec(self.values() + o.values())
         return self._plain() + o
 
     __radd__ = __add__
 
     def __sub__(self, o):
         if type(o) is int:
-            return BlockIndex(self.v - o, self.a, self.g)
+            return self + (-o)
         if type(o) is BlockIndex:
-            a = self.a - o.a
-            return BlockIndex(self.v - o.v, a, self.g) if a else self.v - o.v
+            if self.vals is None and o.vals is None:
+                a = self.a - o.a
+                return BlockIndex(self.v - o.v, a, self.g) if a else self.v - o.v
+            return self._vec(self.values() - o.values())
         return self._plain() - o
 
     def __rsub__(self, o):
         if type(o) is int:
-            return BlockIndex(o - self.v, -self.a, self.g)
+            return (-self) + o
         return o - self._plain()
 
     def __mul__(self, o):
         if type(o) is int:
-            return BlockIndex(self.v * o, self.a * o, self.g) if o else 0
+            if not o:
+                return 0
+            if self.vals is None:
+                return BlockIndex(self.v * o, self.a * o, self.g)
+            return BlockIndex(self.v * o, 0, self.g, self.vals * o)
+        if type(o) is BlockIndex:
+            return self._vec(self.values() * o.values())
         return self._plain() * o
 
     __rmul__ = __mul__
 
     def __neg__(self):
-        return BlockIndex(-self.v, -self.a, self.g)
+        if self.vals is None:
+            return BlockIndex(-self.v, -self.a, self.g)
+        return BlockIndex(-self.v, 0, self.g, -self.vals)
 
     def __pos__(self):
         return self
 
     def __floordiv__(self, o):
-        if type(o) is int and o and self.a % o == 0:  # (a*x + c) // k = (a/k)*x + c // k
-            return BlockIndex(self.v // o, self.a // o, self.g)
+        if type(o) is int and o:
+            if self.vals is None and self.a % o == 0:  # (a*x + c) // k = (a/k)*x + c // k
+                return BlockIndex(self.v // o, self.a // o, self.g)
+            return self._vec(self.values() // o)
         return self._plain() // o
 
     def __mod__(self, o):
-        if type(o) is int and o and self.a % o == 0:  # (a*x + c) % k = c % k: the same for all
-            return self.v % o
+        if type(o) is int and o:
+            if self.vals is None and self.a % o == 0:  # (a*x + c) % k = c % k: the same for all
+                return self.v % o
+            return self._vec(self.values() % o)
         return self._plain() % o
 
     # ---- comparisons: become constraints on the block index ------------------------------------
     def _cmp(self, o, rel: str):
         if type(o) is int:
+            if self.vals is not None:
+                outcome = _REL[rel](self.v, o)
+                self.g.agree(_REL[rel](self.vals, o) == outcome)
+                return outcome
             a, d = self.a, self.v - o
         elif type(o) is BlockIndex:
+            if self.vals is not None or o.vals is not None:
+                outcome = _REL[rel](self.v, o.v)
+                self.g.agree(_REL[rel](self.values(), o.values()) == outcome)
+                return outcome
             a, d = self.a - o.a, self.v - o.v
         else:
             return _REL[rel](self._plain(), o)
@@ -297,6 +355,61 @@ class BlockIndex:
         return o >> self._plain()
 
 
+def trange(*args):
+    """`range` for code that may loop over a block index (`range(GetBlockIdx(), n, B)`): with
+    plain arguments the builtin range; with a block index, the same iterations as a range of
+    its value, each a block index too, and a constraint that every admitted block makes as many.
+    Installed as the kernel module's `range` during template runs (npu/launch.py)."""
+    if not any(type(x) is BlockIndex for x in args):
+        return range(*args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    g = next(x.g for x in args if type(x) is BlockIndex)
+    if type(step) is not int or not step:
+        g.pin()
+        return range(*(int(x) for x in args))
+    plain = range(_value(start), _value(stop), step)
+    n = len(plain)
+    lo, hi = _values(start, g), _values(stop, g)
+    counts = np.maximum(-((lo - hi) // step), 0) if step > 0 else np.maximum(-((hi - lo) // -step), 0)
+    g.agree(counts == n)
+    if type(start) is not BlockIndex:
+        return plain
+    return _Iterations(start, step, n)
+
+
+class _Iterations:
+    """The iterations of a `trange` that starts at a block index."""
+
+    __slots__ = ("start", "step", "n")
+
+    def __init__(self, start: BlockIndex, step: int, n: int):
+        self.start, self.step, self.n = start, step, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        start, step = self.start, self.step
+        for k in range(self.n):
+            yield start + k * step
+
+
+def _value(x) -> int:
+    return x.v if type(x) is BlockIndex else int(x)
+
+
+def _values(x, g: Guards) -> np.ndarray:
+    return x.values() if type(x) is BlockIndex else np.full(len(g.xs), int(x), dtype=np.int64)
+
+
+def guards_of(*args) -> Guards | None:
+    """The guards of the first block index among `args` (None when all are plain)."""
+    for x in args:
+        if type(x) is BlockIndex:
+            return x.g
+    return None
+
+
 @dataclass
 class Template:
     """A block run step by step whose records later blocks may copy."""
@@ -306,11 +419,22 @@ class Template:
     n_active: int
     t_end: float
     issued: float
-    columns: dict  # name -> array (shared, read-only use: Records.concat copies)
+    columns: dict | None  # name -> array (shared: Records.concat copies); None in the L2 pre-pass
     gm_read: int
     gm_write: int
     warned: dict  # warning key -> how many times the block warned there
     xfers: list = field(default_factory=list)  # its GM transfers as `Core.xfers` (npu/hbm.py)
+
+
+@dataclass
+class L2Reads:
+    """A template's reads through the L2 model (npu/l2.py), to repeat for a replayed block: the
+    regions the counting pre-pass saw (each argument one value per block), and the bytes the
+    real pass charged as hits and misses (the same in every admitted block: a guard says so)."""
+
+    regions: list = field(default_factory=list)  # (buffer name, size, args: tuple of arrays|int)
+    hit: int = 0
+    miss: int = 0
 
 
 class Replayer:
