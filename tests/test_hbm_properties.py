@@ -221,7 +221,7 @@ def test_full_and_timing_only_runs_agree_under_the_shared_hbm():
     assert full.timeline_key() == timing.timeline_key()
 
 
-@pytest.mark.parametrize("blocks,tile,bufs", [(8, 2048, 1), (20, 1024, 2), (3, 4096, 2)])
+@pytest.mark.parametrize("blocks,tile,bufs", [(8, 2048, 1), (20, 1024, 2), (3, 4096, 2), (50, 1024, 1)])
 def test_block_replay_stays_exact_when_cores_share_the_hbm(blocks, tile, bufs):
     # identical blocks may copy a template's first-pass records (npu/replay.py); the shared-HBM
     # passes must still see every core's transfers and give the step-by-step timeline

@@ -100,10 +100,11 @@ class Core:
         self.xfers: list[tuple] = []
         plan = run.hbm_plan
         self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
-        # Whether a DMA's duration depends only on this core's own transfers: on a first pass
-        # (each transfer timed alone), not on a pass that follows the shared HBM. Block replay
-        # (npu/replay.py) copies a template's records only while this holds.
-        self.dma_is_local = self.plan is None
+        # Whether a DMA's duration depends only on this core's own inputs: its transfers on a
+        # first pass (each timed alone), its `plan` on a pass that follows the shared HBM. Block
+        # replay (npu/replay.py) copies a template's records only while this holds, and only
+        # for a block with the same plan.
+        self.dma_is_local = True
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)

@@ -195,8 +195,11 @@ def launch(
             n_active = wave_cores(block_dim, wave, n_cores)
             t0 = core_free[core_id]
             if replayer is not None:
-                tpl = replayer.find(b, t0, n_active)
+                plan = run.hbm_plan
+                plan = plan[run.cores_made] if plan is not None and run.cores_made < len(plan) else None
+                tpl = replayer.find(b, t0, n_active, plan)
                 if tpl is not None:  # the same stream as a block already run: copy its records
+                    run.cores_made += 1  # it stands for a core (its index into `hbm_plan`)
                     if tpl.columns is not None:
                         closed.append(
                             ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
@@ -274,6 +277,7 @@ def launch(
                             if w[5] != warned.get(k, 0)
                         },
                         core.xfers,
+                        core.plan,
                     )
                 )
         records, blocks = timelines(closed)
