@@ -251,3 +251,42 @@ def _uncontended(op, lnch, gm):
         run.hbm_shared = False
 
     return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, NARROW, numeric=False, configure=configure)
+
+
+def _data_driven(x, y, t: Plan):
+    b = AscendC.GetBlockIdx()
+    span = max(t.tiles) * t.tile
+    xg, yg = GlobalTensor(half), GlobalTensor(half)
+    xg.SetGlobalBuffer(x + b * span, span)
+    yg.SetGlobalBuffer(y + b * span, span)
+    count = int(xg.GetValue(0))  # how many tiles: read from GM (a shadow reads 1)
+    pipe = TPipe()
+    q = TQue(QuePosition.VECIN, 1)
+    pipe.InitBuffer(q, 1, t.tile * 2)
+    for i in range(count):
+        local = q.AllocTensor(half)
+        AscendC.DataCopy(local, xg[i * t.tile], t.tile)
+        q.EnQue(local)
+        local = q.DeQue(half)
+        AscendC.DataCopy(yg[i * t.tile], local, t.tile)
+        q.FreeTensor(local)
+
+
+data_driven = AscendC.kernel(_data_driven)
+
+
+def test_a_kernel_whose_transfers_depend_on_data_keeps_its_own_first_pass():
+    # the shared-HBM passes run on shadows (GetValue reads 1): they issue other transfers, so the
+    # full run keeps the timeline of its own transfers rather than a shadow's
+    plan = Plan(2048, (3, 3), (0, 0))
+    n = 2 * 3 * 2048
+    x = np.full(n, 3, dtype=np.float16)
+    em = launch(
+        data_driven,
+        [make_gm("x", np.float16, n, x), make_gm("y", np.float16, n, np.zeros_like(x))],
+        plan,
+        2,
+        NARROW,
+    )
+    for b in em.blocks:
+        assert int(np.count_nonzero((b.pipe == MTE2) & (b.kind == 0) & (b.nbytes > 0))) == 3

@@ -239,8 +239,9 @@ def settle(model: HbmModel, xf: Transfers, rerun, used: np.ndarray | None = None
         out = rerun(want)
         if out is None:
             return result, k, False
-        result, nxt = out
+        nxt = out[1]
         if len(nxt) != len(xf) or not np.array_equal(nxt.nbytes, xf.nbytes):
-            return result, k + 1, False
+            return result, k + 1, False  # other transfers (control flow on data): keep the last
+        result = out[0]
         xf, used = nxt, want
     return result, MAX_PASSES, False
