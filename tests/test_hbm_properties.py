@@ -57,6 +57,21 @@ def test_total_throughput_never_exceeds_the_hbm_and_no_transfer_its_path(rows, h
 
 
 @FAST
+@given(rows=transfer_sets, hbm=st.floats(10.0, 500.0))
+def test_a_cores_transfers_on_one_pipe_run_one_after_another(rows, hbm):
+    a = np.array(rows, dtype=np.float64)
+    pipe = (np.arange(len(rows)) % 2) + 4  # alternate MTE2 / MTE3
+    xf = Transfers(a[:, 0], a[:, 1], a[:, 2], a[:, 3], a[:, 4].astype(np.int64), pipe)
+    out = solve(HbmModel(hbm, 4.0), xf)
+    assert np.all(out.began >= xf.start)
+    for lane in set(zip(xf.owner.tolist(), pipe.tolist())):
+        idx = [i for i in range(len(rows)) if (xf.owner[i], pipe[i]) == lane]
+        idx.sort(key=lambda i: (xf.start[i], i))
+        for a_, b_ in zip(idx, idx[1:]):
+            assert out.began[b_] >= out.end[a_] - 1e-9
+
+
+@FAST
 @given(rows=transfer_sets)
 def test_alone_on_the_chip_a_transfer_takes_its_fixed_cycles_plus_bytes_over_its_cap(rows):
     xf = _transfers(rows[:1])
@@ -197,12 +212,13 @@ def test_the_emulated_timeline_is_the_fluid_models_fixed_point():
             (FIX, NARROW.gm_write_bpc),
         ):
             dma = (b.kind == 0) & (b.pipe == pipe) & (b.nbytes > 0)
-            rows += [(s, NARROW.dma_latency, n, cap) for s, n in zip(b.start[dma], b.nbytes[dma])]
+            rows += [(s, NARROW.dma_latency, n, cap, pipe) for s, n in zip(b.start[dma], b.nbytes[dma])]
             durations += list((b.end - b.start)[dma])
         per_core.append((b.core, rows))
     xf = Transfers.of(per_core)
     solved = solve(HbmModel.of(NARROW), xf)
-    assert np.allclose(solved.end - xf.start, durations, rtol=1e-9)
+    assert np.allclose(solved.began, xf.start)  # no transfer waited behind its pipe
+    assert np.allclose(solved.durations(), durations, rtol=1e-9)
 
 
 def test_full_and_timing_only_runs_agree_under_the_shared_hbm():

@@ -362,10 +362,10 @@ def _share_hbm(run: Run, kernel, gm_args, tiling, block_dim: int, chip: ChipMode
 
 
 def _transfers(xfers: list[tuple], columns: dict) -> list[tuple]:
-    """A block's GM transfers as npu/hbm.py takes them: (start, fixed cycles, HBM bytes, cap),
-    each start read from the transfer's record (`Core.dma` noted its index)."""
-    start = columns["start"]
-    return [(float(start[i]), f, n, c) for i, f, n, c in xfers]
+    """A block's GM transfers as npu/hbm.py takes them: (start, fixed cycles, HBM bytes, cap,
+    pipe), start and pipe read from the transfer's record (`Core.dma` noted its index)."""
+    start, pipe = columns["start"], columns["pipe"]
+    return [(float(start[i]), f, n, c, int(pipe[i])) for i, f, n, c in xfers]
 
 
 def _may_replay(run: Run, mix: bool) -> bool:
