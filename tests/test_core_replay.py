@@ -213,3 +213,72 @@ def test_range_indexing_and_formatting_pin_the_template():
         i, g = _index()
         use(i)
         assert g.pinned and not g.admits(4)
+
+
+def _kernel(body):
+    from asc_tui import ascendc as AscendC
+
+    @AscendC.kernel
+    def k(x, tiling):
+        g = AscendC.GlobalTensor(AscendC.half)
+        g.SetGlobalBuffer(x + 256 * AscendC.GetBlockIdx(), 256)
+        body(AscendC.GetBlockIdx())
+        AscendC.GetBlockIdx()
+
+    return k
+
+
+def _run_kernel(k, replay: bool):
+    from asc_tui.npu.launch import make_gm
+
+    def configure(run):
+        run.replay = replay
+
+    return launch(k, [make_gm("x", np.float16, 256 * 6)], None, 6, CHIP, numeric=False, configure=configure)
+
+
+def test_a_kernel_that_insists_on_an_int_block_index_still_runs():
+    def body(i):
+        if not isinstance(i, int):
+            raise TypeError("the block index must be an int")
+
+    k = _kernel(body)
+    assert _run_kernel(k, True).timeline_key() == _run_kernel(k, False).timeline_key()
+
+
+def test_a_failing_block_is_reported_as_step_by_step_reports_it():
+    from asc_tui.npu.errors import OperatorError
+
+    def body(i):
+        if i == 4:
+            raise ValueError("block four is broken")
+
+    k = _kernel(body)
+    errors = []
+    for replay in (True, False):
+        with pytest.raises(OperatorError) as info:
+            _run_kernel(k, replay)
+        errors.append((info.value.message, info.value.line))
+    assert errors[0] == errors[1] and "block 4" in errors[0][0]
+
+
+def test_a_dma_model_that_depends_on_other_cores_turns_replay_off(monkeypatch):
+    """The DMA seam's contract: when a DMA's duration is not this core's alone
+    (`Core.dma_is_local = False`, e.g. HBM bandwidth shared moment by moment), every block runs
+    step by step, and the launch is the step-by-step one."""
+    from asc_tui.npu.core import Core
+
+    k_runs = []
+
+    def body(i):
+        k_runs.append(1)
+
+    k = _kernel(body)
+    _run_kernel(k, True)
+    assert len(k_runs) == 1  # 6 blocks, one template
+    k_runs.clear()
+    monkeypatch.setattr(Core, "dma_is_local", False)
+    assert _run_kernel(k, True).timeline_key() == _run_kernel(k, False).timeline_key()
+    assert len(k_runs) == 12  # both launches ran all 6 blocks
+    op = load_operator("vector_add_bias")
+    assert_same_launch(op, "default", {})

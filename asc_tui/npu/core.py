@@ -52,7 +52,6 @@ class Core:
         "wr_bpc",
         "gm_read",
         "gm_write",
-        "dma_is_local",
         "seq",
         "xfers",
         "plan",
@@ -100,11 +99,6 @@ class Core:
         self.xfers: list[tuple] = []
         plan = run.hbm_plan
         self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
-        # Whether a DMA's duration depends only on this core's own inputs: its transfers on a
-        # first pass (each timed alone), its `plan` on a pass that follows the shared HBM. Block
-        # replay (npu/replay.py) copies a template's records only while this holds, and only
-        # for a block with the same plan.
-        self.dma_is_local = True
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
@@ -120,6 +114,12 @@ class Core:
         self.group = None
 
     # ---- the DMA seam -------------------------------------------------------------------------
+    #: Whether a DMA's duration depends only on this core's own inputs: its transfers on a
+    #: launch's first pass (each timed alone), its `plan` on a pass that follows the shared HBM
+    #: (npu/hbm.py). Block replay (npu/replay.py) copies a template's records only while this
+    #: holds, and only for a block with the same plan; False runs every block step by step.
+    dma_is_local = True
+
     # Every GM transfer of the kernel API is timed by `dma_read_cycles`, `dma_write_cycles` or
     # `gm_write_cycles`, which all end in `dma`: the one place a DMA's duration is decided.
     # Each is called just before the transfer's record is appended (the record's index is

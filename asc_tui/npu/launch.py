@@ -158,7 +158,41 @@ def launch(
     timeout_s: float | None = None,
     configure=None,
 ) -> EmulationResult:
-    """Run every block of the kernel; raise an OperatorError naming the user's line on failure."""
+    """Run every block of the kernel; raise an OperatorError naming the user's line on failure.
+
+    A template run (npu/replay.py) that raises starts the launch over with every block step by
+    step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
+    tainted block index (`isinstance(idx, int)`) still runs.
+    """
+    args = (kernel, gm_args, tiling, block_dim, chip, numeric, sanitizer, timeout_s)
+    try:
+        return _launch(*args, configure)
+    except _StepByStep:
+
+        def step_by_step(run):
+            if configure is not None:
+                configure(run)
+            run.replay = False
+
+        return _launch(*args, step_by_step)
+
+
+class _StepByStep(BaseException):
+    """A template run raised: not an Exception, so no handler of the kernel's errors wraps it."""
+
+
+def _template_run(fn, gm_args, tiling) -> None:
+    try:
+        fn(*gm_args, tiling)
+    except KernelTimeout:
+        raise
+    except Exception:
+        raise _StepByStep from None
+
+
+def _launch(
+    kernel, gm_args, tiling, block_dim: int, chip: ChipModel, numeric, sanitizer, timeout_s, configure
+) -> EmulationResult:
     if block_dim < 1:
         raise KernelError(f"block_dim must be at least 1, got {block_dim}")
     # a kernel entry (`ascendc.kernel`) carries its function and core type; a plain function
@@ -227,8 +261,10 @@ def launch(
                     group = run_group(
                         run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
                     )
-                else:
+                elif guards is None:
                     fn(*gm_args, tiling)
+                else:
+                    _template_run(fn, gm_args, tiling)
             except OperatorError as exc:
                 exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
                 raise

@@ -60,6 +60,17 @@ class Guards:
             and (self.mask is None or bool(self.mask[block]))
         )
 
+    def candidates(self) -> np.ndarray:
+        """The blocks after this one that may still replay it (int64 array)."""
+        xs = self.xs[self.block + 1 :]
+        keep = (xs >= self.lo) & (xs <= self.hi)
+        if self.mask is not None:
+            keep &= self.mask[self.block + 1 :]
+        xs = xs[keep]
+        if self.ne:
+            xs = xs[~np.isin(xs, list(self.ne))]
+        return xs
+
     def agree(self, same: np.ndarray) -> None:
         """Keep only the blocks where `same` (one bool per block) holds."""
         self.mask = same if self.mask is None else self.mask & same
@@ -177,7 +188,9 @@ class BlockIndex:
 
     def __rsub__(self, o):
         if type(o) is int:
-            return (-self) + o
+            if self.vals is None:
+                return BlockIndex(o - self.v, -self.a, self.g)
+            return BlockIndex(o - self.v, 0, self.g, o - self.vals)
         return o - self._plain()
 
     def __mul__(self, o):
@@ -435,7 +448,7 @@ class L2Reads:
     regions the counting pre-pass saw (each argument one value per block), and the bytes the
     real pass charged as hits and misses (the same in every admitted block: a guard says so)."""
 
-    regions: list = field(default_factory=list)  # (buffer name, size, args: tuple of arrays|int)
+    regions: list = field(default_factory=list)  # (buffer name, args: tuple of arrays|int)
     hit: int = 0
     miss: int = 0
 
