@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..breakdown import columns
 from ..hotlines import hot_lines
+from ..measured import compare, lines, lookup
+from ..msprof import MsprofError, read_dir
 from ..profile import profile
 
 if TYPE_CHECKING:
@@ -34,6 +36,8 @@ class ProfileView:
     advice: tuple[str, ...]
     source: str  # which devkit module produced the figures
     kernel_us: float
+    # imported msprof data of the same case and params beside this run (devkit.measured.lines)
+    measured: tuple[str, ...] = ()
 
 
 def profile_view(report: RunReport) -> ProfileView | None:
@@ -46,8 +50,21 @@ def profile_view(report: RunReport) -> ProfileView | None:
     )
     advice = tuple(a.message for a in p.pipeline.advice)
     return ProfileView(
-        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us
+        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us, _measured(p)
     )
+
+
+def _measured(p) -> tuple[str, ...]:
+    """Measured beside emulated, when msprof data of this case and params was imported."""
+    if p.case is None:
+        return ()
+    where = lookup(p.operator, p.case, dict(p.params))
+    if not where:
+        return ()
+    try:
+        return tuple(lines(compare(p, read_dir(where), where)))
+    except (OSError, MsprofError) as exc:  # the imported data moved or broke: say so, keep the rest
+        return (f"measured data at {where} unreadable: {exc}",)
 
 
 @dataclass(frozen=True)
