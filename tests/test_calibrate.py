@@ -48,7 +48,7 @@ def _export(tmp_path, chip, runs) -> list[RunSpec]:
     op = load_operator("vector_add_bias")
     specs = []
     for i, params in enumerate(runs):
-        _, _, _, lnch, _, gm = prepare(op, "default", params, numeric=False, seed=0)
+        _, _, _, lnch, _, gm = prepare(op, "default", params, timing_only=True, seed=0)
         em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False)
         d = tmp_path / f"OPPROF_{i}"
         write_dir(profile(em, chip), d)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..npu.errors import OperatorError
+from ..devkit.errors import OperatorError
 from .common import print_json
 
 
@@ -60,7 +60,7 @@ def _fail(args, message: str, info=None) -> int:
 
 def main(args) -> int:
     from ..devkit.calibrate import KNOBS, calibrate, parse_run, read_manifest, write_chip
-    from ..npu.chip import load_chip
+    from ..devkit.chips import load_chip
 
     try:
         chip = load_chip(args.chip)

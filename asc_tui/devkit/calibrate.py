@@ -112,7 +112,7 @@ class _Runs:
         for s in specs:
             self.measured.append(figures(read_dir(s.directory)))
             op = load_operator(s.op, root)
-            _, _, _, lnch, _, gm = prepare(op, s.case, s.params, numeric=False, seed=0)
+            _, _, _, lnch, _, gm = prepare(op, s.case, s.params, timing_only=True, seed=0)
             self.prepared.append((op, lnch, gm))
         self.evaluations = 0
 
