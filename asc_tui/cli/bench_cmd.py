@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
+from ..devkit.benchdiff import diff_lines
 from ..devkit.report import change_text, history_rows, render, sparkline
 from ..devkit.store import Store
 from ..npu.chip import load_chip
@@ -184,6 +185,9 @@ def print_result(r: BenchResult, out=None) -> None:
             w("    " + e.replace("\n", "\n    ") + "\n")
         for warn in c.warnings:
             w(f"    warning: {warn}\n")
+    for c in r.cases:
+        if c.diff is not None:
+            w(f"[{c.case}] " + "\n".join(diff_lines(c.diff)) + "\n")
     for reg in r.regressions:
         w(reg.message() + "\n")
     fails = r.failures()

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from ..config import Config, ConfigError, load_config, resolve_operators_dir, watched_extras
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
+from .diff_screen import DiffActions
 from .engines import line_heat, profile_view
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
@@ -54,7 +55,7 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(Navigation, BenchSync, ToolActions, App):
+class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
     TITLE = "asc-tui"
     CSS = """
     #status { height: 1; padding: 0 1; background: $panel; }
