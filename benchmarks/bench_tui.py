@@ -30,9 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from asc_tui.config import Config  # noqa: E402
+from asc_tui.devkit.views.timeline import TimelineModel  # noqa: E402
 from asc_tui.npu.results import BlockTimeline, EmulationResult  # noqa: E402
 from asc_tui.tui.app import Workbench  # noqa: E402
-from asc_tui.tui.timeline_model import TimelineModel  # noqa: E402
 
 
 async def _hot_reload(n: int = 20) -> dict:

@@ -12,7 +12,6 @@ import pytest
 
 from asc_tui.config import Config
 from asc_tui.tui.app import Workbench
-from asc_tui.tui.engines import optional
 
 DATA = Path(__file__).parent / "tui_data"
 SRC = (DATA / "add_custom.py").read_text()
@@ -53,10 +52,7 @@ def save_atomically(path: Path, text: str) -> None:
 
 def _copy_bug(ops: Path, name: str) -> None:
     """Put the bundled buggy operator `name` (operators/bugs/) into the watched directory."""
-    bug = Path(__file__).parents[1] / "operators" / "bugs" / name
-    if not bug.exists():
-        pytest.skip(f"operators/bugs/{name} not in this build")
-    shutil.copy(bug, ops / name)
+    shutil.copy(Path(__file__).parents[1] / "operators" / "bugs" / name, ops / name)
 
 
 async def started(pilot, app, n=2):
@@ -271,7 +267,6 @@ def test_theme_option_and_f2_cycle_the_file_themes(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("sanitizer") is None, reason="devkit.sanitizer not in this build")
 def test_debug_key_runs_the_sanitizer_in_the_tool_worker(ops):
     async def go():
         app = make_app(ops)
@@ -288,7 +283,6 @@ def test_debug_key_runs_the_sanitizer_in_the_tool_worker(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("bench") is None, reason="devkit.bench not in this build")
 def test_save_baseline_then_bench_fills_the_row_in_place(ops):
     async def go():
         app = make_app(ops)
@@ -317,7 +311,6 @@ def test_precision_key_lists_per_output_figures(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("tuner.session") is None, reason="devkit.tuner not in this build")
 def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
     async def go():
         app = make_app(ops)
@@ -342,7 +335,6 @@ def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("tuner.session") is None, reason="devkit.tuner not in this build")
 def test_cancel_key_stops_a_running_tune(ops):
     slow = SRC.replace(
         "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
@@ -376,10 +368,8 @@ def test_export_key_writes_trace_and_report(ops, tmp_path):
             await until(pilot, lambda: "exported" in log_text(app), what="export")
         files = sorted(p.name for p in (tmp_path / "exports").iterdir())
         assert any(f.endswith(".report.json") for f in files)
-        if optional("profile") is not None:
-            assert any(f.endswith(".report.txt") for f in files)
-        if optional("trace") is not None:
-            assert any(f.endswith(".trace.json") for f in files)
+        assert any(f.endswith(".report.txt") for f in files)
+        assert any(f.endswith(".trace.json") for f in files)
 
     asyncio.run(go())
 
@@ -427,7 +417,6 @@ def test_editing_the_config_reloads_it_and_reports_mistakes_with_line_and_column
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("sanitizer") is None, reason="devkit.sanitizer not in this build")
 def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
     _copy_bug(ops, "add_tail_oob.py")
 
@@ -491,7 +480,6 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("profile") is None, reason="devkit.profile not in this build")
 def test_profile_key_writes_the_pipeline_report_and_hot_lines_to_the_log(ops):
     async def go():
         app = make_app(ops)
@@ -517,7 +505,6 @@ def test_timeline_bindings_are_remappable_by_id_too(ops):
     asyncio.run(go())
 
 
-@pytest.mark.skipif(optional("debug") is None, reason="devkit.debug not in this build")
 def test_debug_key_runs_the_deadlock_check_for_multi_rank_operators(ops):
     _copy_bug(ops, "allreduce_skip.py")
 

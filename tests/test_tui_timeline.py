@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from asc_tui.devkit.views.timeline import TimelineModel
 from asc_tui.npu.results import BlockTimeline, EmulationResult
-from asc_tui.tui.timeline_model import TimelineModel
 
 
 def synthetic(intervals_by_pipe: dict[int, list[tuple[float, float]]], waits=()) -> EmulationResult:

@@ -24,7 +24,6 @@ from ..config import Config, ConfigError, load_config, resolve_operators_dir, wa
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
 from .diff_screen import DiffActions
-from .engines import line_heat, profile_view
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
@@ -191,7 +190,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             self.watcher = FileWatcher(
                 self.ops_dir, lambda cs: self.post_message(FilesChanged(cs)), extra=extra
             ).start()
-        from . import engines, timeline_model  # noqa: F401 - warm for the first result
+        from ..devkit.views import profile, timeline  # noqa: F401 - warm for the first result
 
         self.post_message(EngineReady())
 
@@ -378,6 +377,9 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
 
     def show_operator(self, st: OperatorState) -> None:
         """Every pane shows this operator's newest good result (marked stale if older)."""
+        from ..devkit.views.profile import line_heat, profile_view
+        from ..devkit.views.timeline import TimelineModel
+
         rep, stale = st.good, st.stale
         title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
         if rep is None or rep.emulation is None:
@@ -386,8 +388,6 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             self.pane(SourceView).show(str(st.path), {})
             return
         self.pane(ProfilePane).show(profile_view(rep), title, stale)
-        from .timeline_model import TimelineModel
-
         key = id(rep.emulation)
         view = self.pane(TimelineView)
         if key not in self.models:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from .engines import optional
 from .lifecycle import while_mounted
 from .widgets.bench_table import BenchRow, BenchTable
 
@@ -36,9 +35,8 @@ class BenchSync:
         """Append the run to the project history and load the stored trend (worker thread)."""
         if rep is None or rep.emulation is None:
             return
-        hist = optional("history")
-        if hist is None:
-            return
+        from ..devkit import history as hist
+
         key = f"{rep.operator}/{rep.case}/{rep.chip}"
 
         def work():

@@ -28,13 +28,9 @@ class WorkbenchCommands(Provider):
                 out.append(
                     (f"Case: {case}", f"run {selected.stem} on case {case}", partial(app.set_case, case))
                 )
-        try:
-            from ..npu.chip import available_chips
+        from ..devkit.views.chips import chip_names
 
-            chips = available_chips()
-        except Exception:  # the emulator stack mid-edit: no chip entries, the rest works
-            chips = []
-        for chip in chips:
+        for chip in chip_names():
             out.append(
                 (f"Chip: {chip}", "rerun every operator on this chip model", partial(app.set_chip, chip))
             )

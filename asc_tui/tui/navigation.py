@@ -78,9 +78,9 @@ class Navigation:
         self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
     def action_next_chip(self) -> None:
-        from ..npu.chip import available_chips
+        from ..devkit.views.chips import chip_names
 
-        chips = available_chips()
+        chips = chip_names()
         cur = self.chip if self.chip in chips else (chips[0] if chips else None)
         if not chips:
             return

@@ -1,6 +1,6 @@
 """The workbench's tool actions: profile report, debug, precision, bench, tune, export.
 
-Each uses its devkit feature when importable (`engines.optional`) and says so otherwise. Jobs
+Each calls its devkit feature (a broken one is an error, never a silent fallback). Jobs
 that execute user code (debug, bench) go to a second worker process so hot reload never waits
 for them; the tuner runs its own evaluation processes and is driven from a thread here, with its
 `CancelToken` behind the cancel key.
@@ -13,7 +13,6 @@ from pathlib import Path
 
 from textual.widgets import TabbedContent
 
-from .engines import optional, profile_view
 from .lifecycle import while_mounted
 from .messages import ToolFinished, TuneProgress
 from .widgets.bench_table import BenchRow, BenchTable
@@ -44,11 +43,9 @@ class ToolActions:
         return self.tool_worker
 
     def _need(self, name: str, what: str):
-        mod = optional(name)
-        if mod is None:
-            self.log_line(f"{what}: asc_tui.devkit.{name} is not available in this build", "warn")
-            self.notify(f"{what} unavailable (devkit.{name} missing)", severity="warning")
-        return mod
+        import importlib
+
+        return importlib.import_module(f"asc_tui.devkit.{name}")
 
     def _selected_state(self):
         if self.selected is None:
@@ -70,23 +67,10 @@ class ToolActions:
             self.log_line(f"{st.path.stem}: no result to profile yet", "warn")
             return
         text = profile_report_text(st.good, max(100, self.size.width - 28))
-        if text is not None:  # the same report `asc-tui profile --pipeline` prints
-            self._switch("log")
-            self.log_line(f"{st.path.stem}: profile report", "ok")
-            for line in text.splitlines():
-                self.log_line("  " + line)
-            return
-        self._switch("profile")
-        view = profile_view(st.good)
-        self.log_line(
-            f"{st.path.stem}: profile ({view.source}) kernel {view.kernel_us:.3f} µs, "
-            f"bottleneck {view.bottleneck}",
-            "ok",
-        )
-        for r in view.rows:
-            self.log_line(f"  {r.name:<18} {r.time_us:10.3f} µs {r.ratio:6.1%}")
-        for a in view.advice:
-            self.log_line(f"  advice: {a}", "warn")
+        self._switch("log")  # the same report `asc-tui profile --pipeline` prints
+        self.log_line(f"{st.path.stem}: profile report", "ok")
+        for line in text.splitlines():
+            self.log_line("  " + line)
 
     def action_precision_check(self) -> None:
         st = self._selected_state()
@@ -332,20 +316,17 @@ class ToolActions:
 
             out.mkdir(parents=True, exist_ok=True)
             written = []
-            trace = optional("trace")
-            if trace is not None:
-                info = trace.write_trace(rep.emulation, f"{base}.trace.json")
-                written.append(f"{base}.trace.json ({getattr(info, 'events', '?')} events)")
-            prof = optional("profile")
-            data = prof.profile(rep).to_dict() if prof is not None else rep.to_dict()
+            from ..devkit import profile as prof
+            from ..devkit import trace
+
+            info = trace.write_trace(rep.emulation, f"{base}.trace.json")
+            written.append(f"{base}.trace.json ({info.events} events)")
             with open(f"{base}.report.json", "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, default=str)
+                json.dump(prof.profile(rep).to_dict(), fh, indent=1, default=str)
             written.append(f"{base}.report.json")
-            text = profile_report_text(rep, 100)
-            if text is not None:
-                with open(f"{base}.report.txt", "w", encoding="utf-8") as fh:
-                    fh.write(text + "\n")
-                written.append(f"{base}.report.txt")
+            with open(f"{base}.report.txt", "w", encoding="utf-8") as fh:
+                fh.write(profile_report_text(rep, 100) + "\n")
+            written.append(f"{base}.report.txt")
             return written
 
         def finish(worker_result):
@@ -445,23 +426,16 @@ def _call(target: str, args: tuple, label: str = ""):
     return Call(target, args, label=label)
 
 
-def profile_report_text(report, width: int) -> str | None:
+def profile_report_text(report, width: int) -> str:
     """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
     import io
 
-    prof = optional("profile")
-    try:
-        from rich.console import Console
+    from rich.console import Console
 
-        from ..cli.profile_view import render
-    except ImportError:
-        return None
-    if prof is None:
-        return None
+    from ..cli.profile_view import render
+    from ..devkit.profile import profile
+
     buf = io.StringIO()
     con = Console(file=buf, width=width, no_color=True, color_system=None, force_terminal=False)
-    try:
-        render(prof.profile(report), con, pipeline_report=True, lines=8)
-    except Exception:  # a renderer mid-edit by its owner must not take the workbench down
-        return None
+    render(profile(report), con, pipeline_report=True, lines=8)
     return buf.getvalue().rstrip()

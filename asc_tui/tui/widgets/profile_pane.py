@@ -6,10 +6,13 @@ at 200 they get room; nothing is cut mid-number.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.widget import Widget
 
-from ..engines import ProfileView
+if TYPE_CHECKING:  # the pane paints before the devkit is imported
+    from ...devkit.views.profile import ProfileView
 
 
 def bar(fraction: float, width: int) -> str:

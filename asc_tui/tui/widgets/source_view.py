@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from ..engines import LineHeat
+if TYPE_CHECKING:  # the pane paints before the devkit is imported
+    from ...devkit.views.profile import LineHeat
 
 HEAT = " ▁▂▃▄▅▆▇█"
 

@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from ..timeline_model import Frame, TimelineModel
+    from ...devkit.views.timeline import Frame, TimelineModel
 
 LABEL_W = 8
 STAT_W = 6

@@ -4,7 +4,7 @@ Per pipe the records are serialised intervals, so the busy time before any insta
 prefix sum plus the part of the interval containing t. Evaluating that at the width+1 column
 edges gives each column's busy fraction exactly, whatever the zoom: a million-instruction run
 costs a few `searchsorted` calls per lane per frame, never a pass over the records.
-No Textual here: the widget only turns these arrays into characters.
+No Textual here: the TUI widget only turns these arrays into characters.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ascendc.enums import PIPE_NAMES
-from ..npu.results import KIND_WAIT, KIND_WORK, EmulationResult
+from ...ascendc.enums import PIPE_NAMES
+from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,7 @@
+"""Views of finished runs that the front ends show: computed here, drawn there.
+
+`timeline` indexes a run's records for screen-sized frames, `profile` condenses `devkit.profile`
+into the breakdown rows and the per-line heat, `chips` lists the chip models a user can pick.
+Plain dataclasses and numpy only: no Textual or Rich, so the CLI and the TUI show the same
+figures from the same code.
+"""

@@ -1,0 +1,65 @@
+"""The profile pane's rows and the source pane's per-line heat, from `devkit.profile`/`hotlines`.
+
+One computation each, the same one `asc-tui profile` reports: no fallback figures. A run without
+an emulation has no view (None, or no heat).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..breakdown import columns
+from ..hotlines import hot_lines
+from ..profile import profile
+
+if TYPE_CHECKING:
+    from ..runner import RunReport
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    key: str
+    name: str
+    time_us: float  # mean µs per core used
+    share: float  # of the breakdown total
+    ratio: float  # busy / kernel time
+
+
+@dataclass(frozen=True)
+class ProfileView:
+    rows: tuple[ProfileRow, ...]
+    bottleneck: str | None  # the bottleneck row's name
+    overlap: float | None  # compute ∩ movement share; None if unmeasured
+    advice: tuple[str, ...]
+    source: str  # which devkit module produced the figures
+    kernel_us: float
+
+
+def profile_view(report: RunReport) -> ProfileView | None:
+    """Breakdown, bottleneck and advice for one run (None without an emulation)."""
+    if report.emulation is None:
+        return None
+    p = profile(report)
+    rows = tuple(
+        ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio) for i in p.breakdown if i.time_us
+    )
+    advice = tuple(a.message for a in p.pipeline.advice)
+    return ProfileView(
+        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us
+    )
+
+
+@dataclass(frozen=True)
+class LineHeat:
+    cycles: float  # busy cycles over all blocks and pipes
+    share: float  # of all lines' cycles
+    pipe: str  # the pipe with most of the line's cycles
+
+
+def line_heat(report: RunReport) -> dict[tuple[str, int], LineHeat]:
+    """Cost per (file, line) of the run (`devkit.hotlines`; empty without an emulation)."""
+    em = report.emulation
+    if em is None:
+        return {}
+    return {(h.file, h.line): LineHeat(h.cycles, h.share, h.pipe) for h in hot_lines(em, columns(em), None)}
