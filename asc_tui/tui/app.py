@@ -301,7 +301,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             case = st.case or (rep.case if rep is not None else None) or "default"
             parts.insert(0, f"{st.path.stem} [{case}]")
             if rep is not None and rep.emulation is not None:
-                parts.append(f"{rep.emulation.time_us:,.3f} µs")
+                parts.append(f"task {rep.emulation.time_us:,.3f} µs")
             parts.append(st.status.upper())
             if st.stale:
                 parts.append("STALE (showing the last good result)")

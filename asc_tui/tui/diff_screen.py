@@ -20,23 +20,14 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 
 from .lifecycle import while_mounted
-from .widgets.profile_pane import bar
+from .textfit import fit
+from .widgets.profile_pane import SHORT, bar
 from .widgets.timeline import SHADES
 
 if TYPE_CHECKING:
     from ..devkit.benchdiff import BenchDiff, Lanes
 
 BASELINE_NAME = "baseline"  # what `B` saves and `b` compares with
-#: Short category names for narrow screens (the long ones are the profile's).
-SHORT = {
-    "cube": "Cube",
-    "vec": "Vector",
-    "scalar": "Scalar",
-    "mte2": "HBM read",
-    "mte3": "HBM write",
-    "mte1": "L1→L0",
-    "fixpipe": "FixPipe",
-}
 
 
 def _signed(x: float, digits: int = 3) -> str:
@@ -74,14 +65,7 @@ def _axis(span_us: float, width: int) -> str:
 
 
 def _fit(parts: list[str], width: int) -> str:
-    """Parts joined by " · ", broken onto new lines where the next part would not fit."""
-    lines = [parts[0]]
-    for p in parts[1:]:
-        if len(lines[-1]) + 3 + len(p) <= width:
-            lines[-1] += " · " + p
-        else:
-            lines.append(p)
-    return "\n".join(lines)
+    return "\n".join(fit(parts, width))
 
 
 def diff_text(d: BenchDiff, width: int) -> Text:

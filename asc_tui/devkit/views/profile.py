@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..breakdown import columns
 from ..hotlines import hot_lines
 from ..profile import profile
+from .timing import Timing, timing
 
 if TYPE_CHECKING:
     from ..runner import RunReport
@@ -34,6 +35,7 @@ class ProfileView:
     advice: tuple[str, ...]
     source: str  # which devkit module produced the figures
     kernel_us: float
+    timing: Timing | None = None  # task = kernel + launch, overlap: with their definitions
 
 
 def profile_view(report: RunReport) -> ProfileView | None:
@@ -46,7 +48,13 @@ def profile_view(report: RunReport) -> ProfileView | None:
     )
     advice = tuple(a.message for a in p.pipeline.advice)
     return ProfileView(
-        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us
+        rows,
+        p.bottleneck_item.name,
+        p.pipeline.overlap,
+        advice,
+        "devkit.profile",
+        p.kernel_us,
+        timing(report.emulation),
     )
 
 
