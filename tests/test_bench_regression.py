@@ -43,14 +43,15 @@ def test_extra_vector_work_is_a_regression_attributed_to_the_vector_pipe(write_o
     (c,) = r.cases
     reg = c.regression
     assert reg is not None and c.change.mark == "+"
-    assert reg.performance < -0.01 and reg.source_changed and not reg.params_changed
+    assert reg.slowdown > 0.01 and reg.source_changed and not reg.params_changed
     assert reg.pipes[0].pipe == "vec" and reg.pipes[0].delta_us > 0
     assert "mte2" not in {p.pipe for p in reg.pipes}
     top = reg.lines[0]
     assert top.line == line_of(slow, "# slow-vec") and top.before_cycles == 0
     msg = reg.message()
     assert GREW_VEC.search(msg) and f"add_bias.py:{top.line}: 0 -> " in msg
-    assert reg.message().startswith("Performance regression detected: -")
+    assert reg.message().startswith("Performance regression detected: +")
+    assert re.search(r"detected: \+\d+\.\d% slower on add_bias", reg.message())
     assert r.exit_code == 1 and r.failures() == ["regression"]
 
 
@@ -71,7 +72,7 @@ def test_a_faster_run_is_marked_minus_and_is_no_regression(write_operator):
     bench_op(path)
     path.write_text(add_bias_source())
     (c,) = bench_op(path).cases
-    assert c.change.mark == "-" and c.change.performance > 0.01 and c.regression is None
+    assert c.change.mark == "-" and c.change.slowdown < -0.01 and c.regression is None
 
 
 def test_slowdown_within_the_threshold_is_not_a_regression(write_operator):
@@ -179,7 +180,7 @@ def test_history_shows_the_trend_and_asc_bench_alias_works(write_operator, capsy
     assert bench_main([str(path), "--fail-on", "none"]) == 0
     capsys.readouterr()
     code, out, _ = cli(capsys, "add_bias", "--history")
-    assert code == 0 and "2 runs" in out and "+ -" in out
+    assert code == 0 and "2 runs" in out and "+ +" in out and "% slower" in out
     code, out, _ = cli(capsys, str(path), "--history", "--json")
     times = [r["time_us"] for r in json.loads(out)["cases"]["default"]]
     assert len(times) == 2 and times[1] > times[0]

@@ -71,13 +71,13 @@ def test_markdown_report_tables_parse_back_to_the_figures(result):
     assert float(row["time (us)"]) == pytest.approx(c.time_us, abs=1e-3)
     assert float(row["baseline (us)"]) == pytest.approx(c.baseline_time_us, abs=1e-3)
     assert row["relative"] == f"{c.relative:.1%}" and row["verdict"] == c.verdict.value
-    assert row["change"].startswith("+ -")
+    assert row["change"].startswith("+ +") and row["change"].endswith("% slower")
     units = {p["unit"]: p for p in tables["Breakdown — default"]}
     assert {"Compute (Vector)", "HBM Read (MTE2)", "HBM Write (MTE3)"} <= set(units)
     mte2 = c.report.emulation.pipe_stats()["mte2"]
     assert units["HBM Read (MTE2)"]["busy"] == f"{mte2.ratio:.1%}"
     hist = tables["History — default"]
-    assert len(hist) == 3 and hist[-1]["change"].startswith("+ -")
+    assert len(hist) == 3 and hist[-1]["change"].startswith("+ +")
     assert "Performance regression detected" in text
     assert re.search(r"grew \(per core\):\n\s+vec ", text)
     assert "## Advice — default" in text

@@ -9,10 +9,12 @@ from pathlib import Path
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
 from ..devkit.benchdiff import diff_lines
-from ..devkit.report import change_text, history_rows, render, sparkline
+from ..devkit.chips import load_chip
+from ..devkit.errors import OperatorError
+from ..devkit.present.bench import bench_table_text, history_rows
+from ..devkit.present.text import sparkline
+from ..devkit.report import render
 from ..devkit.store import Store
-from ..npu.chip import load_chip
-from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
 
 
@@ -162,37 +164,10 @@ def main(args) -> int:
 
 def print_result(r: BenchResult, out=None) -> None:
     w = (out or sys.stdout).write
-    w(f"{r.operator} on {r.chip}" + (f" — baseline: {r.baseline}" if r.baseline else "") + "\n")
-    for e in r.errors:
-        w("  " + e.replace("\n", "\n  ") + "\n")
-    if r.cases:
-        w(
-            f"  {'case':<16}{'time us':>11}{'GFLOPS':>9}{'GB/s':>9}{'roofline':>10}"
-            f"{'base us':>11}{'relative':>10}  {'verdict':<14}change\n"
-        )
-    for c in r.cases:
-
-        def f(v, fmt):
-            return "—" if v is None else fmt.format(v)
-
-        w(
-            f"  {c.case:<16}{f(c.time_us, '{:.3f}'):>11}{f(c.gflops, '{:.1f}'):>9}"
-            f"{f(c.gbps, '{:.1f}'):>9}{f(c.roofline_fraction, '{:.1%}'):>10}"
-            f"{f(c.baseline_time_us, '{:.3f}'):>11}{f(c.relative, '{:.1%}'):>10}  "
-            f"{c.verdict.value if c.verdict else '—':<14}{change_text(c)}\n"
-        )
-        for e in c.errors:
-            w("    " + e.replace("\n", "\n    ") + "\n")
-        for warn in c.warnings:
-            w(f"    warning: {warn}\n")
+    w(bench_table_text(r))
     for c in r.cases:
         if c.diff is not None:
             w(f"[{c.case}] " + "\n".join(diff_lines(c.diff)) + "\n")
-    for reg in r.regressions:
-        w(reg.message() + "\n")
-    fails = r.failures()
-    if fails:
-        w(f"bench failed on: {', '.join(fails)}\n")
 
 
 def _history(store: Store, args, th: Thresholds) -> int:

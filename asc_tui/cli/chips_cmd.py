@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..npu.chip import available_chips, load_chip
+from ..devkit.chips import chip_summaries
 from .common import print_json
 
 
@@ -12,21 +12,7 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    rows = []
-    for name in available_chips():
-        c = load_chip(name)
-        rows.append(
-            {
-                "name": c.name,
-                "clock_mhz": c.clock_mhz,
-                "aic": c.aic,
-                "aiv": c.aiv,
-                "ub_bytes": c.usable["ub"],
-                "l1_bytes": c.memory.get("l1"),
-                "hbm_gbps": c.hbm_gbps,
-                "path": c.path,
-            }
-        )
+    rows = [c.to_dict() for c in chip_summaries()]
     if args.json:
         print_json(rows)
         return 0

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sys
 
+from ..devkit.errors import OperatorError
 from ..devkit.history import record_run
 from ..devkit.runner import RunRequest, run
-from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
 
 
@@ -91,7 +91,7 @@ def main(args) -> int:
         if not args.op:
             return _fail(args, "--auto-tune/--quick-tune need an operator")
         return int(tune_from_profile_args(args, quick=bool(args.quick_tune)) or 0)
-    from ..npu.chip import load_chip
+    from ..devkit.chips import load_chip
 
     chip = None
     if args.chip or args.import_dir is None:
@@ -182,7 +182,7 @@ def _output(args, prof, report) -> int:
             }
         print_json(d)
     else:
-        from .profile_view import console, render
+        from ..devkit.present.profile import console, render
 
         render(prof, console(), pipeline_report=args.pipeline_report, lines=args.lines, extras=extras)
     return 0 if passed else 1

@@ -12,9 +12,9 @@ import sys
 import threading
 from collections import Counter
 
+from ..devkit.errors import OperatorError
 from ..devkit.tuner import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
 from ..devkit.tuner.apply import plan_apply
-from ..npu.errors import OperatorError
 from .common import add_target_options, parse_params, print_json
 
 QUICK_BUDGET = 10

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError, load_config, resolve_operators_dir, watched_extras
+from ..devkit.discovery import find_operators
+from ..devkit.regression import slowdown, slowdown_text
 from ..devkit.runner import RunRequest
 from ..devkit.watch import FileWatcher, Rerunner
 from ..devkit.worker import RunWorker, WorkResult
@@ -46,7 +48,7 @@ def format_line(path: Path, res: WorkResult, previous_us: float | None) -> str:
     if rep is not None and rep.emulation is not None and not rep.errors:
         t = rep.emulation.time_us
         verdict = rep.precision.verdict if rep.precision else "timing"
-        delta = f" ({(t / previous_us - 1):+.1%})" if previous_us else ""
+        delta = f" ({slowdown_text(slowdown(t, previous_us))})" if previous_us else ""
         return f"{stamp} {path.stem} [{rep.case}] {verdict} {t:,.3f} us{delta}  ({host})"
     err = res.errors[0] if res.errors else None
     where = f" {err.location()}" if err and err.location() else ""
@@ -65,7 +67,7 @@ def main(args) -> int:
     target = Path(args.path).resolve() if args.path else None
     only = target if target is not None and target.is_file() else None
     ops_dir = resolve_operators_dir(args.path, config)
-    ops = [only] if only else sorted(p.resolve() for p in ops_dir.glob("*.py") if not p.name.startswith("_"))
+    ops = [only] if only else find_operators(ops_dir)
     timeout = args.timeout or config.worker_timeout
     chip = args.chip or config.chip
     case = args.case or config.case

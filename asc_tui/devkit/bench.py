@@ -1,7 +1,8 @@
 """Benchmarks: per-case figures, verdicts against a baseline, change vs the previous run.
 
 The emulator is deterministic, so one run per case is the measurement and any slowdown beyond a
-small threshold (default 1%) against the previous run of the same operator + case + chip is a
+small threshold (the config's `[thresholds] regression`, default 1%; the rule is
+`regression.py`'s) against the previous run of the same operator + case + chip is a
 regression. A regression is explained by the pipes whose busy time grew and the source lines
 whose cost changed (from the per-line costs kept in the history).
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..config import Thresholds as ConfigThresholds
 from ..npu.chip import ChipModel, load_chip
 from ..npu.errors import OperatorError
 from . import history
@@ -48,11 +50,12 @@ FAIL_CONDITIONS = ("regression", "must-optimise", "optimise", "error")
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Fractions, not percents. `fail_on` names what makes `asc-tui bench` exit non-zero."""
+    """Fractions, not percents; the defaults are the project config's. `fail_on` names what
+    makes `asc-tui bench` exit non-zero."""
 
-    ship: float = 0.95
-    optimise: float = 0.90
-    regression: float = 0.01
+    ship: float = ConfigThresholds.ship
+    optimise: float = ConfigThresholds.optimise
+    regression: float = ConfigThresholds.regression
     fail_on: tuple[str, ...] = ("regression", "must-optimise", "error")
 
     def __post_init__(self):

@@ -1,7 +1,7 @@
 """Compare a run with the previous one: asv-style change marks, regressions and their causes.
 
-The emulator is deterministic, so a run slower than the previous run of the same operator + case
-+ chip by more than a small threshold is a regression, never noise. Its explanation comes from
+The rule (sign, threshold, marks) is `regression.py`'s; this module applies it to history
+records of the same operator + case + chip. A regression's explanation comes from
 the history records: per-pipe busy time per core (which pipes grew) and per-line busy cycles
 (which source lines changed cost, matched by their text so shifted lines are not "changed").
 """
@@ -13,30 +13,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from .history import RunRecord
+from .regression import Mark, is_regression, mark, slowdown, slowdown_text
 
 
 @dataclass(frozen=True)
 class Change:
-    """This run against the previous one. `mark` as asv compare prints it:
-    '+' slower beyond the threshold, '-' faster beyond it, ' ' within it,
-    '!' failing now (the previous run had a time), 'x' nothing to compare with."""
+    """This run against the previous one; `mark` is `regression.Mark` (asv compare's)."""
 
-    mark: str
+    mark: Mark
     ratio: float | None  # time / previous time
     previous_id: int | None = None
     previous_time_us: float | None = None
     previous_source_hash: str | None = None
 
     @property
-    def performance(self) -> float | None:
-        """Performance change as asc-bench prints it: previous / now − 1 (−0.061 = 6.1% slower)."""
-        return None if not self.ratio else 1.0 / self.ratio - 1.0
+    def slowdown(self) -> float | None:
+        """time / previous − 1: +0.065 = 6.5% slower (the sign every front end shows)."""
+        return None if not self.ratio else self.ratio - 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "mark": self.mark,
+            "mark": self.mark.value,
             "ratio": self.ratio,
-            "performance": self.performance,
+            "slowdown": self.slowdown,
             "previous_id": self.previous_id,
             "previous_time_us": self.previous_time_us,
             "previous_source_hash": self.previous_source_hash,
@@ -44,16 +43,13 @@ class Change:
 
 
 def change(current: RunRecord | None, previous: RunRecord | None, threshold: float) -> Change:
-    if previous is None or previous.time_us is None:
-        return Change("x", None)
-    prev = dict(
-        previous_id=previous.id, previous_time_us=previous.time_us, previous_source_hash=previous.source_hash
-    )
-    if current is None or current.time_us is None:
-        return Change("!", None, **prev)
-    ratio = current.time_us / previous.time_us if previous.time_us > 0 else 1.0
-    mark = "+" if ratio > 1 + threshold else "-" if ratio < 1 / (1 + threshold) else " "
-    return Change(mark, ratio, **prev)
+    prev_us = previous.time_us if previous is not None else None
+    now_us = current.time_us if current is not None else None
+    m = mark(now_us, prev_us, threshold)
+    if m is Mark.NO_PREVIOUS:
+        return Change(m, None)
+    ratio = None if now_us is None else (now_us / prev_us if prev_us > 0 else 1.0)
+    return Change(m, ratio, previous.id, prev_us, previous.source_hash)
 
 
 @dataclass(frozen=True)
@@ -99,12 +95,13 @@ class Regression:
     lines: tuple[LineDelta, ...]  # lines whose cost changed, largest change first
 
     @property
-    def performance(self) -> float:
-        return self.previous_time_us / self.time_us - 1.0
+    def slowdown(self) -> float:
+        """time / previous − 1 (positive: slower)."""
+        return slowdown(self.time_us, self.previous_time_us)
 
     def message(self) -> str:
         out = [
-            f"Performance regression detected: {self.performance:+.1%} on {self.operator} "
+            f"Performance regression detected: {slowdown_text(self.slowdown)} on {self.operator} "
             f"[{self.case}] ({self.previous_time_us:.3f} us -> {self.time_us:.3f} us vs run "
             f"#{self.previous_id})"
         ]
@@ -140,7 +137,7 @@ class Regression:
             "time_us": self.time_us,
             "previous_time_us": self.previous_time_us,
             "previous_id": self.previous_id,
-            "performance": self.performance,
+            "slowdown": self.slowdown,
             "source_changed": self.source_changed,
             "source_hashes": list(self.source_hashes),
             "params_changed": {k: list(v) for k, v in self.params_changed.items()},
@@ -201,13 +198,9 @@ def line_deltas(current: RunRecord, previous: RunRecord, limit: int = 8) -> tupl
     return tuple(out[:limit])
 
 
-def detect_regression(
-    current: RunRecord, previous: RunRecord | None, threshold: float = 0.01
-) -> Regression | None:
+def detect_regression(current: RunRecord, previous: RunRecord | None, threshold: float) -> Regression | None:
     """A regression when `current` is slower than `previous` by more than `threshold`."""
-    if previous is None or previous.time_us is None or current.time_us is None:
-        return None
-    if current.time_us <= previous.time_us * (1 + threshold):
+    if previous is None or not is_regression(current.time_us, previous.time_us, threshold):
         return None
     params = {
         k: (previous.params.get(k), current.params.get(k))

@@ -1,4 +1,5 @@
-"""Find and import operator modules, check they follow the module format, resolve cases/params."""
+"""Import operator modules (found by `discovery`), check they follow the module format, resolve
+cases/params."""
 
 from __future__ import annotations
 
@@ -12,57 +13,18 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .. import BUNDLED_OPERATORS
 from ..ascendc.kernel import KernelFunction, Launch
 from ..npu.errors import BuildError, TilingError, location_from_traceback
 from ..operator import Case, Constraint, Param, Params, Tensors, TensorSpec
+from .discovery import (  # noqa: F401 - re-exported: finding operators is discovery's job
+    find_operators,
+    list_operators,
+    operator_dirs,
+    resolve_operator,
+)
 
 _counter = itertools.count()
 REQUIRED = ("CASES", "tensors", "tiling", "golden")
-
-
-def operator_dirs(root: str | Path | None = None) -> list[Path]:
-    """Where operator names are looked up: the given dir, ./operators, then the bundled ones."""
-    dirs = []
-    if root is not None:
-        dirs.append(Path(root))
-    dirs.append(Path.cwd() / "operators")
-    dirs.append(BUNDLED_OPERATORS)
-    seen, out = set(), []
-    for d in dirs:
-        r = d.resolve()
-        if r not in seen and r.is_dir():
-            seen.add(r)
-            out.append(r)
-    return out
-
-
-def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
-    p = Path(ref)
-    if p.suffix == ".py" or p.exists():
-        if not p.exists():
-            raise BuildError(f"operator file not found: {ref}")
-        return p.resolve()
-    for d in operator_dirs(root):
-        cand = d / f"{ref}.py"
-        if cand.exists():
-            return cand
-    known = sorted(
-        {q.stem for d in operator_dirs(root) for q in d.glob("*.py") if not q.stem.startswith("_")}
-    )
-    raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
-
-
-def list_operators(root: str | Path | None = None, include_bugs: bool = False) -> list[Path]:
-    """Operator files under the first existing operators dir (bugs/ only when asked)."""
-    dirs = operator_dirs(root)
-    if not dirs:
-        return []
-    base = dirs[0]
-    files = sorted(p for p in base.glob("*.py") if not p.stem.startswith("_"))
-    if include_bugs:
-        files += sorted(p for p in (base / "bugs").glob("*.py") if not p.stem.startswith("_"))
-    return files
 
 
 @dataclass(frozen=True)

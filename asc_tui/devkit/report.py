@@ -14,9 +14,9 @@ from html import escape
 
 from .bench import BenchResult, CaseResult
 from .history import RunRecord
+from .present.bench import change_text, history_changes, history_rows
+from .present.text import sparkline
 from .svg import breakdown_svg, timeline_svg, trend_svg
-
-SPARK = "▁▂▃▄▅▆▇█"
 
 
 @dataclass
@@ -36,25 +36,6 @@ def _num(v: float | None, fmt: str = "{:.3f}") -> str:
 
 def _pct(v: float | None) -> str:
     return "—" if v is None else f"{v:.1%}"
-
-
-def change_text(c: CaseResult) -> str:
-    ch = c.change
-    if ch.performance is None:
-        return {"x": "x (no previous run)", "!": "! (failing now)"}.get(ch.mark, ch.mark)
-    perf = "0.0%" if abs(ch.performance) < 0.0005 else f"{ch.performance:+.1%}"
-    return perf if ch.mark == " " else f"{ch.mark} {perf}"
-
-
-def sparkline(values: list[float]) -> str:
-    if not values:
-        return ""
-    lo, hi = min(values), max(values)
-    if hi - lo <= 1e-12:
-        return SPARK[0] * len(values)
-    return "".join(
-        SPARK[min(int((v - lo) / (hi - lo) * (len(SPARK) - 1) + 0.5), len(SPARK) - 1)] for v in values
-    )
 
 
 def breakdown_rows(c: CaseResult) -> list[tuple[str, str, float, float, float | None]]:
@@ -219,40 +200,14 @@ def build_sections(
             )
             if with_svg:
                 h.svgs.append(
-                    trend_svg(times, [m for m, _ in _marks(recs, th.regression)], title=f"history {c.case}")
+                    trend_svg(
+                        times,
+                        [m.value for m, _ in history_changes(recs, th.regression)],
+                        title=f"history {c.case}",
+                    )
                 )
             secs.append(h)
     return secs
-
-
-def _marks(recs: list[RunRecord], threshold: float) -> list[tuple[str, float | None]]:
-    out, prev = [], None
-    for r in recs:
-        if prev is None:
-            out.append(("x", None))
-        else:
-            ratio = r.time_us / prev.time_us
-            out.append(
-                ("+" if ratio > 1 + threshold else "-" if ratio < 1 / (1 + threshold) else " ", 1 / ratio - 1)
-            )
-        prev = r
-    return out
-
-
-def history_rows(recs: list[RunRecord], threshold: float = 0.01) -> list[list[str]]:
-    rows = []
-    for r, (mark, perf) in zip(recs, _marks(recs, threshold)):
-        rows.append(
-            [
-                f"#{r.id}",
-                time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.ts)),
-                r.kind,
-                r.source_hash or "",
-                f"{r.time_us:.3f}",
-                "" if perf is None else ("0.0%" if abs(perf) < 0.0005 else f"{mark} {perf:+.1%}".strip()),
-            ]
-        )
-    return rows
 
 
 # -- renderers ----------------------------------------------------------------------------------

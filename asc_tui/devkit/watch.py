@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..npu.errors import ErrorInfo
+from .discovery import is_operator_file
 from .runner import RunRequest
 from .worker import RunWorker, WorkResult
 
@@ -65,7 +66,7 @@ def classify(
         if p in extra or p.suffix == ".toml":
             everything = True
             config = config or p.name in ("asc-tui.toml", "pyproject.toml")
-        elif p.suffix == ".py" and p.parent == root and not p.name.startswith("_"):
+        elif is_operator_file(p) and p.parent == root:
             (ops if p.exists() else removed).add(p)
         elif p.suffix == ".py":
             everything = True  # a helper module the operators may import

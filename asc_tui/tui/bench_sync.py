@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
+from ..devkit.regression import is_regression, slowdown_text
 from .lifecycle import while_mounted
 from .widgets.bench_table import BenchRow, BenchTable
 
@@ -25,7 +26,9 @@ class BenchSync:
     def update_bench_row(self, st, rep, previous: float | None) -> None:
         table = self.pane(BenchTable)
         key = f"{rep.operator}/{rep.case}/{rep.chip}"
-        row = table.row(key) or BenchRow(rep.operator, rep.case, rep.chip)
+        row = table.row(key) or BenchRow(
+            rep.operator, rep.case, rep.chip, threshold=self.config.thresholds.regression
+        )
         row.previous = previous if previous is not None else row.previous
         row.current = rep.emulation.time_us
         row.history = [*row.history, rep.emulation.time_us][-20:]
@@ -62,8 +65,7 @@ class BenchSync:
         if len(msg.times) >= len(row.history):
             row.history = list(msg.times)  # stored runs include this one
         table.upsert(row)
-        d = row.delta()
-        if d is not None and d > self.config.thresholds.regression:
+        if is_regression(row.current, row.previous, self.config.thresholds.regression):
             for st in self.ops.values():
                 if (
                     st.good is not None
@@ -72,4 +74,7 @@ class BenchSync:
                 ):
                     st.status = "regression"
                     self.pane("#sidebar").set_status(st.path, "regression", st.stale)
-                    self.log_line(f"{st.path.stem}: REGRESSION {d:+.1%} vs the stored previous run", "error")
+                    self.log_line(
+                        f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run",
+                        "error",
+                    )

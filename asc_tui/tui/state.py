@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..devkit.discovery import declared_cases, find_operators  # noqa: F401 - the tui's imports
+from ..devkit.regression import is_regression
 
 if TYPE_CHECKING:
     from ..devkit.runner import RunReport
@@ -37,29 +39,6 @@ def classify(result: WorkResult, previous_us: float | None, regression: float) -
         return "error"
     if rep.precision is not None and rep.precision.verdict != "PASS":
         return "fail"
-    if previous_us and rep.emulation.time_us > previous_us * (1 + regression):
+    if is_regression(rep.emulation.time_us, previous_us, regression):
         return "regression"
     return "pass"
-
-
-def declared_cases(path: Path) -> list[str]:
-    """Case names from the `CASES = {...}` literal, read with `ast` (never executes the file)."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return []
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "CASES" for t in node.targets
-        ):
-            if isinstance(node.value, ast.Dict):
-                return [
-                    k.value
-                    for k in node.value.keys
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                ]
-    return []
-
-
-def find_operators(root: Path) -> list[Path]:
-    return sorted(p.resolve() for p in root.glob("*.py") if not p.name.startswith("_"))

@@ -128,7 +128,7 @@ class ToolActions:
             params=dict(st.params),
             against=None if save else BASELINE_NAME,
             save_baseline=BASELINE_NAME if save else None,
-            thresholds=bench.Thresholds(ship=th.ship, optimise=th.optimise),
+            thresholds=bench.Thresholds(ship=th.ship, optimise=th.optimise, regression=th.regression),
             timeout_s=self.config.worker_timeout,
         )
         what = "save baseline" if save else "bench vs baseline"
@@ -154,7 +154,9 @@ class ToolActions:
         table = self.pane(BenchTable)
         for c in res.cases:
             key = f"{res.operator}/{c.case}/{res.chip}"
-            row = table.row(key) or BenchRow(res.operator, c.case, res.chip)
+            row = table.row(key) or BenchRow(
+                res.operator, c.case, res.chip, threshold=self.config.thresholds.regression
+            )
             if c.time_us is not None:
                 row.current = c.time_us
             row.baseline = c.baseline_time_us
@@ -428,14 +430,7 @@ def _call(target: str, args: tuple, label: str = ""):
 
 def profile_report_text(report, width: int) -> str:
     """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
-    import io
-
-    from rich.console import Console
-
-    from ..cli.profile_view import render
+    from ..devkit.present.profile import report_text
     from ..devkit.profile import profile
 
-    buf = io.StringIO()
-    con = Console(file=buf, width=width, no_color=True, color_system=None, force_terminal=False)
-    render(profile(report), con, pipeline_report=True, lines=8)
-    return buf.getvalue().rstrip()
+    return report_text(profile(report), width, pipeline_report=True, lines=8)

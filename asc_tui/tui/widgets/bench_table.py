@@ -6,30 +6,9 @@ from dataclasses import dataclass, field
 
 from textual.widgets import DataTable
 
-SPARK = "▁▂▃▄▅▆▇█"
-#: Most telling first, so 80 columns show current, change and verdict without scrolling.
-COLUMNS = (
-    "operator",
-    "case",
-    "current µs",
-    "Δ prev",
-    "verdict",
-    "vs base",
-    "baseline µs",
-    "previous µs",
-    "history",
-    "chip",
-)
-
-
-def sparkline(values: list[float], width: int = 12) -> str:
-    vals = [v for v in values if v is not None][-width:]
-    if not vals:
-        return ""
-    lo, hi = min(vals), max(vals)
-    if hi - lo <= 1e-12:
-        return SPARK[3] * len(vals)
-    return "".join(SPARK[int((v - lo) / (hi - lo) * 7)] for v in vals)
+from ...devkit.present.bench import BENCH_ROW_COLUMNS as COLUMNS
+from ...devkit.present.bench import bench_row_cells
+from ...devkit.regression import DEFAULT_THRESHOLD, slowdown
 
 
 @dataclass
@@ -42,35 +21,27 @@ class BenchRow:
     previous: float | None = None
     verdict: str = ""
     history: list[float] = field(default_factory=list)
+    threshold: float = DEFAULT_THRESHOLD  # the config's regression threshold
 
     @property
     def key(self) -> str:
         return f"{self.operator}/{self.case}/{self.chip}"
 
     def delta(self) -> float | None:
-        if self.current is None or not self.previous:
-            return None
-        return self.current / self.previous - 1.0
-
-    def relative(self) -> float | None:
-        """Baseline time / own time: ≥ 95% ships (Ascend practice)."""
-        if self.current is None or not self.baseline:
-            return None
-        return self.baseline / self.current
+        """Slowdown vs the previous run (positive: slower)."""
+        return slowdown(self.current, self.previous)
 
     def cells(self) -> tuple[str, ...]:
-        d, rel = self.delta(), self.relative()
-        return (
+        return bench_row_cells(
             self.operator,
             self.case,
-            f"{self.current:,.3f}" if self.current is not None else "-",
-            (f"{'+' if d > 0 else ''}{d:.1%}" + (" !" if d > 0.01 else "")) if d is not None else "-",
-            self.verdict or "-",
-            f"{rel:.1%}" if rel is not None else "-",
-            f"{self.baseline:,.3f}" if self.baseline else "-",
-            f"{self.previous:,.3f}" if self.previous else "-",
-            sparkline(self.history),
             self.chip,
+            self.current,
+            self.baseline,
+            self.previous,
+            self.verdict,
+            self.history,
+            self.threshold,
         )
 
 

@@ -1,7 +1,9 @@
-"""Human output of `asc-tui profile`: the tables a user would screenshot (rich; NO_COLOR honoured)."""
+"""The profile report: the tables a user would screenshot (`asc-tui profile`) and the workbench's
+report tab shows. Rich renderables printed to a console (NO_COLOR honoured), or plain text."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
@@ -9,7 +11,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..devkit.profile import Profile
+from ..profile import Profile
+from .text import us_text as _us
 
 _BAR = 24
 _SEV = {"high": "bold red", "medium": "yellow", "info": "cyan"}
@@ -21,18 +24,24 @@ def console(file=None) -> Console:
     return Console(file=out, width=width, highlight=False, soft_wrap=False, no_color="NO_COLOR" in os.environ)
 
 
-def _us(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    if x >= 1000:
-        return f"{x / 1000:,.3f} ms"
-    return f"{x:,.3f} µs"
+def _table(title: str) -> Table:
+    return Table(
+        title=title, title_justify="left", title_style="bold", show_edge=False, pad_edge=False, box=None
+    )
 
 
 def _bar(share: float) -> str:
     n = share * _BAR
     full = int(n)
     return "█" * full + ("▌" if n - full >= 0.5 else "")
+
+
+def report_text(p: Profile, width: int, pipeline_report: bool = True, lines: int | None = 8) -> str:
+    """The report as plain text `width` columns wide (no colour, no terminal codes)."""
+    buf = io.StringIO()
+    con = Console(file=buf, width=width, no_color=True, color_system=None, force_terminal=False)
+    render(p, con, pipeline_report=pipeline_report, lines=lines)
+    return buf.getvalue().rstrip()
 
 
 def render(
@@ -67,14 +76,7 @@ def render(
         )
     )
     con.print()
-    t = Table(
-        title="Where the time goes (mean per core)",
-        title_justify="left",
-        title_style="bold",
-        show_edge=False,
-        pad_edge=False,
-        box=None,
-    )
+    t = _table("Where the time goes (mean per core)")
     t.add_column("", no_wrap=True)
     t.add_column("time", justify="right", no_wrap=True)
     t.add_column("share", justify="right", no_wrap=True)
@@ -147,14 +149,7 @@ def render(
 def _pipeline(p: Profile, con: Console) -> None:
     pl = p.pipeline
     con.print()
-    t = Table(
-        title="Pipeline report",
-        title_justify="left",
-        title_style="bold",
-        show_edge=False,
-        pad_edge=False,
-        box=None,
-    )
+    t = _table("Pipeline report")
     t.add_column("unit", no_wrap=True)
     t.add_column("utilisation", justify="right")
     t.add_column("waiting", justify="right")
@@ -202,14 +197,7 @@ def _lines(p: Profile, con: Console, n: int) -> None:
     if not p.lines:
         con.print(Text("Hot lines  n/a (no per-line data)", style="dim"))
         return
-    t = Table(
-        title=f"Hot lines (top {min(n, len(p.lines))} of {len(p.lines)})",
-        title_justify="left",
-        title_style="bold",
-        show_edge=False,
-        pad_edge=False,
-        box=None,
-    )
+    t = _table(f"Hot lines (top {min(n, len(p.lines))} of {len(p.lines)})")
     t.add_column("line", justify="right", no_wrap=True)
     t.add_column("calls", justify="right")
     t.add_column("cycles", justify="right")

@@ -1,0 +1,58 @@
+"""Chip models as the front ends see them: the bundled names, the default, and key figures.
+
+Loading by name or by a user's TOML path is `load_chip` (errors name the file and line); the
+front ends take chips from here, never from the emulator package. Import-light (no numpy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..npu.chip import DEFAULT_CHIP, ChipModel, available_chips, load_chip
+
+__all__ = ["ChipModel", "ChipSummary", "chip_names", "chip_summaries", "default_chip_name", "load_chip"]
+
+
+@dataclass(frozen=True)
+class ChipSummary:
+    """The figures `asc-tui chips` lists (bytes, MHz, GB/s)."""
+
+    name: str
+    clock_mhz: float
+    aic: int
+    aiv: int
+    ub_bytes: int
+    l1_bytes: int | None
+    hbm_gbps: float
+    path: str
+
+    @classmethod
+    def of(cls, chip: ChipModel) -> ChipSummary:
+        return cls(
+            chip.name,
+            chip.clock_mhz,
+            chip.aic,
+            chip.aiv,
+            chip.usable["ub"],
+            chip.memory.get("l1"),
+            chip.hbm_gbps,
+            chip.path,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def chip_names() -> list[str]:
+    """The bundled chip models, sorted (a user's TOML path is accepted wherever a name is)."""
+    return available_chips()
+
+
+def default_chip_name() -> str:
+    """The chip used when neither a flag nor the config names one."""
+    return DEFAULT_CHIP
+
+
+def chip_summaries() -> list[ChipSummary]:
+    return [ChipSummary.of(load_chip(n)) for n in chip_names()]

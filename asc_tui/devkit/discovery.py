@@ -1,0 +1,86 @@
+"""Operator discovery, once for every front end: which files are operators, where names are
+looked up, and the cases a file declares (read, never executed).
+
+Standard library only: the workbench lists operators before the emulator stack (numpy) loads.
+`loader` imports operators; this module only finds them.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .. import BUNDLED_OPERATORS
+from ..npu.errors import BuildError
+
+
+def is_operator_file(path: Path) -> bool:
+    """A Python operator module: `*.py` whose name does not start with '_' (helpers do)."""
+    return path.suffix == ".py" and not path.name.startswith("_")
+
+
+def find_operators(directory: str | Path) -> list[Path]:
+    """The operator files directly in `directory`, resolved and sorted."""
+    return sorted(p.resolve() for p in Path(directory).glob("*.py") if is_operator_file(p))
+
+
+def operator_dirs(root: str | Path | None = None) -> list[Path]:
+    """Where operator names are looked up: the given dir, ./operators, then the bundled ones."""
+    dirs = []
+    if root is not None:
+        dirs.append(Path(root))
+    dirs.append(Path.cwd() / "operators")
+    dirs.append(BUNDLED_OPERATORS)
+    seen, out = set(), []
+    for d in dirs:
+        r = d.resolve()
+        if r not in seen and r.is_dir():
+            seen.add(r)
+            out.append(r)
+    return out
+
+
+def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
+    """A path to an operator file, or a name looked up in `operator_dirs`."""
+    p = Path(ref)
+    if p.suffix == ".py" or p.exists():
+        if not p.exists():
+            raise BuildError(f"operator file not found: {ref}")
+        return p.resolve()
+    for d in operator_dirs(root):
+        cand = d / f"{ref}.py"
+        if cand.exists():
+            return cand
+    known = sorted({q.stem for d in operator_dirs(root) for q in find_operators(d)})
+    raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
+
+
+def list_operators(root: str | Path | None = None, include_bugs: bool = False) -> list[Path]:
+    """Operator files under the first existing operators dir (bugs/ only when asked)."""
+    dirs = operator_dirs(root)
+    if not dirs:
+        return []
+    base = dirs[0]
+    files = sorted(p for p in base.glob("*.py") if is_operator_file(p))
+    if include_bugs:
+        files += sorted(p for p in (base / "bugs").glob("*.py") if is_operator_file(p))
+    return files
+
+
+def declared_cases(path: Path) -> list[str]:
+    """Case names from the `CASES = {...}` literal, read with `ast` (never executes the file)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "CASES" for t in node.targets
+        ):
+            if isinstance(node.value, ast.Dict):
+                return [
+                    k.value
+                    for k in node.value.keys
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                ]
+    return []
