@@ -29,7 +29,7 @@ from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
 from .messages import EngineReady, FilesChanged, RunFinished, RunStarted
 from .navigation import Navigation
-from .state import OperatorState, classify, find_operators
+from .state import OperatorState, Status, classify, find_operators
 from .themes import DEFAULT_THEME, load_themes
 from .tools import ToolActions
 from .widgets.bench_table import BenchTable
@@ -332,8 +332,8 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
         st = self.ops.setdefault(msg.path, OperatorState(msg.path))
-        st.status = "running"
-        self.pane(OperatorTree).set_status(msg.path, "running", st.stale)
+        st.status = Status.RUNNING
+        self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         req = msg.request
         extra = " ".join(f"{k}={v}" for k, v in req.params.items())
         self.log_line(
@@ -360,7 +360,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
             for pane in self.log_panes():
                 pane.add_result(msg.path.stem, res, self.show_host_times)
-            if st.status == "regression":
+            if st.status is Status.REGRESSION:
                 self.log_line(
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
                     f"{previous:,.3f} µs before "

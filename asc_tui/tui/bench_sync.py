@@ -11,6 +11,7 @@ from textual.message import Message
 
 from ..devkit.regression import is_regression, slowdown_text
 from .lifecycle import while_mounted
+from .state import Status
 from .widgets.bench_table import BenchRow, BenchTable
 
 
@@ -70,10 +71,10 @@ class BenchSync:
                 if (
                     st.good is not None
                     and f"{st.good.operator}/{st.good.case}/{st.good.chip}" == msg.key
-                    and st.status == "pass"
+                    and st.status is Status.PASS
                 ):
-                    st.status = "regression"
-                    self.pane("#sidebar").set_status(st.path, "regression", st.stale)
+                    st.status = Status.REGRESSION
+                    self.pane("#sidebar").set_status(st.path, st.status, st.stale)
                     self.log_line(
                         f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run",
                         "error",

@@ -7,7 +7,7 @@ from pathlib import Path
 from ..config import ConfigError, load_config
 from .lifecycle import while_mounted
 from .messages import FilesChanged
-from .state import OperatorState, declared_cases
+from .state import OperatorState, Status, declared_cases
 from .widgets.operator_tree import OperatorTree
 
 
@@ -92,8 +92,8 @@ class Navigation:
         tree = self.pane(OperatorTree)
         for p in cs.removed:
             if p in self.ops:
-                self.ops[p].status = "removed"
-                tree.set_status(p, "removed")
+                self.ops[p].status = Status.REMOVED
+                tree.set_status(p, Status.REMOVED)
                 self.log_line(f"{p.stem}: file removed", "warn")
         if cs.config and self.config.source:
             self.reload_config()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,10 +15,23 @@ if TYPE_CHECKING:
     from ..devkit.worker import WorkResult
 
 
+class Status(enum.StrEnum):
+    """Where an operator stands in this session (its mark in the tree, its word in the status)."""
+
+    NEW = "new"
+    RUNNING = "running"
+    PASS = "pass"
+    FAIL = "fail"  # ran, but the precision check failed
+    ERROR = "error"  # did not build or run
+    REGRESSION = "regression"  # slower than the previous run by more than the threshold
+    SANITIZER = "sanitizer"  # the debug tools found something
+    REMOVED = "removed"  # the file is gone
+
+
 @dataclass
 class OperatorState:
     path: Path
-    status: str = "new"  # new | running | pass | fail | error | regression | sanitizer | removed
+    status: Status = Status.NEW
     last: WorkResult | None = None  # newest result, good or bad
     good: RunReport | None = None  # newest report with an emulation (shown while stale)
     case: str | None = None  # None: the operator's default case
@@ -31,14 +45,12 @@ class OperatorState:
         return self.good is not None and (self.last is None or self.last.report is not self.good)
 
 
-def classify(result: WorkResult, previous_us: float | None, regression: float) -> str:
+def classify(result: WorkResult, previous_us: float | None, regression: float) -> Status:
     rep = result.report
-    if rep is None or rep.emulation is None:
-        return "error"
-    if rep.errors:
-        return "error"
+    if rep is None or rep.emulation is None or rep.errors:
+        return Status.ERROR
     if rep.precision is not None and rep.precision.verdict != "PASS":
-        return "fail"
+        return Status.FAIL
     if is_regression(rep.emulation.time_us, previous_us, regression):
-        return "regression"
-    return "pass"
+        return Status.REGRESSION
+    return Status.PASS

@@ -15,6 +15,7 @@ from textual.widgets import TabbedContent
 
 from .lifecycle import while_mounted
 from .messages import ToolFinished, TuneProgress
+from .state import Status
 from .widgets.bench_table import BenchRow, BenchTable
 from .widgets.tune_pane import TunePane
 
@@ -392,8 +393,8 @@ class ToolActions:
                 )
                 st = self.ops.get(msg.path)
                 if st is not None and (d["findings"] or deadlock):
-                    st.status = "sanitizer"
-                    self.pane("#sidebar").set_status(msg.path, "sanitizer", st.stale)
+                    st.status = Status.SANITIZER
+                    self.pane("#sidebar").set_status(msg.path, st.status, st.stale)
                     self.update_status()
         elif msg.tool in ("bench", "save_baseline"):
             self._bench_done(msg)

@@ -7,16 +7,18 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Tree
 
+from ..state import Status
+
 #: status -> (mark, style); marks alone carry the meaning (NO_COLOR, monochrome terminals).
-MARKS = {
-    "new": ("·", "dim"),
-    "running": ("~", "bold $accent"),
-    "pass": ("✓", "$success"),
-    "fail": ("✗", "bold $error"),
-    "error": ("!", "bold $error"),
-    "regression": ("▼", "bold $warning"),
-    "sanitizer": ("⚑", "bold $error"),  # the debug tools found something
-    "removed": ("-", "dim"),
+MARKS: dict[Status, tuple[str, str]] = {
+    Status.NEW: ("·", "dim"),
+    Status.RUNNING: ("~", "bold $accent"),
+    Status.PASS: ("✓", "$success"),
+    Status.FAIL: ("✗", "bold $error"),
+    Status.ERROR: ("!", "bold $error"),
+    Status.REGRESSION: ("▼", "bold $warning"),
+    Status.SANITIZER: ("⚑", "bold $error"),
+    Status.REMOVED: ("-", "dim"),
 }
 
 
@@ -32,7 +34,7 @@ class OperatorTree(Tree[Path]):
         self.show_root = False
         self.guide_depth = 2
         self._op_nodes: dict[Path, object] = {}
-        self._status: dict[Path, tuple[str, bool]] = {}
+        self._status: dict[Path, tuple[Status, bool]] = {}
 
     def set_operators(self, paths: list[Path]) -> None:
         for p in paths:
@@ -43,7 +45,7 @@ class OperatorTree(Tree[Path]):
     def paths(self) -> list[Path]:
         return list(self._op_nodes)
 
-    def set_status(self, path: Path, status: str, stale: bool = False) -> None:
+    def set_status(self, path: Path, status: Status, stale: bool = False) -> None:
         if path not in self._op_nodes:
             self.set_operators([path])
         if self._status.get(path) == (status, stale):
@@ -51,8 +53,8 @@ class OperatorTree(Tree[Path]):
         self._status[path] = (status, stale)
         self._op_nodes[path].set_label(self._label(path))
 
-    def status(self, path: Path) -> str:
-        return self._status.get(path, ("new", False))[0]
+    def status(self, path: Path) -> Status:
+        return self._status.get(path, (Status.NEW, False))[0]
 
     def select_path(self, path: Path) -> None:
         node = self._op_nodes.get(path)
@@ -60,8 +62,8 @@ class OperatorTree(Tree[Path]):
             self.move_cursor(node)
 
     def _label(self, path: Path) -> Text:
-        status, stale = self._status.get(path, ("new", False))
-        mark, style = MARKS.get(status, ("?", ""))
+        status, stale = self._status.get(path, (Status.NEW, False))
+        mark, style = MARKS[status]
         text = Text()
         text.append(mark + " ", style=self._resolve(style))
         text.append(path.stem)
