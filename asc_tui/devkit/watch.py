@@ -153,7 +153,8 @@ class Rerunner:
     """Runs operators (queued by path) in a worker, one at a time, newest source wins.
 
     `on_start(path, request)` and `on_result(path, result)` are called from the rerunner's
-    thread; a UI forwards them to its own loop. Cancelled runs are not reported as results.
+    thread; a UI forwards them to its own loop. Cancelled runs are not reported as results:
+    `on_cancel(path)` says the run that `on_start` announced ended without one.
     """
 
     def __init__(
@@ -162,11 +163,13 @@ class Rerunner:
         make_request: Callable[[Path], RunRequest],
         on_start: Callable[[Path, RunRequest], None] | None = None,
         on_result: Callable[[Path, WorkResult], None] | None = None,
+        on_cancel: Callable[[Path], None] | None = None,
     ):
         self.worker = worker
         self.make_request = make_request
         self.on_start = on_start or (lambda p, r: None)
         self.on_result = on_result or (lambda p, r: None)
+        self.on_cancel = on_cancel or (lambda p: None)
         self._pending: dict[Path, None] = {}
         self._cond = threading.Condition()
         self._current: Path | None = None
@@ -242,5 +245,6 @@ class Rerunner:
                     self._current = None
             if result.status == "cancelled":
                 self.cancelled += 1
+                self.on_cancel(path)
                 continue
             self.on_result(path, result)

@@ -27,7 +27,7 @@ from .diff_screen import DiffActions
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
-from .messages import EngineReady, FilesChanged, RunFinished, RunStarted
+from .messages import EngineReady, FilesChanged, RunCancelled, RunFinished, RunStarted
 from .navigation import Navigation
 from .state import OperatorState, Status, classify, find_operators
 from .themes import DEFAULT_THEME, load_themes
@@ -184,6 +184,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             self.make_request,
             on_start=lambda p, r: self.post_message(RunStarted(p, r)),
             on_result=lambda p, r: self.post_message(RunFinished(p, r)),
+            on_cancel=lambda p: self.post_message(RunCancelled(p)),
         )
         if self.watch_enabled:
             extra = watched_extras(self.config.source, self.chip)
@@ -332,6 +333,8 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
         st = self.ops.setdefault(msg.path, OperatorState(msg.path))
+        if st.status is not Status.RUNNING:
+            st.settled = st.status
         st.status = Status.RUNNING
         self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         req = msg.request
@@ -341,6 +344,17 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
             f"{req.chip or 'ascend910b'}{' ' + extra if extra else ''}…",
             "dim",
         )
+        self.update_status()
+
+    @while_mounted
+    def on_run_cancelled(self, msg: RunCancelled) -> None:
+        st = self.ops.get(msg.path)
+        if st is None or st.status is not Status.RUNNING:
+            return
+        st.status = st.settled
+        self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
+        shown = "the last result stays" if st.good is not None else "no result yet"
+        self.log_line(f"{msg.path.stem}: run cancelled ({shown})", "warn")
         self.update_status()
 
     @while_mounted

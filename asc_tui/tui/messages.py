@@ -25,6 +25,14 @@ class RunFinished(Message):
         self.path, self.result = path, result
 
 
+class RunCancelled(Message):
+    """The run announced by RunStarted ended without a result (cancel key, newer save)."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.path = path
+
+
 class FilesChanged(Message):
     def __init__(self, changes: ChangeSet):
         super().__init__()

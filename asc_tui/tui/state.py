@@ -32,6 +32,7 @@ class Status(enum.StrEnum):
 class OperatorState:
     path: Path
     status: Status = Status.NEW
+    settled: Status = Status.NEW  # the status before the run in flight (back to it on cancel)
     last: WorkResult | None = None  # newest result, good or bad
     good: RunReport | None = None  # newest report with an emulation (shown while stale)
     case: str | None = None  # None: the operator's default case

@@ -354,11 +354,12 @@ class ToolActions:
             self.log_line(f"{name}: {msg.tool} failed: {msg.error}", "error")
             if msg.tool == "tune":
                 self.tune_running = False
+                self.pane(TunePane).finish(f"tune failed: {msg.error}")
             return
         res = msg.result
         if msg.tool == "tune" and res is not None and not res.ok:
             self.tune_running = False
-            self.pane(TunePane).set_status(f"tune {res.status}")
+            self.pane(TunePane).finish(f"tune {res.status}")
         if res is not None and not res.ok:
             self.log_line(f"{name}: {msg.tool} {res.status}", "error")
             for e in res.errors:
@@ -419,7 +420,7 @@ class ToolActions:
             if best is not None and getattr(best, "time_us", None) is not None
             else f"tune {verb}: no valid configuration"
         )
-        pane.set_status(text)
+        pane.finish(text)
         self.log_line(f"{msg.path.stem}: {text}", "ok")
 
 

@@ -12,6 +12,7 @@ class TunePane(Vertical):
     TunePane > #tune-status { height: auto; padding: 0 1; }
     TunePane > ProgressBar { padding: 0 1; }
     TunePane > DataTable { height: 1fr; }
+    TunePane > ProgressBar.-finished #eta { display: none; }
     """
 
     def __init__(self, **kwargs):
@@ -39,7 +40,18 @@ class TunePane(Vertical):
         self.best.clear()
         self.table.clear()
         self.bar.update(total=None, progress=0)
+        self.bar.set_class(False, "-finished")
         self.set_status(title)
+
+    def finish(self, text: str) -> None:
+        """The tune ended (done, cancelled or failed): the bar keeps how far it got and the
+        ETA, which would otherwise go on counting against a stopped tune, is hidden."""
+        self.bar.set_class(True, "-finished")
+        self.set_status(text)
+
+    @property
+    def eta_shown(self) -> bool:
+        return not self.bar.has_class("-finished")
 
     def progress(self, done: int, total: int, eta_s: float | None, text: str) -> None:
         self.bar.update(total=max(total, 1), progress=done)
