@@ -6,16 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.bench import (
-    Thresholds,
-    Verdict,
-    change,
-    cube_peak_gflops,
-    roofline,
-    vector_peak_gflops,
-    verdict,
-)
+from asc_tui.devkit.bench import Thresholds, Verdict, change, verdict
 from asc_tui.devkit.history import RunRecord
+from asc_tui.devkit.roofline import cube_peak_flops, roofline, vector_peak_flops
 from asc_tui.npu.chip import load_chip
 
 
@@ -96,21 +89,21 @@ def test_change_reports_a_slowdown_as_positive():
 
 def test_memory_roofline_is_bytes_over_hbm_bandwidth():
     chip = load_chip("ascend910b")
-    r = roofline(chip, flops=0.0, nbytes=1_600_000, uses_cube=False, time_us=4.0)
+    r = roofline(chip, flops=0.0, nbytes=1_600_000, time_us=4.0, use_cube=False)
     assert r.memory_us == pytest.approx(1_600_000 / (chip.hbm_gbps * 1e3))
     assert r.bound == "memory" and r.fraction == pytest.approx(r.memory_us / 4.0)
 
 
 def test_compute_roofline_uses_the_cube_peak_only_for_cube_kernels():
     chip = load_chip("ascend910b")
-    cube = cube_peak_gflops(chip)
-    assert cube == pytest.approx(chip.aic * 4096 * 2 * chip.clock_mhz / 1e3)
-    vec = vector_peak_gflops(chip)
+    cube = cube_peak_flops(chip)
+    assert cube == pytest.approx(chip.aic * 4096 * 2 * chip.clock_mhz * 1e6)
+    vec = vector_peak_flops(chip)
     assert vec < cube
     flops = 1e9
-    assert roofline(chip, flops, 0, True, 1.0).compute_us == pytest.approx(flops / (cube * 1e3))
-    r = roofline(chip, flops, 0, False, 1.0)
-    assert r.unit == "vector" and r.compute_us == pytest.approx(flops / (vec * 1e3))
+    assert roofline(chip, flops, 0, 1.0, use_cube=True).compute_us == pytest.approx(flops / cube * 1e6)
+    r = roofline(chip, flops, 0, 1.0, use_cube=False)
+    assert r.unit == "vector" and r.compute_us == pytest.approx(flops / vec * 1e6)
     assert r.bound == "compute"
 
 

@@ -62,8 +62,18 @@ def test_human_output_lists_stages_pipes_and_verdict():
 def test_timing_only_skips_verification_and_keeps_the_timeline():
     full = json.loads(cli("run", "add_custom", "--json").stdout)
     timing = json.loads(cli("run", "add_custom", "--json", "--timing-only").stdout)
-    assert timing["precision"] is None and timing["mode"] == "timing"
-    assert timing["cycles"] == full["cycles"]
+    assert timing["precision"] is None and timing["emulation"] == "timing-only"
+    assert full["emulation"] == "full" and timing["cycles"] == full["cycles"]
+
+
+def test_every_emulating_command_takes_both_emulation_flags():
+    from asc_tui.cli import build_parser
+
+    parser = build_parser()
+    for argv, default in ((["run"], False), (["profile", "x"], False), (["bench", "x"], True)):
+        assert parser.parse_args(argv).timing_only is default
+        assert parser.parse_args([*argv, "--timing-only"]).timing_only is True
+        assert parser.parse_args([*argv, "--full"]).timing_only is False
 
 
 def test_param_override_and_unknown_param():

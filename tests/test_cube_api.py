@@ -337,7 +337,7 @@ def test_l0c_values_read_by_the_kernel_include_every_issued_mmad(write_operator)
     path = write_operator("l0c_read", src)
     report = run(RunRequest(str(path)))
     assert report.ok, report.errors
-    x = prepare(load_operator(str(path)), None, {}, True, 0)[4]["x"]  # the run's input (seed 0)
+    x = prepare(load_operator(str(path)), None, {}, False, 0)[4]["x"]  # the run's input (seed 0)
     a = x[:256].reshape(16, 16).astype(np.float32)
     want = 2 * float((a @ a)[0, 0])  # two Mmads: overwrite, then accumulate
     got = next(e.text for e in report.emulation.log if e.text.startswith("c00="))

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from asc_tui.ascendc.cube import cube_peak_flops
 from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.roofline import cube_peak_flops
 from asc_tui.devkit.runner import RunRequest, prepare, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch, make_gm
@@ -18,7 +19,7 @@ CHIP = load_chip("ascend910b")
 
 def timing(op_name: str, case: str, params: dict, l2: bool = True):
     op = load_operator(op_name)
-    _, p, _, lnch, _, gm = prepare(op, case, params, numeric=False, seed=0)
+    _, p, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
     assert op.constraint_violations(op.case(case), p) == []
 
     def configure(run_):
@@ -43,7 +44,7 @@ def test_no_config_exceeds_cube_peak_or_hbm_bandwidth(op_name, case, params):
     res = timing(op_name, case, params)
     seconds = res.kernel_us * 1e-6
     dtype = op.case(case).get("dtype", "float16")
-    assert op.flops(op.case(case)) / seconds <= cube_peak_flops(CHIP, dtype)
+    assert op.flops(op.case(case)) / seconds <= cube_peak_flops(CHIP, np.dtype(dtype).itemsize)
     assert res.hbm_read / seconds <= CHIP.hbm_gbps * 1e9
     # without L2 every byte comes from HBM, and still within its bandwidth
     res_off = timing(op_name, case, params, l2=False)
@@ -69,7 +70,7 @@ def test_no_valid_tiling_of_any_shape_beats_the_roofline(m, n, k, tm, tn, tk, db
     assume(not op.constraint_violations(Case("h", values), op.resolve_params(params)))
     res = timing_case("matmul", values, params, l2=l2)
     seconds = res.kernel_us * 1e-6
-    assert 2.0 * m * n * k / seconds <= cube_peak_flops(CHIP, dtype)
+    assert 2.0 * m * n * k / seconds <= cube_peak_flops(CHIP, np.dtype(dtype).itemsize)
     assert res.hbm_read / seconds <= CHIP.hbm_gbps * 1e9
 
 
@@ -199,7 +200,7 @@ def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, 
     from asc_tui.npu.l2 import prepass_counts
 
     op = load_operator(name)
-    _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=1)
+    _, _, _, lnch, _, gm = prepare(op, case, {}, timing_only=False, seed=1)
     chip = load_chip("ascend910b")
     light = prepass_counts(launch, op.kernel, gm, lnch.tiling, lnch.block_dim, chip)
     for full, counting in (

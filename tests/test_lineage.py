@@ -21,7 +21,7 @@ from tests.test_cube_api import CUBE_BODY, source
 
 
 def _outputs(op, case, lineage_on: bool) -> tuple[dict, list[str]]:
-    _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=5)
+    _, _, _, lnch, _, gm = prepare(op, case, {}, timing_only=False, seed=5)
     res = launch(
         op.kernel,
         gm,

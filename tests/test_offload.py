@@ -22,7 +22,7 @@ from tests.test_cube_api import CUBE_BODY, source
 def _outputs(name: str, case: str, threaded: bool, monkeypatch) -> dict[str, np.ndarray]:
     monkeypatch.setattr(offload.numbers, "threaded", threaded)
     op = load_operator(name)
-    _, _, _, lnch, _, gm = prepare(op, case, {}, numeric=True, seed=3)
+    _, _, _, lnch, _, gm = prepare(op, case, {}, timing_only=False, seed=3)
     launch(op.kernel, gm, lnch.tiling, lnch.block_dim, load_chip("ascend910b"), numeric=True)
     return {g.buffer.name: g.buffer.data.copy() for g in gm}
 
@@ -85,7 +85,7 @@ def test_gm_written_by_a_pending_fixpipe_is_read_back_after_it(write_operator, m
     report = run(RunRequest(str(write_operator("chained", src))))
     assert report.ok and report.passed, report.errors or report.precision.to_dict()
     y0 = next(e.text for e in report.emulation.log if e.text.startswith("y0="))
-    x = prepare(load_operator(str(write_operator("chained", src))), None, {}, True, 0)[4]["x"]
+    x = prepare(load_operator(str(write_operator("chained", src))), None, {}, False, 0)[4]["x"]
     a = x[:256].reshape(16, 16).astype(np.float32)
     want = ((a @ a).astype(np.float16).astype(np.float32) @ a).astype(np.float16)[0, 0]
     assert float(y0.split("=")[1]) == pytest.approx(float(want), abs=1e-3)

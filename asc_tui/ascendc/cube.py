@@ -672,13 +672,6 @@ def _fr_shape(role: str, m1: int, n1: int, k1: int) -> tuple[int, int]:
     return {"A (L0A)": (m1, k1), "B (L0B)": (k1, n1)}.get(role, (n1, m1))
 
 
-def cube_peak_flops(chip, dtype=half) -> float:
-    """Whole-chip cube peak in FLOP/s (2 per MAC) for `dtype` inputs."""
-    sec = chip.section("cube")
-    key = "int8_macs_per_cycle" if np.dtype(dtype) == int8 else "fp16_macs_per_cycle"
-    return 2.0 * float(sec.get(key, 4096)) * chip.aic * chip.clock_mhz * 1e6
-
-
 def __getattr__(name: str):
     """Fixpipe and its parameter types live in fixpipe.py; keep `cube.Fixpipe` working."""
     if name in ("Fixpipe", "FixpipeParams", "FixpipeParamsV220", "QuantMode_t"):
@@ -695,6 +688,5 @@ __all__ = [
     "MmadParams",
     "Mmad",
     "c0_of",
-    "cube_peak_flops",
     "flush_cube",
 ]

@@ -15,7 +15,7 @@ from ..devkit.present.bench import bench_table_text, history_rows
 from ..devkit.present.text import sparkline
 from ..devkit.report import render
 from ..devkit.store import Store
-from .common import add_target_options, parse_params, print_json
+from .common import add_emulation_options, add_target_options, parse_params, print_json
 
 
 def add_parser(sub) -> None:
@@ -67,11 +67,7 @@ def add_parser(sub) -> None:
         help=f"exit 1 when any holds: {','.join(FAIL_CONDITIONS)} or none "
         "(default regression,must-optimise,error)",
     )
-    p.add_argument(
-        "--full",
-        action="store_true",
-        help="full numeric emulation with precision check (default timing-only)",
-    )
+    add_emulation_options(p, timing_only=True)
     p.add_argument("--no-record", action="store_true", help="do not add this run to history")
 
 
@@ -135,7 +131,7 @@ def main(args) -> int:
         against=args.against,
         save_baseline=args.save_baseline,
         thresholds=th,
-        timing_only=not args.full,
+        timing_only=args.timing_only,
         record=not args.no_record,
         timeout_s=args.timeout,
     )

@@ -33,6 +33,26 @@ def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) ->
     )
 
 
+def add_emulation_options(p: argparse.ArgumentParser, timing_only: bool) -> None:
+    """`--timing-only` / `--full` on every command that emulates; `timing_only` is its default."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--timing-only",
+        dest="timing_only",
+        action="store_true",
+        default=timing_only,
+        help="timing-only emulation: shadow tensors, no arithmetic, no precision check; the same "
+        "timeline, much faster" + (" (default)" if timing_only else ""),
+    )
+    g.add_argument(
+        "--full",
+        dest="timing_only",
+        action="store_false",
+        help="full emulation: numeric + timing, with the precision check"
+        + ("" if timing_only else " (default)"),
+    )
+
+
 def parse_params(items: list[str]) -> dict[str, str]:
     out = {}
     for item in items:

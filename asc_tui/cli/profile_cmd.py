@@ -12,7 +12,7 @@ import sys
 from ..devkit.errors import OperatorError
 from ..devkit.history import record_run
 from ..devkit.runner import RunRequest, run
-from .common import add_target_options, parse_params, print_json
+from .common import add_emulation_options, add_target_options, parse_params, print_json
 
 
 def add_parser(sub) -> None:
@@ -59,9 +59,7 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="read a msprof op output directory instead of running",
     )
-    p.add_argument(
-        "--timing-only", action="store_true", help="skip arithmetic and verification (same timeline, faster)"
-    )
+    add_emulation_options(p, timing_only=False)
     p.add_argument("--seed", type=int, default=0, help="input data seed")
     tune = p.add_mutually_exclusive_group()
     tune.add_argument(

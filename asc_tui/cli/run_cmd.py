@@ -8,15 +8,13 @@ from ..devkit.history import record_run
 from ..devkit.loader import list_operators
 from ..devkit.runner import RunReport, RunRequest, run
 from ..devkit.views.timing import timing
-from .common import add_target_options, parse_params, print_json
+from .common import add_emulation_options, add_target_options, parse_params, print_json
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("run", help="run an operator on the emulated NPU and check its result")
     add_target_options(p, op_optional=True)
-    p.add_argument(
-        "--timing-only", action="store_true", help="shadow tensors, no arithmetic: same timeline, much faster"
-    )
+    add_emulation_options(p, timing_only=False)
     p.add_argument("--seed", type=int, default=0, help="input data seed")
 
 
@@ -68,7 +66,7 @@ def print_report(r: RunReport, out=None) -> None:
     em = r.emulation
     if em is not None:
         t = timing(em)
-        w(f"  {t.split('us')}  (block_dim {em.block_dim}, {em.mode} mode)\n")
+        w(f"  {t.split('us')}  (block_dim {em.block_dim}, {r.emulation_kind} emulation)\n")
         w(f"  {t.overlap_text()}\n")
         w(f"  {'pipe':<8}{'busy us/core':>14}{'ratio':>9}{'wait':>9}{'instr':>10}\n")
         for name, st in em.pipe_stats().items():

@@ -35,6 +35,7 @@ from .compare import (  # noqa: F401 - re-exported: bench is the module callers 
 )
 from .history import RunRecord
 from .loader import load_operator
+from .roofline import Roofline, element_bytes, roofline
 from .runner import RunReport, RunRequest, run
 from .store import Store
 
@@ -81,57 +82,6 @@ def verdict(relative: float | None, th: Thresholds = Thresholds()) -> Verdict | 
     return Verdict.MUST_OPTIMISE
 
 
-# -- roofline -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Roofline:
-    """How close the run came to the chip's limit for its work (µs, GB/s, GFLOPS).
-
-    `fraction` = max(bytes / HBM bandwidth, FLOPs / peak) / task duration, the same figure
-    `asc-tui profile` prints (its roofline is used when devkit/profile.py is importable);
-    `bound` is "memory", "compute" or (profile only) "latency"."""
-
-    bound: str
-    fraction: float
-    memory_us: float
-    compute_us: float
-    peak_gbps: float
-    peak_gflops: float
-    unit: str  # "vector" or "cube"
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-def vector_peak_gflops(chip: ChipModel, elem_bytes: int = 2) -> float:
-    """Vector peak: one repeat (repeat_bytes / element size) per `default` cycles per AIV."""
-    per_cycle = (chip.repeat_bytes / elem_bytes) / chip.vec_cycles_per_repeat("default")
-    return chip.aiv * per_cycle * chip.clock_mhz / 1e3
-
-
-def cube_peak_gflops(chip: ChipModel) -> float | None:
-    macs = chip.section("cube").get("fp16_macs_per_cycle")
-    return chip.aic * macs * 2 * chip.clock_mhz / 1e3 if macs else None
-
-
-def roofline(chip: ChipModel, flops: float, nbytes: float, uses_cube: bool, time_us: float) -> Roofline:
-    """The fallback roofline (fp16 peaks) when the profiler is not available."""
-    cube = cube_peak_gflops(chip) if uses_cube else None
-    peak = cube if cube else vector_peak_gflops(chip)
-    memory_us = nbytes / (chip.hbm_gbps * 1e3)
-    compute_us = flops / (peak * 1e3) if peak else 0.0
-    return Roofline(
-        bound="compute" if compute_us > memory_us else "memory",
-        fraction=max(memory_us, compute_us) / time_us if time_us > 0 else 0.0,
-        memory_us=memory_us,
-        compute_us=compute_us,
-        peak_gbps=chip.hbm_gbps,
-        peak_gflops=peak,
-        unit="cube" if cube else "vector",
-    )
-
-
 def _profile(report: RunReport, chip: ChipModel):
     """The profiler's view of the run (breakdown, roofline, advice), or None without it."""
     if report.emulation is None:
@@ -147,23 +97,22 @@ def _profile(report: RunReport, chip: ChipModel):
 
 
 def _roofline_of(report: RunReport, prof, chip: ChipModel, rec: RunRecord) -> Roofline | None:
+    """The profiler's roofline; without a profile, the same roofline minus the fixed costs."""
     em = report.emulation
     if em is None:
         return None
-    r = getattr(prof, "roofline", None)
-    if r is not None:
-        return Roofline(
-            bound=r.bound,
-            fraction=r.fraction,
-            memory_us=r.memory_us,
-            compute_us=r.compute_us,
-            peak_gbps=r.peak_gbps,
-            peak_gflops=r.peak_tflops * 1e3,
-            unit=r.unit,
-        )
+    if getattr(prof, "roofline", None) is not None:
+        return prof.roofline
     uses_cube = "cube" in rec.pipes and rec.pipes["cube"].busy_us > 0
     hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 do not count
-    return roofline(chip, rec.flops, hbm_read + em.gm_write, uses_cube, em.time_us)
+    return roofline(
+        chip,
+        rec.flops,
+        hbm_read + em.gm_write,
+        em.time_us,
+        use_cube=uses_cube,
+        elem_bytes=element_bytes(rec.shapes),
+    )
 
 
 def _advice(prof, rec: RunRecord, relative: float | None, th: Thresholds) -> tuple[str, ...]:

@@ -182,7 +182,7 @@ def run_ranks(
     setups = []
     try:
         for r in range(n_ranks):
-            setups.append(prepare(op, case, params or {}, numeric, seed + r))
+            setups.append(prepare(op, case, params or {}, timing_only, seed + r))
     except OperatorError as exc:
         return DeadlockReport(
             op.name,

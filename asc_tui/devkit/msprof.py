@@ -30,7 +30,7 @@ from pathlib import Path
 from ..npu.errors import OperatorError
 from . import advice as rules
 from .breakdown import CATEGORIES, CoreProfile, breakdown_items
-from .profile import CoreBalance, PipelineReport, Profile, bottleneck_of
+from .profile import CoreBalance, PipelineReport, Profile, ProfileSource, bottleneck_of
 from .roofline import roofline
 
 FILES = ("OpBasicInfo.csv", "PipeUtilization.csv", "Memory.csv", "ResourceConflictRatio.csv")
@@ -294,7 +294,7 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
     roof, fixed_share = None, None
     if chip is not None:
         fixed_us = chip.launch_overhead_us
-        roof = roofline(0.0, gm_read + gm_write, time_us, chip, cube, 2, fixed_us)
+        roof = roofline(chip, 0.0, gm_read + gm_write, time_us, use_cube=cube, fixed_us=fixed_us)
         busy = sum(c.busy_us.get("mte2", 0.0) + c.busy_us.get("mte3", 0.0) for c in cores)
         if busy > 0 and count:
             active = min(len(cores), chip_cores or len(cores))
@@ -321,13 +321,13 @@ def _profile(b: dict, cores: tuple[CoreProfile, ...], x: str, chip) -> Profile:
     blocked = {q: sum(c.wait_ratio.get(q, 0.0) * c.time_us for c in cores) / n for q in PIPE_ORDER}
     pipeline = PipelineReport(util, waits, None, None, balance, rules.advise(facts), blocked)
     return Profile(
-        source="msprof",
+        source=ProfileSource.MSPROF,
         operator=b.get("Op Name", "kernel"),
         case=None,
         chip=chip.name if chip is not None else None,
         params={},
         shapes={},
-        mode="hardware",
+        emulation=None,
         time_us=time_us,
         kernel_us=kernel_us,
         clock_mhz=mhz,

@@ -7,6 +7,7 @@ op output directory (real hardware), with the figures that tool does not measure
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from statistics import fmean
 
@@ -25,6 +26,7 @@ from .breakdown import (
     pipe_totals,
     uses_cube,
 )
+from .emulation import Emulation
 from .hotlines import HotLine, hot_lines
 from .roofline import Roofline, element_bytes, fixed_cycles, roofline
 
@@ -82,17 +84,22 @@ class PipelineReport:
         }
 
 
+class ProfileSource(enum.StrEnum):
+    EMULATOR = "emulator"
+    MSPROF = "msprof"  # imported hardware measurements
+
+
 @dataclass(frozen=True)
 class Profile:
     """Where the time of one run went. Times in µs; per-core figures are means over cores used."""
 
-    source: str  # "emulator" or "msprof"
+    source: ProfileSource
     operator: str
     case: str | None
     chip: str | None
     params: dict
     shapes: dict
-    mode: str | None
+    emulation: Emulation | None  # None: measured on hardware (msprof)
     time_us: float  # task duration (kernel + launch overhead), as msprof reports it
     kernel_us: float
     clock_mhz: float
@@ -125,7 +132,7 @@ class Profile:
             "chip": self.chip,
             "params": dict(self.params),
             "shapes": dict(self.shapes),
-            "mode": self.mode,
+            "emulation": self.emulation,
             "time_us": self.time_us,
             "kernel_us": self.kernel_us,
             "clock_mhz": self.clock_mhz,
@@ -187,7 +194,13 @@ def profile(run, chip=None) -> Profile:
         fixed_us += fixed_cycles(em, chip, cube, cores) / em.clock_mhz
         hbm_read = getattr(em, "hbm_read", em.gm_read)  # re-reads served by L2 are not HBM
         roof = roofline(
-            flops, float(hbm_read + em.gm_write), em.time_us, chip, cube, element_bytes(shapes), fixed_us
+            chip,
+            flops,
+            float(hbm_read + em.gm_write),
+            em.time_us,
+            use_cube=cube,
+            elem_bytes=element_bytes(shapes),
+            fixed_us=fixed_us,
         )
     busy, blocked_cycles = totals.busy, totals.blocked
     util = {name: busy[p] / denom for p, name in enumerate(PIPE_NAMES)}
@@ -218,13 +231,13 @@ def profile(run, chip=None) -> Profile:
     )
     issue = chip.scalar_issue if chip is not None else None
     return Profile(
-        source="emulator",
+        source=ProfileSource.EMULATOR,
         operator=meta.get("operator", "kernel"),
         case=meta.get("case"),
         chip=em.chip,
         params=meta.get("params", {}),
         shapes=shapes,
-        mode=em.mode,
+        emulation=Emulation.of_result(em),
         time_us=em.time_us,
         kernel_us=em.kernel_us,
         clock_mhz=em.clock_mhz,

@@ -154,7 +154,7 @@ def build_sections(
                 s.paragraphs.append(
                     f"{c.roofline.bound} bound: {c.roofline.fraction:.1%} of the chip's roofline "
                     f"(HBM {c.roofline.peak_gbps:g} GB/s, {c.roofline.unit} peak "
-                    f"{c.roofline.peak_gflops:,.0f} GFLOPS)"
+                    f"{c.roofline.peak_tflops * 1e3:,.0f} GFLOPS)"
                 )
             s.tables.append(
                 (

@@ -18,6 +18,7 @@ fewer and larger instructions would.
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -44,11 +45,24 @@ _DTYPE_BYTES = {
 }
 
 
+class Bound(enum.StrEnum):
+    COMPUTE = "compute"
+    MEMORY = "memory"
+    LATENCY = "latency"
+
+
+class ComputeUnit(enum.StrEnum):
+    VECTOR = "vector"
+    CUBE = "cube"
+
+
 @dataclass(frozen=True)
 class Roofline:
-    bound: str  # "compute" | "memory" | "latency"
+    """The one roofline type (profile, bench and msprof imports); units in the field names."""
+
+    bound: Bound
     fraction: float  # roof time / task duration (1.0 = at the chip's limit)
-    unit: str  # "vector" | "cube": which compute roof applies
+    unit: ComputeUnit  # which compute roof applies
     flops: float
     bytes: float
     intensity: float  # flops per byte
@@ -73,17 +87,32 @@ def element_bytes(shapes: dict) -> int:
     return 2
 
 
+def cube_flops_per_cycle(chip, elem_bytes: int = 2) -> float:
+    """One AIC's cube peak per cycle: 2 × `[cube] fp16_macs_per_cycle` (int8 inputs:
+    `int8_macs_per_cycle`). The one cube peak: profile, bench and tuner use it."""
+    cube = chip.section("cube")
+    key = "int8_macs_per_cycle" if elem_bytes == 1 else "fp16_macs_per_cycle"
+    return 2.0 * float(cube.get(key, cube.get("fp16_macs_per_cycle", 4096)))
+
+
+def vector_flops_per_cycle(chip, elem_bytes: int = 2) -> float:
+    """One AIV's vector peak per cycle: one repeat of `repeat_bytes` per `default` cycles."""
+    return chip.repeat_bytes / max(elem_bytes, 1) / chip.vec_cycles_per_repeat("default")
+
+
+def cube_peak_flops(chip, elem_bytes: int = 2) -> float:
+    """Whole-chip cube peak (FLOP/s): `aic` × `cube_flops_per_cycle` × clock."""
+    return chip.aic * cube_flops_per_cycle(chip, elem_bytes) * (chip.clock_mhz * 1e6)
+
+
+def vector_peak_flops(chip, elem_bytes: int = 2) -> float:
+    """Whole-chip vector peak (FLOP/s): `aiv` × `vector_flops_per_cycle` × clock."""
+    return chip.aiv * vector_flops_per_cycle(chip, elem_bytes) * (chip.clock_mhz * 1e6)
+
+
 def peaks(chip, use_cube: bool, elem_bytes: int) -> tuple[float, float]:
     """(peak flops per second, peak bytes per second) of the whole chip."""
-    hz = chip.clock_mhz * 1e6
-    if use_cube:
-        cube = chip.section("cube")
-        key = "int8_macs_per_cycle" if elem_bytes == 1 else "fp16_macs_per_cycle"
-        macs = float(cube.get(key, cube.get("fp16_macs_per_cycle", 4096)))
-        flops = chip.aic * 2.0 * macs * hz
-    else:
-        per_cycle = chip.repeat_bytes / max(elem_bytes, 1) / chip.vec_cycles_per_repeat("default")
-        flops = chip.aiv * per_cycle * hz
+    flops = cube_peak_flops(chip, elem_bytes) if use_cube else vector_peak_flops(chip, elem_bytes)
     return flops, chip.hbm_gbps * 1e9
 
 
@@ -108,20 +137,29 @@ def fixed_cycles(result, chip, use_cube: bool, cores) -> float:
 
 
 def roofline(
-    flops: float, nbytes: float, time_us: float, chip, use_cube: bool, elem_bytes: int, fixed_us: float
+    chip,
+    flops: float,
+    nbytes: float,
+    time_us: float,
+    *,
+    use_cube: bool,
+    elem_bytes: int = 2,
+    fixed_us: float = 0.0,
 ) -> Roofline:
+    """The roofline of a run of `flops` moving `nbytes` to/from HBM in `time_us` (task time);
+    without `fixed_us` (unknown start-up costs) the bound is never "latency"."""
     peak_flops, peak_bw = peaks(chip, use_cube, elem_bytes)
     compute_us = flops / peak_flops * 1e6 if peak_flops > 0 else 0.0
     memory_us = nbytes / peak_bw * 1e6 if peak_bw > 0 else 0.0
     roof = max(compute_us, memory_us)
     fraction = roof / time_us if time_us > 0 else 0.0
-    bound = "compute" if compute_us > memory_us else "memory"
+    bound = Bound.COMPUTE if compute_us > memory_us else Bound.MEMORY
     if fraction < LATENCY_FRACTION and time_us > 0 and fixed_us / time_us >= LATENCY_FIXED_SHARE:
-        bound = "latency"
+        bound = Bound.LATENCY
     return Roofline(
         bound=bound,
         fraction=fraction,
-        unit="cube" if use_cube else "vector",
+        unit=ComputeUnit.CUBE if use_cube else ComputeUnit.VECTOR,
         flops=flops,
         bytes=nbytes,
         intensity=flops / nbytes if nbytes else 0.0,
@@ -136,9 +174,15 @@ def roofline(
 
 
 __all__ = [
+    "Bound",
+    "ComputeUnit",
     "Roofline",
     "roofline",
     "peaks",
+    "cube_flops_per_cycle",
+    "vector_flops_per_cycle",
+    "cube_peak_flops",
+    "vector_peak_flops",
     "fixed_cycles",
     "element_bytes",
     "PIPE_NAMES",

@@ -13,6 +13,7 @@ from ..npu.chip import load_chip
 from ..npu.errors import ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
 from ..npu.results import EmulationResult
+from .emulation import Emulation
 from .loader import OperatorModule, load_operator
 from .precision import PrecisionReport, compare
 from .views.timing import timing
@@ -20,6 +21,8 @@ from .views.timing import timing
 
 @dataclass(frozen=True)
 class RunRequest:
+    """One run of an operator: `timing_only` picks the emulation (see `emulation.py`)."""
+
     op: str
     case: str | None = None
     chip: str | None = None
@@ -67,6 +70,11 @@ class RunReport:
         )
 
     @property
+    def emulation_kind(self) -> Emulation | None:
+        """Full or timing-only (None when the run never reached the emulator)."""
+        return Emulation.of_result(self.emulation) if self.emulation is not None else None
+
+    @property
     def passed(self) -> bool:
         """Success and precision PASS (or no precision check in timing-only mode)."""
         return self.ok and (self.precision is None or self.precision.verdict == "PASS")
@@ -82,7 +90,7 @@ class RunReport:
             "block_dim": self.block_dim,
             "source_hash": self.source_hash,
             "shapes": self.shapes,
-            "mode": em.mode if em else None,
+            "emulation": self.emulation_kind,
             "stages": [
                 {"name": s.name, "seconds": s.seconds, "ok": s.ok, "detail": s.detail} for s in self.stages
             ],
@@ -119,8 +127,8 @@ def _seed_for(op: str, case: str, seed: int) -> int:
     return zlib.crc32(f"{op}/{case}/{seed}".encode())
 
 
-def prepare(op: OperatorModule, case_name: str | None, params: dict, numeric: bool, seed: int):
-    """Case, params, launch, GM arguments and input arrays for one run."""
+def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only: bool, seed: int):
+    """Case, params, launch, GM arguments and input arrays (none when `timing_only`) for one run."""
     case = op.case(case_name)
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
@@ -133,7 +141,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, numeric: bo
     gm_args = []
     for name, spec in specs.specs.items():
         data = None
-        if numeric:
+        if not timing_only:
             arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
             arrays[name] = arr
             data = arr.reshape(-1)
@@ -155,7 +163,7 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
         if op is None:
             op = load_operator(request.op, request.root)
         case, params, specs, lnch, arrays, gm_args = prepare(
-            op, request.case, request.params, numeric, request.seed
+            op, request.case, request.params, request.timing_only, request.seed
         )
         stages.append(
             Stage(

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..npu.errors import ErrorInfo
 from .discovery import is_operator_file
 from .runner import RunRequest
-from .worker import RunWorker, WorkResult
+from .worker import RunWorker, WorkResult, WorkStatus
 
 #: Quiet time after the last event before a batch of changes is delivered (milliseconds).
 DEFAULT_STEP_MS = 15
@@ -235,7 +235,7 @@ class Rerunner:
                 request = RunRequest(str(path))
                 result = WorkResult(
                     request,
-                    "raised",
+                    WorkStatus.RAISED,
                     None,
                     ErrorInfo("config", f"{type(exc).__name__}: {exc}", str(path)),
                     0.0,
@@ -243,7 +243,7 @@ class Rerunner:
             finally:
                 with self._cond:
                     self._current = None
-            if result.status == "cancelled":
+            if result.status is WorkStatus.CANCELLED:
                 self.cancelled += 1
                 self.on_cancel(path)
                 continue

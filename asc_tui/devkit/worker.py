@@ -12,6 +12,7 @@ modules imported by the previous run, so an edited helper is re-read too.
 
 from __future__ import annotations
 
+import enum
 import faulthandler
 import itertools
 import os
@@ -36,19 +37,29 @@ START_TIMEOUT_S = 60.0
 _POLL_S = 0.02
 
 
+class WorkStatus(enum.StrEnum):
+    """How a run in the worker ended (equal to its string value)."""
+
+    OK = "ok"
+    RAISED = "raised"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True)
 class WorkResult:
     """Outcome of one run in the worker. `seconds` is host wall time (request sent → answer)."""
 
     request: RunRequest | Call
-    status: str  # "ok" | "raised" | "timeout" | "crashed" | "cancelled"
+    status: WorkStatus
     report: RunReport | None
     error: ErrorInfo | None
     seconds: float
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok" and self.report is not None
+        return self.status is WorkStatus.OK and self.report is not None
 
     @property
     def errors(self) -> tuple[ErrorInfo, ...]:
@@ -344,7 +355,7 @@ class RunWorker:
         name = request.label if isinstance(request, Call) else request.op
 
         def done(status, report=None, error=None):
-            return WorkResult(request, status, report, error, time.perf_counter() - t0)
+            return WorkResult(request, WorkStatus(status), report, error, time.perf_counter() - t0)
 
         if not self._await_ready(time.monotonic() + START_TIMEOUT_S):
             if self._cancel.is_set():

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..profile import Profile
+from ..profile import Profile, ProfileSource
 from .text import us_text as _us
 
 _BAR = 24
@@ -55,7 +55,7 @@ def render(
     if p.case:
         title.append(f" [{p.case}]")
     title.append(f"  on {p.chip or 'unknown chip'}", style="dim")
-    if p.source == "msprof":
+    if p.source is ProfileSource.MSPROF:
         title.append("  (imported msprof data)", style="magenta")
     con.print(title)
     if p.params:

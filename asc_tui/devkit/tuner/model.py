@@ -23,9 +23,8 @@ import numpy as np
 
 from ...npu.chip import ChipModel
 from ..loader import OperatorModule
+from ..roofline import cube_flops_per_cycle, vector_flops_per_cycle
 from .space import Config, SearchSpace
-
-CUBE_FLOPS_PER_CYCLE = 16 * 16 * 16 * 2  # fp16 MACs per cycle × 2 (npu-model.md)
 
 
 @dataclass(frozen=True)
@@ -76,10 +75,9 @@ def estimate_kernel_us(
     mem_cycles = n_dma * lat + distinct / bw + reread / max(l2_bw, 1e-9)
     per_block_flops = base.flops / bd
     if base.is_cube:
-        compute = per_block_flops / CUBE_FLOPS_PER_CYCLE
+        compute = per_block_flops / cube_flops_per_cycle(chip)
     else:
-        elems_per_repeat = chip.repeat_bytes / 2
-        compute = per_block_flops / elems_per_repeat * chip.vec_cycles_per_repeat("default")
+        compute = per_block_flops / vector_flops_per_cycle(chip)
         compute += n_dma * chip.vec_startup
     overlap = cfg.multi_buffered if cfg.multi_buffered is not None else 0.5
     cycles = max(mem_cycles, compute) + (1.0 - overlap) * min(mem_cycles, compute)
