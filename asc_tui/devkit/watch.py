@@ -205,6 +205,14 @@ class Rerunner:
             if self._current is not None:
                 self.worker.cancel()
 
+    def forget(self, path: Path) -> None:
+        """Drop `path` from the queue and stop its run if it is in flight (its file is gone)."""
+        path = Path(path).resolve()
+        with self._cond:
+            self._pending.pop(path, None)
+            if self._current == path:
+                self.worker.cancel()
+
     def idle(self) -> bool:
         with self._cond:
             return not self._pending and self._current is None

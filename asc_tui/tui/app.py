@@ -332,7 +332,9 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
 
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
-        st = self.ops.setdefault(msg.path, OperatorState(msg.path))
+        st = self.ops.get(msg.path)
+        if st is None:  # its file was deleted while the run was queued
+            return
         if st.status is not Status.RUNNING:
             st.settled = st.status
         st.status = Status.RUNNING
@@ -359,7 +361,9 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
 
     @while_mounted
     def on_run_finished(self, msg: RunFinished) -> None:
-        st = self.ops.setdefault(msg.path, OperatorState(msg.path))
+        st = self.ops.get(msg.path)
+        if st is None:  # its file was deleted while it ran
+            return
         res = msg.result
         rep = res.report
         key = (rep.case if rep else st.case, rep.chip if rep else self.chip)
@@ -389,11 +393,17 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
         self.results_seen += 1
         self.record_history(rep)
 
-    def show_operator(self, st: OperatorState) -> None:
-        """Every pane shows this operator's newest good result (marked stale if older)."""
+    def show_operator(self, st: OperatorState | None) -> None:
+        """Every pane shows this operator's newest good result (marked stale if older); None
+        (the last operator file was deleted) empties them."""
         from ..devkit.views.profile import line_heat, profile_view
         from ..devkit.views.timeline import TimelineModel
 
+        if st is None:
+            self.pane(ProfilePane).show(None, "")
+            self.pane(TimelineView).show(None, message="no operators")
+            self.pane(SourceView).show(None, {})
+            return
         rep, stale = st.good, st.stale
         title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
         if rep is None or rep.emulation is None:

@@ -25,7 +25,6 @@ class Status(enum.StrEnum):
     ERROR = "error"  # did not build or run
     REGRESSION = "regression"  # slower than the previous run by more than the threshold
     SANITIZER = "sanitizer"  # the debug tools found something
-    REMOVED = "removed"  # the file is gone
 
 
 @dataclass

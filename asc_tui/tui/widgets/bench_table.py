@@ -68,5 +68,13 @@ class BenchTable(DataTable):
             if self.get_cell(row.key, col) != value:
                 self.update_cell(row.key, col, value, update_width=True)
 
+    def remove_operator(self, operator: str) -> None:
+        """Drop every row of `operator` (its file was deleted)."""
+        for key, row in list(self.rows_by_key.items()):
+            if row.operator == operator:
+                del self.rows_by_key[key]
+                if key in self.rows:
+                    self.remove_row(key)
+
     def row(self, key: str) -> BenchRow | None:
         return self.rows_by_key.get(key)
