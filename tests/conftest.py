@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,14 @@ def write_operator(tmp_path):
         return p
 
     return write
+
+
+@pytest.fixture
+def ops(tmp_path):
+    """A watched operators directory for the workbench: add_custom and a copy, add_twice."""
+    d = tmp_path / "operators"
+    d.mkdir()
+    src = Path(__file__).parent / "tui_data" / "add_custom.py"
+    shutil.copy(src, d / "add_custom.py")
+    shutil.copy(src, d / "add_twice.py")
+    return d

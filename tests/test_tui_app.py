@@ -8,22 +8,11 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
-
 from asc_tui.config import Config
 from asc_tui.tui.app import Workbench
 
 DATA = Path(__file__).parent / "tui_data"
 SRC = (DATA / "add_custom.py").read_text()
-
-
-@pytest.fixture
-def ops(tmp_path):
-    d = tmp_path / "operators"
-    d.mkdir()
-    shutil.copy(DATA / "add_custom.py", d / "add_custom.py")
-    shutil.copy(DATA / "add_custom.py", d / "add_twice.py")
-    return d
 
 
 def make_app(ops, **kw) -> Workbench:
@@ -306,7 +295,7 @@ def test_precision_key_lists_per_output_figures(ops):
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.press("v")
-            assert "add_custom: z float16 PASS: max abs" in log_text(app)
+            await until(pilot, lambda: "add_custom: z float16 PASS: max abs" in log_text(app), what="figures")
 
     asyncio.run(go())
 
@@ -351,7 +340,7 @@ def test_cancel_key_stops_a_running_tune(ops):
                 pilot, lambda: "start" in pane.status_text or "result" in pane.status_text, what="tune start"
             )
             await pilot.press("x")
-            await until(pilot, lambda: not app.tune_running, what="tune end")
+            await until(pilot, lambda: not app.tools.tune.running, what="tune end")
             assert pane.status_text.startswith("tune cancelled")
             assert "cancelled: tune" in log_text(app)
 
@@ -361,7 +350,7 @@ def test_cancel_key_stops_a_running_tune(ops):
 def test_export_key_writes_trace_and_report(ops, tmp_path):
     async def go():
         app = make_app(ops)
-        app.exports_dir = tmp_path / "exports"
+        app.tools.export.directory = tmp_path / "exports"
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.press("e")
@@ -486,6 +475,7 @@ def test_profile_key_writes_the_pipeline_report_and_hot_lines_to_the_log(ops):
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.press("p")
+            await until(pilot, lambda: "add_custom: profile report" in log_text(app), what="report")
             text = log_text(app)
             assert "add_custom: profile report" in text
             assert "MTE2" in text and "add_custom.py:" in text  # breakdown and hot lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_tui_app import SRC, log_text, make_app, ops, started, until  # noqa: F401
+from test_tui_app import SRC, log_text, make_app, started, until
 
 from asc_tui.config import Config
 from asc_tui.tui.state import Status
@@ -13,7 +13,7 @@ from asc_tui.tui.state import Status
 LOOP = SRC.replace("def tensors(case):", "def tensors(case):\n    while True:\n        pass\n")
 
 
-def test_cancelling_a_hung_run_restores_the_header_and_the_tree_mark(ops):  # noqa: F811
+def test_cancelling_a_hung_run_restores_the_header_and_the_tree_mark(ops):
     async def go():
         app = make_app(ops, config=Config(worker_timeout=60))
         async with app.run_test(size=(100, 30)) as pilot:
@@ -36,7 +36,7 @@ def test_cancelling_a_hung_run_restores_the_header_and_the_tree_mark(ops):  # no
     asyncio.run(go())
 
 
-def test_after_a_cancelled_full_tune_the_eta_stops(ops):  # noqa: F811
+def test_after_a_cancelled_full_tune_the_eta_stops(ops):
     slow = SRC.replace(
         "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
     )
@@ -50,7 +50,7 @@ def test_after_a_cancelled_full_tune_the_eta_stops(ops):  # noqa: F811
             pane = app.query_one("#tune-pane")
             await until(pilot, lambda: (pane.bar.progress or 0) >= 3, what="tune progress")
             await pilot.press("x")
-            await until(pilot, lambda: not app.tune_running, what="tune end")
+            await until(pilot, lambda: not app.tools.tune.running, what="tune end")
             eta = pane.bar.query_one("#eta")
 
             def shown():
@@ -65,7 +65,7 @@ def test_after_a_cancelled_full_tune_the_eta_stops(ops):  # noqa: F811
 
 
 @pytest.mark.parametrize("key", ["x"])
-def test_cancel_with_nothing_running_says_so(ops, key):  # noqa: F811
+def test_cancel_with_nothing_running_says_so(ops, key):
     async def go():
         app = make_app(ops)
         async with app.run_test(size=(100, 30)) as pilot:

@@ -78,7 +78,7 @@ def test_call_forwards_progress_and_returns_the_value(worker):
         Call("asc_tui.tui.jobs:debug_run", (RunRequest(str(ADD_CUSTOM), case="tail"),)),
         on_progress=seen.append,
     )
-    assert res.ok and res.report["report"].passed
+    assert res.ok and res.report.report.passed
 
 
 def test_faulthandler_dump_parsing_skips_library_frames():

@@ -3,35 +3,46 @@
 Threads and processes: a `FileWatcher` thread turns saves into `ChangeSet`s, a `Rerunner` thread
 runs affected operators in a warm `RunWorker` process (hangs and crashes stay there), and both
 post typed messages here. The app only renders immutable results, inside `batch_update()`.
-Tool actions (debug, bench, tune, export) live in `tools.ToolActions`. The emulator stack
+Tools (profile, precision, debug, bench, tune, export) are controllers in `tools`: each runs
+its devkit call in a worker and posts a typed message; any worker that raises is shown by the
+one `on_worker_state_changed` handler (log, status line, toast). The emulator stack
 (numpy, the devkit) is imported after the first paint, in a thread, so the screen comes up first.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 import time
 from pathlib import Path
 
 from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
-from ..config import Config, ConfigError, load_config, resolve_operators_dir, watched_extras
+from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
 from .bench_sync import BenchSync
 from .commands import WorkbenchCommands
 from .diff_screen import DiffActions
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
-from .messages import EngineReady, FilesChanged, RunCancelled, RunFinished, RunStarted
+from .main import build_arg_parser, main  # noqa: F401 - `asc-tui` with no subcommand
+from .messages import (
+    EngineReady,
+    FilesChanged,
+    RunCancelled,
+    RunFinished,
+    RunStarted,
+    ToolFailed,
+    ToolMessage,
+)
 from .navigation import Navigation
-from .state import OperatorState, Status, classify, find_operators
+from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
+from .state import OperatorState, find_operators
 from .themes import DEFAULT_THEME, load_themes
-from .tools import ToolActions
+from .tools import Tools
 from .widgets.bench_table import BenchTable
 from .widgets.log_pane import LogPane
 from .widgets.operator_tree import OperatorTree
@@ -40,8 +51,6 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView
 from .widgets.tune_pane import TunePane
 
-#: Timelines with more records than this are indexed in a thread, not on the UI loop.
-BIG_TIMELINE = 200_000
 #: At least this many columns and rows: the log leaves the tabs for its own pane.
 WIDE = (140, 40)
 
@@ -54,7 +63,7 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
+class Workbench(Navigation, BenchSync, DiffActions, App):
     TITLE = "asc-tui"
     CSS = """
     #status { height: 1; padding: 0 1; background: $panel; }
@@ -97,13 +106,14 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
         self.worker = worker  # RunWorker
         self.rerunner = None  # Rerunner, once the engine is up
         self.watcher = None  # FileWatcher
-        self.models: dict = {}  # id(emulation) -> TimelineModel
+        self.runs = RunResults(self)
         self.results_seen = 0  # RunFinished messages applied (tests, benchmarks)
         self.closing = False
         self.first_paint_at: float | None = None  # perf_counter() after the first refresh
+        self.failure: str | None = None  # the newest worker failure, on the status line
+        self.tools = Tools(self)
         self._themes: list[str] = []
         self._theme_problems = self._install_themes()
-        self.init_tools()
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -165,9 +175,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
         self._layout_for(self.size.width, self.size.height)
         self.update_status()
         self.call_after_refresh(self._first_paint)
-        self.call_after_refresh(
-            lambda: self.run_worker(self._start_engine, thread=True, group="engine", exit_on_error=False)
-        )
+        self.call_after_refresh(lambda: self.run_in_thread(self._start_engine, "engine", "engine"))
 
     def _first_paint(self) -> None:
         self.first_paint_at = time.perf_counter()
@@ -216,7 +224,7 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
 
     def shutdown(self) -> None:
         self.closing = True  # results still in flight are dropped from here on
-        self.shutdown_tools()
+        self.tools.close()
         if self.watcher is not None:
             self.watcher.stop()
         if self.rerunner is not None:
@@ -311,7 +319,59 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
         busy = self.rerunner.current if self.rerunner else None
         if busy is not None:
             parts.append(f"running {busy.stem}…")
+        if self.failure:
+            parts.append(self.failure)
         self.pane("#status", Static).update(Text(" · ".join(parts)))
+
+    # -- tools and worker failures ---------------------------------------------------------
+    def action_tool(self, name: str, command: str = "start") -> None:
+        """A tool key: `command` of the tool's controller (`tool('bench', 'save')`)."""
+        getattr(self.tools[name], command)()
+
+    def action_cancel(self) -> None:
+        cancelled = ["tune"] if self.tools.tune.cancel() else []
+        if self.rerunner is not None and not self.rerunner.idle():
+            self.rerunner.cancel()
+            cancelled.append("run")
+        if self.tools.process.cancel():
+            cancelled.append("tool")
+        self.log_line(
+            f"cancelled: {', '.join(cancelled)}" if cancelled else "nothing to cancel",
+            "warn" if cancelled else "dim",
+        )
+
+    def run_in_thread(self, work, name: str, group: str, exclusive: bool = False) -> Worker:
+        """A thread worker; if `work` raises, `on_worker_state_changed` shows it (the app stays)."""
+        return self.run_worker(
+            work, name=name, group=group, thread=True, exclusive=exclusive, exit_on_error=False
+        )
+
+    @on(ToolMessage)
+    @while_mounted
+    def show_tool_message(self, msg: ToolMessage) -> None:
+        self.tools.show(msg)
+
+    @while_mounted
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a worker's failure is shown: the log, the status line and a toast."""
+        if event.state is not WorkerState.ERROR:
+            return
+        worker, error = event.worker, event.worker.error
+        failed_job = isinstance(error, ToolFailed)  # the job did not finish in the worker process
+        text = str(error) if failed_job else f"{worker.name} failed: {type(error).__name__}: {error}"
+        self.log_line(text, "error")
+        for pane in self.log_panes() if failed_job else ():
+            for e in error.result.errors:
+                pane.add_error(error.path.stem, e)
+        self.failure = text
+        self.tools.failed(worker.group, error)
+        self.update_status()
+        self.notify(text, title="worker failed", severity="error", timeout=8)
+
+    def clear_failure(self) -> None:
+        if self.failure is not None:
+            self.failure = None
+            self.update_status()
 
     # -- runs ------------------------------------------------------------------------------
     def operator_paths(self) -> list[Path]:
@@ -332,138 +392,18 @@ class Workbench(Navigation, BenchSync, DiffActions, ToolActions, App):
 
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
-        st = self.ops.get(msg.path)
-        if st is None:  # its file was deleted while the run was queued
-            return
-        if st.status is not Status.RUNNING:
-            st.settled = st.status
-        st.status = Status.RUNNING
-        self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
-        req = msg.request
-        extra = " ".join(f"{k}={v}" for k, v in req.params.items())
-        self.log_line(
-            f"{msg.path.stem}: running [{req.case or 'default'}] on "
-            f"{req.chip or 'ascend910b'}{' ' + extra if extra else ''}…",
-            "dim",
-        )
-        self.update_status()
+        self.runs.started(msg)
 
     @while_mounted
     def on_run_cancelled(self, msg: RunCancelled) -> None:
-        st = self.ops.get(msg.path)
-        if st is None or st.status is not Status.RUNNING:
-            return
-        st.status = st.settled
-        self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
-        shown = "the last result stays" if st.good is not None else "no result yet"
-        self.log_line(f"{msg.path.stem}: run cancelled ({shown})", "warn")
-        self.update_status()
+        self.runs.cancelled(msg)
 
     @while_mounted
     def on_run_finished(self, msg: RunFinished) -> None:
-        st = self.ops.get(msg.path)
-        if st is None:  # its file was deleted while it ran
-            return
-        res = msg.result
-        rep = res.report
-        key = (rep.case if rep else st.case, rep.chip if rep else self.chip)
-        hist = st.history.setdefault(key, [])
-        previous = hist[-1] if hist else None
-        st.last = res
-        st.status = classify(res, previous, self.config.thresholds.regression)
-        if rep is not None and rep.emulation is not None:
-            st.good = rep
-            hist.append(rep.emulation.time_us)
-        with self.batch_update():
-            self.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
-            for pane in self.log_panes():
-                pane.add_result(msg.path.stem, res, self.show_host_times)
-            if st.status is Status.REGRESSION:
-                self.log_line(
-                    f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
-                    f"{previous:,.3f} µs before "
-                    f"({rep.emulation.time_us / previous - 1:+.1%})",
-                    "error",
-                )
-            if rep is not None and rep.emulation is not None:
-                self.update_bench_row(st, rep, previous)
-            if msg.path == self.selected:
-                self.show_operator(st)
-            self.update_status()
+        self.runs.finished(msg)
         self.results_seen += 1
-        self.record_history(rep)
 
     def show_operator(self, st: OperatorState | None) -> None:
         """Every pane shows this operator's newest good result (marked stale if older); None
         (the last operator file was deleted) empties them."""
-        from ..devkit.views.profile import line_heat, profile_view
-        from ..devkit.views.timeline import TimelineModel
-
-        if st is None:
-            self.pane(ProfilePane).show(None, "")
-            self.pane(TimelineView).show(None, message="no operators")
-            self.pane(SourceView).show(None, {})
-            return
-        rep, stale = st.good, st.stale
-        title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
-        if rep is None or rep.emulation is None:
-            self.pane(ProfilePane).show(None, title)
-            self.pane(TimelineView).show(None)
-            self.pane(SourceView).show(str(st.path), {})
-            return
-        self.pane(ProfilePane).show(profile_view(rep), title, stale)
-        key = id(rep.emulation)
-        view = self.pane(TimelineView)
-        if key not in self.models:
-            model = TimelineModel(rep.emulation)
-            self.models = {key: model}  # keep one: results can be big
-            if model.records > BIG_TIMELINE:  # index off the UI thread (~0.3 s per 1M)
-                view.show(None, message=f"indexing {model.records:,} records…")
-
-                def build():
-                    model.prepare()
-                    self.call_from_thread(self._timeline_ready, key, stale)
-
-                self.run_worker(build, thread=True, group="timeline", exclusive=True, exit_on_error=False)
-            else:
-                model.prepare()
-                view.show(model, stale)
-        elif self.models[key].ready:
-            view.show(self.models[key], stale)
-        self.pane(SourceView).show(rep.path or str(st.path), line_heat(rep), stale)
-
-    @while_mounted
-    def _timeline_ready(self, key: int, stale: bool) -> None:
-        model = self.models.get(key)
-        if model is not None and not self.closing:
-            self.pane(TimelineView).show(model, stale)
-
-
-def build_arg_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="asc-tui", description="The asc-tui workbench.")
-    p.add_argument(
-        "path", nargs="?", help="operators directory (default ./operators, else the bundled operators)"
-    )
-    p.add_argument("--theme", help="theme name (themes/*.toml: dark, light, high-contrast)")
-    p.add_argument("--chip", help="chip model (default from config, else ascend910b)")
-    p.add_argument("--no-watch", action="store_true", help="do not rerun on save")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_arg_parser().parse_args(argv if argv is not None else sys.argv[1:])
-    start = Path(args.path) if args.path else Path.cwd()
-    config, error = Config(), None
-    try:
-        config = load_config(start=start)
-    except ConfigError as exc:
-        error = exc
-        print(f"asc-tui: config error (using defaults):\n{exc}", file=sys.stderr)
-    theme = args.theme
-    if theme is None and os.environ.get("NO_COLOR") is not None and not config.theme:
-        theme = "high-contrast"
-    app = Workbench(
-        args.path, theme=theme, config=config, config_error=error, chip=args.chip, watch=not args.no_watch
-    )
-    app.run()
-    return 0
+        self.runs.show(st)

@@ -51,7 +51,7 @@ class BenchSync:
             times = [r.time_us for r in recs if r.time_us is not None]
             self.post_message(HistoryLoaded(key, prev.time_us if prev else None, times))
 
-        self.run_worker(work, thread=True, group="history", exit_on_error=False)
+        self.run_in_thread(work, f"{rep.operator}: history", "history")
 
     @while_mounted
     def on_history_loaded(self, msg: HistoryLoaded) -> None:

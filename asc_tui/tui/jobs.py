@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import signal
+from dataclasses import dataclass
 
-from ..devkit.runner import RunRequest
+from ..devkit.runner import ErrorInfo, RunReport, RunRequest
 
 
-def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict:
+@dataclass(frozen=True)
+class DeadlockSummary:
+    ok: bool
+    ranks: int
+    text: str  # the deadlock report, one line per rank
+
+
+@dataclass(frozen=True)
+class DebugOutcome:
+    """`devkit.debug`'s report as the log shows it: findings already name their file:line."""
+
+    report: RunReport | None  # the run under the tools
+    findings: tuple[str, ...]
+    errors: tuple[ErrorInfo, ...]
+    tools: tuple[str, ...]
+    clean: bool
+    deadlock: DeadlockSummary | None  # multi-rank operators only
+
+
+def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> DebugOutcome:
     """One run under the sanitizer tools plus the precision check (and the deadlock check for
-    multi-rank operators), as plain values for the log."""
+    multi-rank operators)."""
     from ..devkit import sanitizer as san_mod
     from ..devkit.debug import DebugRequest, debug
 
@@ -29,14 +49,14 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> dict
         )
     )
     dl = rep.deadlock
-    return {
-        "report": rep.run,
-        "findings": [_where(f) + f.format() for f in rep.findings],
-        "errors": list(rep.errors),
-        "tools": rep.tools,
-        "clean": rep.clean,
-        "deadlock": None if dl is None else (dl.ok, dl.ranks, dl.format()),
-    }
+    return DebugOutcome(
+        rep.run,
+        tuple(_where(f) + f.format() for f in rep.findings),
+        tuple(rep.errors),
+        tuple(rep.tools),
+        rep.clean,
+        None if dl is None else DeadlockSummary(dl.ok, dl.ranks, dl.format()),
+    )
 
 
 def _declares_ranks(path: str) -> bool:

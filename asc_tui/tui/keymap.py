@@ -29,19 +29,25 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("next_case", "c", "next_case", "Case", "Switch to the operator's next case", True),
     ActionSpec("next_chip", "C", "next_chip", "Chip", "Switch to the next chip model"),
     ActionSpec(
-        "profile", "p", "profile_report", "Profile", "Profile report: breakdown, bottleneck, advice", True
+        "profile", "p", "tool('profile')", "Profile", "Profile report: breakdown, bottleneck, advice", True
     ),
     ActionSpec(
         "debug",
         "d",
-        "debug_tools",
+        "tool('debug')",
         "Debug",
         "Sanitizer run (bounds, races, init, sync) + precision; deadlock check if RANKS",
     ),
-    ActionSpec("precision", "v", "precision_check", "Precision", "Precision check against the golden model"),
-    ActionSpec("bench", "b", "bench", "Bench", "Benchmark against the baseline", True),
     ActionSpec(
-        "save_baseline", "B", "save_baseline", "Save baseline", "Save the current result as the baseline"
+        "precision", "v", "tool('precision')", "Precision", "Precision check against the golden model"
+    ),
+    ActionSpec("bench", "b", "tool('bench')", "Bench", "Benchmark against the baseline", True),
+    ActionSpec(
+        "save_baseline",
+        "B",
+        "tool('bench', 'save')",
+        "Save baseline",
+        "Save the current result as the baseline",
     ),
     ActionSpec(
         "bench_diff",
@@ -50,20 +56,24 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Bench diff",
         "Baseline vs current side by side: breakdown, timelines, changed lines (enter on a Bench row)",
     ),
-    ActionSpec("tune", "t", "tune", "Tune", "Auto-tune the operator's parameters", True),
-    ActionSpec("quick_tune", "T", "quick_tune", "Quick tune", "Quick tune (small budget)"),
+    ActionSpec("tune", "t", "tool('tune')", "Tune", "Auto-tune the operator's parameters", True),
+    ActionSpec("quick_tune", "T", "tool('tune', 'quick')", "Quick tune", "Quick tune (small budget)"),
     ActionSpec("cancel", "x", "cancel", "Cancel", "Cancel the run or tuning in flight", True),
     ActionSpec(
-        "apply_best", "a", "apply_best", "Apply best", "Use the best tuned parameters for the next runs"
+        "apply_best",
+        "a",
+        "tool('tune', 'apply_best')",
+        "Apply best",
+        "Use the best tuned parameters for the next runs",
     ),
     ActionSpec(
         "write_best",
         "A",
-        "write_best",
+        "tool('tune', 'write_best')",
         "Write best",
         "Write the best tuned parameters into the operator file (PARAMS defaults)",
     ),
-    ActionSpec("export", "e", "export", "Export", "Export the trace (Chrome JSON) and a report"),
+    ActionSpec("export", "e", "tool('export')", "Export", "Export the trace (Chrome JSON) and a report"),
     ActionSpec("theme", "f2", "next_theme", "Theme", "Switch to the next theme"),
     ActionSpec("sidebar", "o", "toggle_sidebar", "Operators", "Show or hide the operator tree"),
     ActionSpec("tab_log", "1", "show_tab('log')", "Log tab", "Show the build & emulation log"),

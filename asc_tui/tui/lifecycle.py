@@ -9,20 +9,23 @@ from __future__ import annotations
 
 import functools
 
+from textual.app import App
 from textual.css.query import NoMatches
 
 
 def while_mounted(handler):
-    """Skip the message if the app is closing or its panes are already gone."""
+    """Skip the message if the app is closing or its panes are already gone (for methods of the
+    app, and of its controllers: objects with an `app` attribute)."""
 
     @functools.wraps(handler)
     def wrapper(self, *args, **kwargs):
-        if getattr(self, "closing", False):
+        app = self if isinstance(self, App) else self.app
+        if getattr(app, "closing", False):
             return None
         try:
             return handler(self, *args, **kwargs)
         except NoMatches:
-            self.dropped_messages = getattr(self, "dropped_messages", 0) + 1
+            app.dropped_messages = getattr(app, "dropped_messages", 0) + 1
             return None
 
     return wrapper

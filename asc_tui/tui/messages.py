@@ -1,9 +1,18 @@
-"""Typed messages from background threads (watcher, rerunner, tools) to the app loop."""
+"""Typed messages from background threads (watcher, rerunner, tool workers) to the app loop.
+
+The tools' results are `ToolMessage`s (declared next to their controllers in `tools/`):
+dataclasses whose fields are set once and read-only after, each carrying the devkit's own
+immutable result. A tool that fails posts nothing: its
+worker raises (`ToolFailed` for a job that did not finish in the worker process) and the app's
+one `Worker.StateChanged` handler shows the failure.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.message import Message
 
@@ -39,21 +48,36 @@ class FilesChanged(Message):
         self.changes = changes
 
 
-class ToolFinished(Message):
-    """A debug/bench/tune/export job finished; `value` is its devkit result (or None)."""
-
-    def __init__(
-        self, tool: str, path: Path, result: WorkResult | None, value=None, error: str | None = None
-    ):
-        super().__init__()
-        self.tool, self.path, self.result, self.value, self.error = (tool, path, result, value, error)
-
-
 class EngineReady(Message):
     """The worker, rerunner and watcher are up (started after the first paint)."""
 
 
-class TuneProgress(Message):
-    def __init__(self, event):
-        super().__init__()
-        self.event = event
+@dataclass(eq=False)
+class ToolMessage(Message):
+    """A tool's message for the operator at `path`; `tool` names the controller that shows it.
+
+    Subclasses are dataclasses too: their fields are assigned once, by `__init__`, and refuse a
+    second assignment (Textual's own bookkeeping, the `_` slots, stays writable).
+    """
+
+    tool: ClassVar[str]  # set by the class keyword: `class DebugFinished(ToolMessage, tool="debug")`
+    path: Path
+
+    def __init_subclass__(cls, tool: str | None = None, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if tool is not None:
+            cls.tool = tool
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super().__setattr__(name, value)
+
+
+class ToolFailed(Exception):
+    """A tool job that did not finish in the worker process (raised, timed out, crashed,
+    cancelled): raised in the tool's thread so the app's worker-error handler shows it."""
+
+    def __init__(self, tool: str, path: Path, result: WorkResult):
+        super().__init__(f"{path.stem}: {tool} {result.status}")
+        self.tool, self.path, self.result = tool, path, result

@@ -1,0 +1,86 @@
+"""`b` / `B`: bench the selected operator against the saved baseline, or save it as the
+baseline (`devkit.bench`, in the tool process); the bench table's row is updated in place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..messages import ToolMessage
+from ..widgets.bench_table import BenchRow, BenchTable
+from .base import ProcessTool
+
+BASELINE_NAME = "baseline"
+
+if TYPE_CHECKING:
+    from ...devkit.bench import BenchResult
+    from ..state import OperatorState
+
+
+@dataclass(eq=False)
+class BenchFinished(ToolMessage, tool="bench"):
+    """A bench against the saved baseline, or (`saved`) a run saved as the new baseline."""
+
+    result: BenchResult
+    saved: bool
+
+
+class BenchController(ProcessTool):
+    name = "bench"
+
+    def launch(self, st: OperatorState, save: bool = False) -> None:
+        from ...devkit.bench import BenchRequest, Thresholds
+
+        th = self.app.config.thresholds
+        req = BenchRequest(
+            op=str(st.path),
+            cases=(st.case,) if st.case else None,
+            chip=self.app.chip,
+            params=dict(st.params),
+            against=None if save else BASELINE_NAME,
+            save_baseline=BASELINE_NAME if save else None,
+            thresholds=Thresholds(ship=th.ship, optimise=th.optimise),
+            timeout_s=self.app.config.worker_timeout,
+        )
+        path = st.path
+        self.app.log_line(f"{path.stem}: {'save baseline' if save else 'bench vs baseline'}…", "dim")
+        self.switch("bench")
+        self.run(
+            path,
+            lambda: BenchFinished(
+                path, self.process.call("bench", path, "asc_tui.tui.jobs:bench_run", req), save
+            ),
+        )
+
+    def save(self) -> None:
+        self.start(True)
+
+    def show(self, msg: BenchFinished) -> None:
+        app, res = self.app, msg.result
+        for n in res.notices:
+            app.log_line(f"bench: {n}", "warn")
+        for e in res.errors:
+            app.log_line(f"bench: {e}", "error")
+        table = app.pane(BenchTable)
+        for c in res.cases:
+            key = f"{res.operator}/{c.case}/{res.chip}"
+            row = table.row(key) or BenchRow(res.operator, c.case, res.chip)
+            if c.time_us is not None:
+                row.current = c.time_us
+            row.baseline = c.baseline_time_us
+            if row.previous is None and c.change is not None and c.change.previous_time_us:
+                row.previous = c.change.previous_time_us  # keep the session's own Δ
+            row.verdict = c.verdict.value if c.verdict else ("saved" if msg.saved else "")
+            if c.regression is not None:
+                row.verdict += " REGRESSION"
+                app.log_line(f"bench: {c.regression.message()}", "error")
+            table.upsert(row)
+            t = f"{c.time_us:,.3f} µs" if c.time_us is not None else "no time"
+            base = f"{c.baseline_time_us:,.3f} µs" if c.baseline_time_us else "none"
+            rel = f" ({c.relative:.1%} of baseline speed)" if c.relative else ""
+            app.log_line(
+                f"bench {res.operator} [{c.case}]: {t}, baseline {base}{rel}, verdict {row.verdict or '-'}",
+                "ok" if not c.errors else "error",
+            )
+            for e in c.errors:
+                app.log_line(f"  {e}", "error")

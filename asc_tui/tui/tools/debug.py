@@ -1,0 +1,61 @@
+"""`d`: one run under the sanitizer tools plus the precision check (and the deadlock check for
+multi-rank operators), in the tool process: the operator's code may crash or hang."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..messages import ToolMessage
+from ..state import Status
+from .base import ProcessTool
+
+if TYPE_CHECKING:
+    from ..jobs import DebugOutcome
+    from ..state import OperatorState
+
+
+@dataclass(eq=False)
+class DebugFinished(ToolMessage, tool="debug"):
+    """A run under the sanitizer tools (and the deadlock check for multi-rank operators)."""
+
+    outcome: DebugOutcome
+
+
+class DebugController(ProcessTool):
+    name = "debug"
+
+    def launch(self, st: OperatorState) -> None:
+        req, path = self.app.make_request(st.path), st.path
+        self.app.log_line(f"{path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", "dim")
+        self.switch("log")
+        self.run(
+            path,
+            lambda: DebugFinished(path, self.process.call("debug", path, "asc_tui.tui.jobs:debug_run", req)),
+        )
+
+    def show(self, msg: DebugFinished) -> None:
+        app, d, name = self.app, msg.outcome, msg.path.stem
+        for line in d.findings:
+            app.log_line(f"{name}: {line}", "error")
+        for e in d.errors:
+            app.log_line(f"{name}: {e.format()}", "error")
+        dl = d.deadlock
+        if dl is not None:
+            for line in dl.text.splitlines():
+                app.log_line(f"{name}: deadlock check ({dl.ranks} ranks): {line}", "ok" if dl.ok else "error")
+        if d.clean:
+            verdict = "PASS" if d.report is not None and d.report.passed else "not PASS"
+            app.log_line(f"{name}: sanitizer clean ({', '.join(d.tools)}), precision {verdict}", "ok")
+            return
+        deadlock = dl is not None and not dl.ok
+        app.log_line(
+            f"{name}: debug found {len(d.findings)} issue(s), {len(d.errors)} other error(s)"
+            + (", a deadlock" if deadlock else ""),
+            "error",
+        )
+        st = app.ops.get(msg.path)
+        if st is not None and (d.findings or deadlock):
+            st.status = Status.SANITIZER
+            app.pane("#sidebar").set_status(msg.path, st.status, st.stale)
+            app.update_status()

@@ -1,0 +1,44 @@
+"""`p`: the profile report of the selected operator's newest good run, into the log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..messages import ToolMessage
+from .base import ToolController
+
+if TYPE_CHECKING:
+    from ..state import OperatorState
+
+
+@dataclass(eq=False)
+class ProfileReady(ToolMessage, tool="profile"):
+    """The `asc-tui profile --pipeline` report of the operator's newest good run, as text."""
+
+    text: str
+
+
+class ProfileController(ToolController):
+    name = "profile"
+
+    def launch(self, st: OperatorState) -> None:
+        if st.good is None:
+            self.app.log_line(f"{st.path.stem}: no result to profile yet", "warn")
+            return
+        rep, path, width = st.good, st.path, max(100, self.app.size.width - 28)
+        self.run(path, lambda: ProfileReady(path, profile_report_text(rep, width)))
+
+    def show(self, msg: ProfileReady) -> None:
+        self.switch("log")  # the same report `asc-tui profile --pipeline` prints
+        self.app.log_line(f"{msg.path.stem}: profile report", "ok")
+        for line in msg.text.splitlines():
+            self.app.log_line("  " + line)
+
+
+def profile_report_text(report, width: int) -> str:
+    """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
+    from ...devkit.present.profile import report_text
+    from ...devkit.profile import profile
+
+    return report_text(profile(report), width, pipeline_report=True, lines=8)
