@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..config import ConfigError, load_config
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds, bench
 from ..devkit.benchdiff import diff_lines
@@ -74,18 +75,11 @@ def add_parser(sub) -> None:
 def _thresholds(args) -> Thresholds:
     """Flags (percent) over the project config's [thresholds] (fractions) over the defaults."""
     fail_on = tuple(x.strip() for x in args.fail_on.split(",") if x.strip() and x != "none")
-    base = Thresholds()
-    ship, optimise, regression = base.ship, base.optimise, base.regression
     try:
-        from ..config import ConfigError, load_config
-    except ImportError:
-        pass
-    else:
-        try:
-            cfg = load_config().thresholds
-            ship, optimise, regression = cfg.ship, cfg.optimise, cfg.regression
-        except ConfigError as exc:
-            raise SystemExit(f"asc-tui bench: bad project config:\n{exc}") from None
+        cfg = load_config().thresholds
+    except ConfigError as exc:
+        raise SystemExit(f"asc-tui bench: bad project config:\n{exc}") from None
+    ship, optimise, regression = cfg.ship, cfg.optimise, cfg.regression
     try:
         return Thresholds(
             ship=args.ship / 100 if args.ship is not None else ship,

@@ -78,14 +78,8 @@ def _fail(args, message: str, info=None) -> int:
 
 def main(args) -> int:
     if args.auto_tune or args.quick_tune:
-        try:
-            from .tune_cmd import tune_from_profile_args
-        except ImportError:
-            return _fail(
-                args,
-                "--auto-tune/--quick-tune need the tuner (asc_tui.cli.tune_cmd."
-                "tune_from_profile_args), which is not installed",
-            )
+        from .tune_cmd import tune_from_profile_args
+
         if not args.op:
             return _fail(args, "--auto-tune/--quick-tune need an operator")
         return int(tune_from_profile_args(args, quick=bool(args.quick_tune)) or 0)

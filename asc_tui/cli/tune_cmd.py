@@ -137,13 +137,11 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
 
 
 def _record_history(report: TuneReport) -> None:
-    """Append the best config to the project's run history (kind "tune"), when it exists."""
+    """Append the best config to the project's run history (kind "tune")."""
     if report.best is None or report.cancelled:
         return
-    try:
-        from ..devkit.history import record_run
-    except ImportError:  # the history module is optional for the tuner
-        return
+    from ..devkit.history import record_run
+
     record_run(report, kind="tune")
 
 

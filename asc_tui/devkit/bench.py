@@ -35,6 +35,7 @@ from .compare import (  # noqa: F401 - re-exported: bench is the module callers 
 )
 from .history import RunRecord
 from .loader import load_operator
+from .profile import profile
 from .roofline import Roofline, element_bytes, roofline
 from .runner import RunReport, RunRequest, run
 from .store import Store
@@ -83,12 +84,8 @@ def verdict(relative: float | None, th: Thresholds = Thresholds()) -> Verdict | 
 
 
 def _profile(report: RunReport, chip: ChipModel):
-    """The profiler's view of the run (breakdown, roofline, advice), or None without it."""
+    """The profiler's view of the run (breakdown, roofline, advice); None for a failed run."""
     if report.emulation is None:
-        return None
-    try:
-        from .profile import profile
-    except ImportError:
         return None
     try:
         return profile(report, chip)

@@ -25,7 +25,7 @@ from ..npu import state
 from ..npu.chip import load_chip
 from ..npu.errors import ErrorInfo, OperatorError, is_user_file
 from ..npu.launch import launch
-from .deadlock_report import DeadlockReport, RankReport
+from .deadlock_report import DeadlockReport, Outcome, RankReport, RankStatus
 from .deadlock_report import summarise as _summarise
 from .loader import OperatorModule, load_operator
 from .runner import prepare
@@ -38,7 +38,7 @@ class RankAbort(BaseException):
 @dataclass
 class _Rank:
     rank: int
-    status: str = "ready"  # ready, running, waiting, finished, error, aborted, timeout
+    status: RankStatus = RankStatus.READY
     waiting: CollectiveCall | None = None
     error: ErrorInfo | None = None
     committed: list = field(default_factory=list)
@@ -91,21 +91,21 @@ class RankScheduler:
         me = self.ranks[r]
         core = state.core
         with self.cv:
-            me.status, me.waiting = "waiting", call
+            me.status, me.waiting = RankStatus.WAITING, call
             me.where = (fr.f_code.co_filename, fr.f_lineno)
             self._pass_turn(r)
             while self.turn != r and self.stop is None:
                 self.cv.wait()
             if self.turn != r:
                 raise RankAbort()
-            me.status, me.waiting = "running", None
+            me.status, me.waiting = RankStatus.RUNNING, None
         state.core = core
 
     # ---- scheduling ------------------------------------------------------------------------
     def _runnable(self, rk: _Rank) -> bool:
-        if rk.status == "ready":
+        if rk.status == RankStatus.READY:
             return True
-        return rk.status == "waiting" and self.comm.complete(rk.waiting.block, rk.waiting.seq)
+        return rk.status == RankStatus.WAITING and self.comm.complete(rk.waiting.block, rk.waiting.seq)
 
     def _pass_turn(self, r: int) -> None:
         """Give the baton to the next rank that can progress, or stop the world (lock held)."""
@@ -116,7 +116,7 @@ class RankScheduler:
                     self.turn = q
                     self.cv.notify_all()
                     return
-            waiting = any(rk.status == "waiting" for rk in self.ranks)
+            waiting = any(rk.status == RankStatus.WAITING for rk in self.ranks)
             self.stop = "deadlock" if waiting else "done"
         self.turn = None
         self.cv.notify_all()
@@ -128,9 +128,9 @@ class RankScheduler:
             while self.turn != r and self.stop is None:
                 self.cv.wait()
             if self.turn != r:
-                me.status = "aborted"
+                me.status = RankStatus.ABORTED
                 return
-            me.status = "running"
+            me.status = RankStatus.RUNNING
         try:
             if watch is not None:
                 sys.setprofile(watch)
@@ -138,19 +138,19 @@ class RankScheduler:
                 body(r)
             finally:
                 sys.setprofile(None)
-            me.status = "finished"
+            me.status = RankStatus.FINISHED
             me.returned = watch.innermost() if watch is not None else None
         except RankAbort:
-            if me.status != "timeout":
-                me.status = "aborted" if me.status != "waiting" else "waiting"
+            if me.status != RankStatus.TIMEOUT:
+                me.status = RankStatus.ABORTED if me.status != RankStatus.WAITING else RankStatus.WAITING
             return
         except OperatorError as exc:
-            me.status, me.error = "error", exc.info()
+            me.status, me.error = RankStatus.ERROR, exc.info()
             with self.cv:
                 if self.stop is None:
                     self.stop = "error"
         except Exception as exc:  # noqa: BLE001 - a bug outside the kernel; report, don't hang
-            me.status = "error"
+            me.status = RankStatus.ERROR
             me.error = ErrorInfo("exception", f"{type(exc).__name__}: {exc}")
             with self.cv:
                 if self.stop is None:
@@ -189,7 +189,7 @@ def run_ranks(
             case,
             n_ranks,
             timeout_s,
-            "error",
+            Outcome.ERROR,
             None,
             f"build failed: {exc.message}",
             (),
@@ -240,7 +240,7 @@ def _stop_runaway(sched: RankScheduler, threads: list[threading.Thread]) -> None
     sched.stop = "timeout"
     if r is not None:
         rk = sched.ranks[r]
-        rk.status = "timeout"
+        rk.status = RankStatus.TIMEOUT
         frame = sys._current_frames().get(threads[r].ident)
         while frame is not None and not is_user_file(frame.f_code.co_filename):
             frame = frame.f_back

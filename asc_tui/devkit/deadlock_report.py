@@ -7,6 +7,7 @@ without calling it (and where it returned from), failed, or ran past the timeout
 
 from __future__ import annotations
 
+import enum
 import os
 from dataclasses import asdict, dataclass
 
@@ -17,10 +18,29 @@ from .loader import OperatorModule
 from .precision import PrecisionReport, compare
 
 
+class RankStatus(enum.StrEnum):
+    READY = "ready"
+    RUNNING = "running"
+    WAITING = "waiting"
+    FINISHED = "finished"
+    ERROR = "error"
+    ABORTED = "aborted"
+    TIMEOUT = "timeout"
+
+
+class Outcome(enum.StrEnum):
+    OK = "ok"
+    DEADLOCK = "deadlock"
+    MISMATCH = "mismatch"  # ranks called different collectives at the same step
+    ORDER = "order"  # the same collectives in a different order
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+
 @dataclass(frozen=True)
 class RankReport:
     rank: int
-    status: str
+    status: RankStatus
     detail: str
     file: str | None = None
     line: int | None = None
@@ -39,7 +59,7 @@ class DeadlockReport:
     case: str | None
     ranks: int
     timeout_s: float
-    outcome: str  # ok, deadlock, mismatch, order, error, timeout
+    outcome: Outcome
     step: int | None
     message: str
     rank_reports: tuple[RankReport, ...]
@@ -49,7 +69,7 @@ class DeadlockReport:
 
     @property
     def ok(self) -> bool:
-        return self.outcome == "ok" and (self.precision is None or self.precision.verdict != "FAIL")
+        return self.outcome is Outcome.OK and (self.precision is None or self.precision.verdict != "FAIL")
 
     def format(self) -> str:
         lines = [self.message]
@@ -90,13 +110,13 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
     reports: list[RankReport] = []
     step = None
     if sched.stop == "done":
-        outcome = "ok"
+        outcome = Outcome.OK
         message = f"No deadlock: {sched.n} rank(s) finished, {len(ranks[0].committed)} collective(s) each"
         for rk in ranks:
             reports.append(
                 RankReport(
                     rk.rank,
-                    "finished",
+                    RankStatus.FINISHED,
                     f"finished after {len(rk.committed)} collective(s) at {rk.time_us:.3f} us",
                     collectives=len(rk.committed),
                     time_us=rk.time_us,
@@ -106,7 +126,7 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
             precision = _verify_ranks(op, setups)
         except OperatorError as exc:
             precision, errors = None, errors + (exc.info(),)
-            outcome = "error"
+            outcome = Outcome.ERROR
         if precision is not None:
             message += f"; results {precision.verdict}"
         return DeadlockReport(
@@ -127,7 +147,7 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
         {
             (rk.waiting.block, rk.waiting.seq)
             for rk in ranks
-            if rk.status == "waiting" and rk.waiting is not None
+            if rk.status == RankStatus.WAITING and rk.waiting is not None
         }
     )
     g_key = stuck[0] if stuck else None
@@ -139,29 +159,29 @@ def summarise(op, case_name, sched, setups, timeout_s, seconds) -> DeadlockRepor
     for rk in ranks:
         reports.append(_rank_line(rk, g_key, g_call, timeout_s))
     if sched.stop == "deadlock":
-        outcome = "deadlock"
+        outcome = Outcome.DEADLOCK
         blk = f" (block {g_key[0]})" if g_key and g_key[0] else ""
         message = (
             f"Deadlock detected at step {step}{blk}: {g_call.kind if g_call else '?'} #{step} never completes"
         )
     elif sched.stop == "timeout":
-        outcome = "timeout"
+        outcome = Outcome.TIMEOUT
         message = (
             f"Timeout: a rank ran for more than {timeout_s:g} s without reaching a "
             "collective (an endless loop?)"
         )
     else:
         err = errors[0] if errors else None
-        outcome = "error"
+        outcome = Outcome.ERROR
         if err is not None and err.kind == "collective":
             if "different order" in err.message:
-                outcome = "order"
+                outcome = Outcome.ORDER
             elif err.message.startswith("mismatched"):
-                outcome = "mismatch"
+                outcome = Outcome.MISMATCH
         label = {
-            "order": "Collective order mismatch",
-            "mismatch": "Collective mismatch",
-            "error": "Rank failed",
+            Outcome.ORDER: "Collective order mismatch",
+            Outcome.MISMATCH: "Collective mismatch",
+            Outcome.ERROR: "Rank failed",
         }[outcome]
         where = f"{_rel(err.file)}:{err.line}: " if err and err.file else ""
         message = f"{label}: {where}{err.message if err else 'unknown error'}"
@@ -174,37 +194,37 @@ def _rank_line(rk, g_key, g_call, timeout_s: float) -> RankReport:
     n = len(rk.committed)
     others = f"the others call it at {_rel(g_call.file)}:{g_call.line}" if g_call else ""
     in_group = g_key is not None and any((c.block, c.seq) == g_key for c in rk.committed)
-    if rk.status == "waiting" and rk.waiting is not None:
+    if rk.status == RankStatus.WAITING and rk.waiting is not None:
         w = rk.waiting
         file, line = rk.where or (w.file, w.line)
         text = f"waiting for {w.kind} #{w.seq + 1} (timeout {timeout_s:g}s) at {_rel(file)}:{line}"
         if g_key is not None and (w.block, w.seq) != g_key and not in_group:
             text += f"; it never called {g_call.kind} #{g_key[1] + 1} ({others})"
-        return RankReport(rk.rank, "waiting", text, file, line, n)
-    if rk.status == "finished":
+        return RankReport(rk.rank, RankStatus.WAITING, text, file, line, n)
+    if rk.status == RankStatus.FINISHED:
         if g_call is not None and not in_group:
             file, line = rk.returned or (g_call.file, g_call.line)
             left = f"returned at {_rel(file)}:{line}; " if rk.returned else ""
             return RankReport(
                 rk.rank,
-                "finished",
+                RankStatus.FINISHED,
                 f"finished without calling {g_call.kind} #{g_key[1] + 1} ({left}{others})",
                 file,
                 line,
                 n,
             )
-        return RankReport(rk.rank, "finished", f"finished after {n} collective(s)", None, None, n)
-    if rk.status == "error" and rk.error is not None:
+        return RankReport(rk.rank, RankStatus.FINISHED, f"finished after {n} collective(s)", None, None, n)
+    if rk.status == RankStatus.ERROR and rk.error is not None:
         e = rk.error
         return RankReport(
             rk.rank, "error", f"error at {_rel(e.file)}:{e.line}: {e.message}", e.file, e.line, n
         )
-    if rk.status == "timeout":
+    if rk.status == RankStatus.TIMEOUT:
         file, line = rk.where or (None, None)
         return RankReport(
             rk.rank, "timeout", f"still running at {_rel(file)}:{line} after {timeout_s:g} s", file, line, n
         )
-    if rk.status == "aborted" and not rk.committed:
+    if rk.status == RankStatus.ABORTED and not rk.committed:
         return RankReport(
             rk.rank, "aborted", "not run: the check stopped at the first problem", None, None, 0
         )

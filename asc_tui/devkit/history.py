@@ -7,6 +7,10 @@ per-source-line busy cycles — not the whole timeline.
 
 Appends are single `BEGIN IMMEDIATE` transactions on the WAL store, so several asc-tui processes
 can record at once without losing a row.
+
+Seams, should it grow: the record model (`PipeFigures`, `LineCost`, `RunRecord`,
+`record_from_report`) from the store queries, and the named baselines (`save_baseline`,
+`load_baseline`, `baselines` over `history_baselines`) into their own module.
 """
 
 from __future__ import annotations

@@ -22,7 +22,9 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
-from .bench_sync import BenchSync
+from ..devkit.chips import default_chip_name
+from ..devkit.discovery import find_operators
+from .bench_sync import HistoryLoaded
 from .commands import WorkbenchCommands
 from .diff_screen import DiffActions
 from .help_screen import HelpScreen
@@ -40,7 +42,7 @@ from .messages import (
 )
 from .navigation import Navigation
 from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
-from .state import OperatorState, find_operators
+from .state import OperatorState
 from .themes import DEFAULT_THEME, load_themes
 from .tools import Tools
 from .widgets.bench_table import BenchTable
@@ -63,7 +65,7 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(Navigation, BenchSync, DiffActions, App):
+class Workbench(Navigation, DiffActions, App):
     TITLE = "asc-tui"
     CSS = """
     #status { height: 1; padding: 0 1; background: $panel; }
@@ -167,7 +169,7 @@ class Workbench(Navigation, BenchSync, DiffActions, App):
         tree.set_operators(paths)
         self.log_line(
             f"workbench on {short_path(self.ops_dir)} ({len(paths)} operators), chip "
-            f"{self.chip or 'ascend910b (default)'}"
+            f"{self.chip or default_chip_name() + ' (default)'}"
         )
         if paths:
             self.selected = paths[0]
@@ -189,7 +191,7 @@ class Workbench(Navigation, BenchSync, DiffActions, App):
             self.worker = RunWorker(timeout_s=self.config.worker_timeout, spare=True)
         self.rerunner = Rerunner(
             self.worker,
-            self.make_request,
+            self.runs.request,
             on_start=lambda p, r: self.post_message(RunStarted(p, r)),
             on_result=lambda p, r: self.post_message(RunFinished(p, r)),
             on_cancel=lambda p: self.post_message(RunCancelled(p)),
@@ -304,7 +306,7 @@ class Workbench(Navigation, BenchSync, DiffActions, App):
 
     def update_status(self) -> None:
         st = self.ops.get(self.selected) if self.selected else None
-        parts = [f"chip {self.chip or 'ascend910b'}"]
+        parts = [f"chip {self.chip or default_chip_name()}"]
         if st is not None:
             rep = st.good
             case = st.case or (rep.case if rep is not None else None) or "default"
@@ -377,19 +379,6 @@ class Workbench(Navigation, BenchSync, DiffActions, App):
     def operator_paths(self) -> list[Path]:
         return list(self.ops)
 
-    def make_request(self, path: Path):
-        from ..devkit.runner import RunRequest
-
-        st = self.ops.get(path) or OperatorState(path)
-        return RunRequest(
-            str(path),
-            case=st.case,
-            chip=self.chip,
-            params=dict(st.params),
-            timing_only=False,
-            timeout_s=self.config.worker_timeout,
-        )
-
     @while_mounted
     def on_run_started(self, msg: RunStarted) -> None:
         self.runs.started(msg)
@@ -402,6 +391,10 @@ class Workbench(Navigation, BenchSync, DiffActions, App):
     def on_run_finished(self, msg: RunFinished) -> None:
         self.runs.finished(msg)
         self.results_seen += 1
+
+    @while_mounted
+    def on_history_loaded(self, msg: HistoryLoaded) -> None:
+        self.runs.bench.loaded(msg)
 
     def show_operator(self, st: OperatorState | None) -> None:
         """Every pane shows this operator's newest good result (marked stale if older); None

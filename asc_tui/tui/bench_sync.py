@@ -7,35 +7,48 @@ stored previous one by more than the regression threshold marks the operator ▼
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
 from ..devkit.regression import is_regression, slowdown_text
-from .lifecycle import while_mounted
-from .state import Status
+from .state import OperatorState, Status
 from .widgets.bench_table import BenchRow, BenchTable
 
+if TYPE_CHECKING:
+    from ..devkit.runner import RunReport
+    from .app import Workbench
 
+
+@dataclass(eq=False)
 class HistoryLoaded(Message):
-    def __init__(self, key: str, previous_us: float | None, times: list[float]):
-        super().__init__()
-        self.key, self.previous_us, self.times = key, previous_us, times
+    """The stored runs of one bench row (`operator/case/chip`), newest last, in µs."""
+
+    key: str
+    previous_us: float | None  # the stored run before this session's newest
+    times: list[float]
 
 
 class BenchSync:
-    """Mixin for `Workbench`."""
+    app: Workbench
 
-    def update_bench_row(self, st, rep, previous: float | None) -> None:
-        table = self.pane(BenchTable)
+    def __init__(self, app: Workbench):
+        self.app = app
+
+    def update_row(self, st: OperatorState, rep: RunReport, previous: float | None) -> None:
+        """The session's own figures, at once (`previous`: this session's run before, in µs)."""
+        table = self.app.pane(BenchTable)
         key = f"{rep.operator}/{rep.case}/{rep.chip}"
         row = table.row(key) or BenchRow(
-            rep.operator, rep.case, rep.chip, threshold=self.config.thresholds.regression
+            rep.operator, rep.case, rep.chip, threshold=self.app.config.thresholds.regression
         )
         row.previous = previous if previous is not None else row.previous
         row.current = rep.emulation.time_us
         row.history = [*row.history, rep.emulation.time_us][-20:]
         table.upsert(row)
 
-    def record_history(self, rep) -> None:
+    def record(self, rep: RunReport | None) -> None:
         """Append the run to the project history and load the stored trend (worker thread)."""
         if rep is None or rep.emulation is None:
             return
@@ -49,15 +62,13 @@ class BenchSync:
             hist.record_run(rep, "run", store)
             recs = hist.runs(store, rep.operator, rep.case, rep.chip, limit=20)
             times = [r.time_us for r in recs if r.time_us is not None]
-            self.post_message(HistoryLoaded(key, prev.time_us if prev else None, times))
+            self.app.post_message(HistoryLoaded(key, prev.time_us if prev else None, times))
 
-        self.run_in_thread(work, f"{rep.operator}: history", "history")
+        self.app.run_in_thread(work, f"{rep.operator}: history", "history")
 
-    @while_mounted
-    def on_history_loaded(self, msg: HistoryLoaded) -> None:
-        if self.closing or not self.screen_stack:
-            return
-        table = self.pane(BenchTable)
+    def loaded(self, msg: HistoryLoaded) -> None:
+        app = self.app
+        table = app.pane(BenchTable)
         row = table.row(msg.key)
         if row is None:
             return
@@ -66,16 +77,16 @@ class BenchSync:
         if len(msg.times) >= len(row.history):
             row.history = list(msg.times)  # stored runs include this one
         table.upsert(row)
-        if is_regression(row.current, row.previous, self.config.thresholds.regression):
-            for st in self.ops.values():
+        if is_regression(row.current, row.previous, app.config.thresholds.regression):
+            for st in app.ops.values():
                 if (
                     st.good is not None
                     and f"{st.good.operator}/{st.good.case}/{st.good.chip}" == msg.key
                     and st.status is Status.PASS
                 ):
                     st.status = Status.REGRESSION
-                    self.pane("#sidebar").set_status(st.path, st.status, st.stale)
-                    self.log_line(
+                    app.pane("#sidebar").set_status(st.path, st.status, st.stale)
+                    app.log_line(
                         f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run",
                         "error",
                     )

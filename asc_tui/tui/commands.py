@@ -6,8 +6,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ..devkit.discovery import declared_cases
 from .keymap import ACTIONS
-from .state import declared_cases
 
 
 class WorkbenchCommands(Provider):
@@ -28,7 +28,7 @@ class WorkbenchCommands(Provider):
                 out.append(
                     (f"Case: {case}", f"run {selected.stem} on case {case}", partial(app.set_case, case))
                 )
-        from ..devkit.views.chips import chip_names
+        from ..devkit.chips import chip_names
 
         for chip in chip_names():
             out.append(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from ..devkit.runner import ErrorInfo, RunReport, RunRequest
+from ..devkit.errors import ErrorInfo
+from ..devkit.runner import RunReport, RunRequest
 
 
 @dataclass(frozen=True)

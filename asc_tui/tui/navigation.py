@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..config import ConfigError, load_config
+from ..config import Config, ConfigError, load_config
+from ..devkit.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
-from .state import OperatorState, declared_cases
+from .state import OperatorState
 from .widgets.operator_tree import OperatorTree
 
 
 class Navigation:
-    """Mixin for `Workbench`: needs `ops`, `selected`, `chip`, `submit`, `show_operator`..."""
+    """Mixin for `Workbench` (its selection, case, chip and file-change handlers); uses the app's
+    `submit`, `show_operator`, `log_line`, `update_status`, `pane` and `apply_keymap`, and its
+    `rerunner` when a deleted operator leaves the queue."""
+
+    ops: dict[Path, OperatorState]
+    selected: Path | None
+    chip: str | None
+    config: Config
+    config_error: ConfigError | None
 
     def on_tree_node_highlighted(self, event) -> None:
         path = event.node.data
@@ -78,7 +87,7 @@ class Navigation:
         self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
     def action_next_chip(self) -> None:
-        from ..devkit.views.chips import chip_names
+        from ..devkit.chips import chip_names
 
         chips = chip_names()
         cur = self.chip if self.chip in chips else (chips[0] if chips else None)

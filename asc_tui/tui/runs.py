@@ -3,8 +3,11 @@ the bench row, and the selected operator's profile, timeline and source heat (`d
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..devkit.chips import default_chip_name
+from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
 from .state import OperatorState, Status, classify
@@ -14,6 +17,7 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView
 
 if TYPE_CHECKING:
+    from ..devkit.runner import RunRequest
     from ..devkit.views.timeline import TimelineModel
     from .app import Workbench
 
@@ -24,14 +28,28 @@ BIG_TIMELINE = 200_000
 class RunResults:
     app: Workbench
     models: dict[int, TimelineModel]  # id(emulation) -> its index; one kept: results can be big
+    bench: BenchSync  # the bench table's rows and the stored history behind them
 
     def __init__(self, app: Workbench):
         self.app = app
         self.models = {}
+        self.bench = BenchSync(app)
+
+    def request(self, path: Path) -> RunRequest:
+        """A full (numeric + timing) run of the operator with its session case and parameters."""
+        from ..devkit.runner import RunRequest
+
+        st = self.app.ops.get(path) or OperatorState(path)
+        return RunRequest(
+            str(path),
+            case=st.case,
+            chip=self.app.chip,
+            params=dict(st.params),
+            timing_only=False,
+            timeout_s=self.app.config.worker_timeout,
+        )
 
     def started(self, msg: RunStarted) -> None:
-        from ..devkit.views.chips import default_chip
-
         app = self.app
         st = app.ops.get(msg.path)
         if st is None:  # its file was deleted while the run was queued
@@ -44,7 +62,7 @@ class RunResults:
         extra = " ".join(f"{k}={v}" for k, v in req.params.items())
         app.log_line(
             f"{msg.path.stem}: running [{req.case or 'default'}] on "
-            f"{req.chip or default_chip()}{' ' + extra if extra else ''}…",
+            f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
             "dim",
         )
         app.update_status()
@@ -76,11 +94,11 @@ class RunResults:
                     "error",
                 )
             if rep is not None and rep.emulation is not None:
-                app.update_bench_row(st, rep, previous)
+                self.bench.update_row(st, rep, previous)
             if msg.path == app.selected:
                 self.show(st)
             app.update_status()
-        app.record_history(rep)
+        self.bench.record(rep)
 
     def cancelled(self, msg: RunCancelled) -> None:
         """The run in flight ended without a result: the operator is back where it was."""

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..devkit.discovery import declared_cases, find_operators  # noqa: F401 - the tui's imports
 from ..devkit.regression import is_regression
 
 if TYPE_CHECKING:

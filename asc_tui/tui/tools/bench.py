@@ -39,7 +39,7 @@ class BenchController(ProcessTool):
             params=dict(st.params),
             against=None if save else BASELINE_NAME,
             save_baseline=BASELINE_NAME if save else None,
-            thresholds=Thresholds(ship=th.ship, optimise=th.optimise),
+            thresholds=Thresholds(ship=th.ship, optimise=th.optimise, regression=th.regression),
             timeout_s=self.app.config.worker_timeout,
         )
         path = st.path
@@ -64,7 +64,9 @@ class BenchController(ProcessTool):
         table = app.pane(BenchTable)
         for c in res.cases:
             key = f"{res.operator}/{c.case}/{res.chip}"
-            row = table.row(key) or BenchRow(res.operator, c.case, res.chip)
+            row = table.row(key) or BenchRow(
+                res.operator, c.case, res.chip, threshold=app.config.thresholds.regression
+            )
             if c.time_us is not None:
                 row.current = c.time_us
             row.baseline = c.baseline_time_us

@@ -26,7 +26,7 @@ class DebugController(ProcessTool):
     name = "debug"
 
     def launch(self, st: OperatorState) -> None:
-        req, path = self.app.make_request(st.path), st.path
+        req, path = self.app.runs.request(st.path), st.path
         self.app.log_line(f"{path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", "dim")
         self.switch("log")
         self.run(

@@ -37,7 +37,7 @@ class ProfileController(ToolController):
 
 
 def profile_report_text(report, width: int) -> str:
-    """The profile CLI's report (breakdown, pipeline report, hot lines) as plain text."""
+    """The report `asc-tui profile --pipeline` prints (breakdown, pipeline report, hot lines)."""
     from ...devkit.present.profile import report_text
     from ...devkit.profile import profile
 

@@ -150,6 +150,7 @@ class TuneController(ToolController):
     def write_best(self) -> None:
         """Write the tuned parameters as the PARAMS defaults (devkit.tuner.apply); the watcher
         sees the save and reruns, so the file, not the session, carries the choice."""
+        from ...devkit.errors import OperatorError
         from ...devkit.tuner.apply import plan_apply
 
         app, st = self.app, self._tuned()
@@ -157,7 +158,7 @@ class TuneController(ToolController):
             return
         try:
             plan = plan_apply(st.path, st.best_params)
-        except Exception as exc:  # OperatorError naming the PARAMS line, or a parse error
+        except (OperatorError, SyntaxError, ValueError, OSError) as exc:  # OperatorError: the PARAMS line
             app.log_line(f"{st.path.stem}: cannot write the parameters: {exc}", "error")
             return
         if not plan.changed:
