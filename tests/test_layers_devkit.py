@@ -44,3 +44,23 @@ def test_the_cli_reaches_the_emulator_only_through_the_devkit():
 @pytest.mark.parametrize("layer", ["devkit", "npu", "ascendc"])
 def test_nothing_below_the_front_ends_imports_textual_or_a_front_end(layer):
     assert offenders(layer, "textual", "asc_tui.cli", "asc_tui.tui") == []
+
+
+def test_what_the_workbench_needs_before_first_paint_does_not_load_numpy():
+    import subprocess
+    import sys
+
+    light = (
+        "discovery",
+        "regression",
+        "chips",
+        "emulation",
+        "errors",
+        "present.bench",
+        "present.text",
+    )
+    code = (
+        "; ".join(f"import asc_tui.devkit.{m}" for m in light) + "; import sys; print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

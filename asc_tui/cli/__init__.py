@@ -48,11 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _workbench(argv: list[str]) -> int:
-    try:
-        tui = importlib.import_module("asc_tui.tui.app")
-    except ModuleNotFoundError:
-        print("asc-tui: the workbench is coming; use `asc-tui run` meanwhile", file=sys.stderr)
-        return 2
+    tui = importlib.import_module("asc_tui.tui.app")
     return int(tui.main(argv) or 0)
 
 

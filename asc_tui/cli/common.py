@@ -8,7 +8,13 @@ import sys
 from typing import Any
 
 
-def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) -> None:
+def add_target_options(
+    p: argparse.ArgumentParser,
+    op_optional: bool = False,
+    timeout: float = 60.0,
+    runaway: str = "a runaway kernel",
+) -> None:
+    """OP (or OPs, default all), --case, --chip, --param, --json and --timeout (seconds)."""
     if op_optional:
         p.add_argument(
             "op",
@@ -29,7 +35,10 @@ def add_target_options(p: argparse.ArgumentParser, op_optional: bool = False) ->
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds before a runaway kernel is stopped (default 60)"
+        "--timeout",
+        type=float,
+        default=timeout,
+        help=f"seconds before {runaway} is stopped (default {timeout:g})",
     )
 
 
@@ -76,17 +85,3 @@ def _default(o):
     if isinstance(o, np.ndarray):
         return o.tolist()
     return str(o)
-
-
-def coming(name: str):
-    """For commands whose issue has not landed yet: they exist and say so."""
-
-    def add_parser(sub):
-        p = sub.add_parser(name, help=f"{name} (coming)")
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-
-    def main(args) -> int:
-        print(f"asc-tui {name}: coming soon", file=sys.stderr)
-        return 2
-
-    return add_parser, main

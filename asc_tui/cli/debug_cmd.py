@@ -11,25 +11,14 @@ import sys
 from ..devkit.debug import DebugReport, DebugRequest, debug
 from ..devkit.loader import list_operators
 from ..devkit.sanitizer import TOOLS
-from .common import parse_params, print_json
+from .common import add_target_options, parse_params, print_json
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "debug", help="find memory, race, init and sync bugs; check precision and multi-rank deadlocks"
     )
-    p.add_argument(
-        "op", nargs="*", metavar="OP", help="operator name (bundled or in ./operators) or path; default: all"
-    )
-    p.add_argument("--case", help="case name (default: the operator's default case)")
-    p.add_argument("--chip", help="chip name or path to a .toml")
-    p.add_argument(
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a tunable parameter (repeatable)",
-    )
+    add_target_options(p, op_optional=True, timeout=30.0, runaway="a runaway kernel or rank")
     p.add_argument(
         "--tool",
         default=",".join(TOOLS),
@@ -52,14 +41,7 @@ def add_parser(sub) -> None:
         default=None,
         help="ranks for --deadlock-check, which it implies (default: the operator's RANKS, else 2)",
     )
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        help="seconds before a runaway kernel or rank is stopped (default 30)",
-    )
     p.add_argument("--seed", type=int, default=0, help="input data seed")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _tools(text: str) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ skipped, never guessed.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 OVERLAP_MIN = 0.5
@@ -38,10 +39,16 @@ CAPACITY_FULL = 0.95
 THRESHOLDS = {k: v for k, v in globals().items() if k.isupper() and isinstance(v, (int, float))}
 
 
+class Severity(enum.StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    INFO = "info"
+
+
 @dataclass(frozen=True)
 class Advice:
     rule: str
-    severity: str  # "high" | "medium" | "info"
+    severity: Severity
     message: str
     threshold: str
     evidence: dict = field(default_factory=dict)
@@ -92,7 +99,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "serial_copy_compute",
-                "high",
+                Severity.HIGH,
                 f"copy and compute run one after the other (overlap {_pct(f.overlap)}): "
                 f"{producer_pipe} waits {_pct(producer)} of the time for the {consumer} unit to free "
                 f"its buffer, and the {consumer} unit waits {_pct(f.wait_ratios.get(_vc(f), 0.0))} "
@@ -111,7 +118,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "small_dma",
-                "medium",
+                Severity.MEDIUM,
                 f"DMA instructions move {f.dma_mean_bytes / 1024:.1f} KB on average and "
                 f"{_pct(f.dma_fixed_share)} of the DMA time is per-instruction latency — use "
                 "bigger tiles (fewer, larger DataCopy calls)",
@@ -124,7 +131,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "idle_cores",
-                "medium",
+                Severity.MEDIUM,
                 f"only {f.cores_used} of {f.chip_cores} {f.core_kind} cores are busy — raise "
                 f"block_dim (e.g. {f.chip_cores}) and split the data across them",
                 f"cores used < {_pct(IDLE_CORES_MAX_USE)} of the chip's",
@@ -141,7 +148,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "tail_imbalance",
-                "medium",
+                Severity.MEDIUM,
                 f"{why} — make block_dim a multiple of the core count and split the work evenly "
                 "(give the remainder to several blocks, not one)",
                 f"slowest/mean ≥ {BALANCE_MAX} or last wave < {_pct(TAIL_WAVE_MIN)} of the cores",
@@ -153,7 +160,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "low_cube",
-                "high",
+                Severity.HIGH,
                 f"the matrix unit is busy only {_pct(cube)} of the time — fix the tiling "
                 "(larger tile_m/tile_n/tile_k, keep L0A/L0B fed by MTE1 while the cube runs)",
                 f"cube utilisation < {_pct(CUBE_UTIL_MIN)}",
@@ -164,7 +171,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
         out.append(
             Advice(
                 "memory_bound",
-                "info",
+                Severity.INFO,
                 f"the run reaches {_pct(f.roof_fraction)} of the HBM roof — nothing is left but "
                 "moving fewer bytes (fuse with neighbours, lower precision, avoid re-reads)",
                 f"memory bound and ≥ {_pct(ROOF_NEAR)} of the roof",
@@ -180,7 +187,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
             out.append(
                 Advice(
                     "capacity_headroom",
-                    "info",
+                    Severity.INFO,
                     f"{mem.upper()} is only {_pct(share)} used ({_kb(used)} of {_kb(cap)}): "
                     "there is room for bigger tiles or more buffers",
                     f"{mem.upper()} use < {_pct(HEADROOM_LOW)}",
@@ -191,7 +198,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
             out.append(
                 Advice(
                     "capacity_headroom",
-                    "info",
+                    Severity.INFO,
                     f"{mem.upper()} is {_pct(share)} full ({_kb(used)} of {_kb(cap)}): "
                     "no room for bigger tiles or double buffering without freeing space",
                     f"{mem.upper()} use ≥ {_pct(CAPACITY_FULL)}",

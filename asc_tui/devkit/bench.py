@@ -41,7 +41,7 @@ from .runner import RunReport, RunRequest, run
 from .store import Store
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     SHIP = "ship"
     OPTIMISE = "optimise"
     MUST_OPTIMISE = "must optimise"

@@ -1,7 +1,7 @@
 """Operator discovery, once for every front end: which files are operators, where names are
 looked up, and the cases a file declares (read, never executed).
 
-Standard library only: the workbench lists operators before the emulator stack (numpy) loads.
+Import-light (no numpy): the workbench lists operators before the emulator stack loads.
 `loader` imports operators; this module only finds them.
 """
 

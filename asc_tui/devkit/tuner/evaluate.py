@@ -74,6 +74,11 @@ def evaluate(task: Task) -> Outcome:
     )
 
 
+def lost(task: Task, what: str, exc: BaseException) -> Outcome:
+    """A task whose evaluator died: transient, so a resumed tune tries it again."""
+    return Outcome(task.key, task.params, None, transient=True, error=f"{what}: {type(exc).__name__}: {exc}")
+
+
 def _warm() -> None:
     """Worker initializer: import the emulator once so the first config is not slow; leave
     Ctrl-C to the tuner (it cancels cleanly) instead of killing configs mid-way."""
@@ -131,15 +136,7 @@ class LocalBackend:
             try:
                 out.append(fut.result())
             except Exception as exc:  # a worker died (segfault, OOM kill...)
-                out.append(
-                    Outcome(
-                        task.key,
-                        task.params,
-                        None,
-                        transient=True,
-                        error=f"worker failed: {type(exc).__name__}: {exc}",
-                    )
-                )
+                out.append(lost(task, "worker failed", exc))
         return out
 
     def cancel(self) -> None:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .cache import Outcome
-from .evaluate import Task, evaluate
+from .evaluate import Task, evaluate, lost
 
 
 def _evaluate_with_source(task: Task, source: bytes) -> Outcome:
@@ -88,15 +88,7 @@ class RayBackend:
             try:
                 out.append(self.ray.get(ref))
             except Exception as exc:  # worker died, task failed twice
-                out.append(
-                    Outcome(
-                        task.key,
-                        task.params,
-                        None,
-                        transient=True,
-                        error=f"ray task failed: {type(exc).__name__}: {exc}",
-                    )
-                )
+                out.append(lost(task, "ray task failed", exc))
         return out
 
     def cancel(self) -> None:
