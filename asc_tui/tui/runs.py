@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..devkit.chips import default_chip_name
+from ..devkit.regression import slowdown, slowdown_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
@@ -74,7 +75,8 @@ class RunResults:
             return
         res = msg.result
         rep = res.report
-        key = (rep.case if rep else st.case, rep.chip if rep else app.chip)
+        params = rep.params if rep is not None else st.params  # compare like with like only
+        key = (rep.case if rep else st.case, rep.chip if rep else app.chip, repr(sorted(params.items())))
         hist = st.history.setdefault(key, [])
         previous = hist[-1] if hist else None
         st.last = res
@@ -89,8 +91,8 @@ class RunResults:
             if st.status is Status.REGRESSION:
                 app.log_line(
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
-                    f"{previous:,.3f} µs before "
-                    f"({rep.emulation.time_us / previous - 1:+.1%})",
+                    f"{previous:,.3f} µs before with the same params "
+                    f"({slowdown_text(slowdown(rep.emulation.time_us, previous))})",
                     "error",
                 )
             if rep is not None and rep.emulation is not None:

@@ -1,0 +1,82 @@
+"""The workbench's regression mark: the one devkit rule, and only between like runs."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import shutil
+
+import pytest
+from test_tui_app import DATA, log_text, make_app, started, until
+
+from asc_tui.devkit import history
+from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.tui.state import Status
+
+
+@pytest.fixture
+def ops(tmp_path):
+    d = tmp_path / "operators"
+    d.mkdir()
+    shutil.copy(DATA / "add_custom.py", d / "add_custom.py")
+    return d
+
+
+def _store(report, time_factor: float = 1.0) -> None:
+    rec = history.record_from_report(report, "run")
+    rec = dataclasses.replace(rec, time_us=rec.time_us * time_factor)
+    store = history.open_history()
+    history.append(store, rec)
+    store.close()
+
+
+def test_a_stored_run_with_other_params_is_no_reference(ops):
+    """`T`, `a` (faster params for that session), quit, restart: no ▼ against the tuned run."""
+    op = ops / "add_custom.py"
+    _store(run(RunRequest(str(op), params={"block_dim": 48})))  # the session's tuned run
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app, n=1)
+            await pilot.pause(1.0)  # the stored history has been read
+            target = op.resolve()
+            assert app.ops[target].status is Status.PASS
+            assert app.query_one("#sidebar").status(target) == Status.PASS
+            assert "REGRESSION" not in log_text(app)
+            assert "PASS" in str(app.query_one("#status").render())
+            row = app.query_one("#bench-table").row("add_custom/default/ascend910b")
+            assert row.previous is None  # nothing like it stored yet: no Δ
+
+    asyncio.run(go())
+
+
+def test_a_slower_run_than_the_stored_one_with_the_same_params_marks_tree_and_header(ops):
+    op = ops / "add_custom.py"
+    _store(run(RunRequest(str(op))), time_factor=1 / 1.062)  # the same params, 6.2% faster
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app, n=1)
+            target = op.resolve()
+            await until(pilot, lambda: app.ops[target].status is Status.REGRESSION, what="▼")
+            assert app.query_one("#sidebar").status(target) == Status.REGRESSION
+            assert "REGRESSION" in str(app.query_one("#status").render())
+            assert "REGRESSION +6.2% slower than the stored run with the same params" in log_text(app)
+            row = app.query_one("#bench-table").row("add_custom/default/ascend910b")
+            assert app.query_one("#bench-table").get_row(row.key)[3].startswith("+6.2%")
+
+    asyncio.run(go())
+
+
+def test_previous_run_with_params_skips_runs_with_other_params(ops):
+    op = str(ops / "add_custom.py")
+    _store(run(RunRequest(op)))
+    _store(run(RunRequest(op, params={"block_dim": 48})))
+    store = history.open_history()
+    default = run(RunRequest(op)).params
+    key = ("add_custom", "default", "ascend910b")
+    assert history.previous_run(store, *key).params["block_dim"] == 48
+    assert history.previous_run(store, *key, params=default).params == default
+    assert history.previous_run(store, *key, params={"x": 1}) is None
