@@ -273,6 +273,14 @@ class Workbench(Navigation, DiffActions, App):
     def theme_names(self) -> list[str]:
         return list(self._themes)
 
+    def get_system_commands(self, screen):
+        """Textual's own palette commands, minus those the workbench names itself (one "Theme",
+        one "Quit": the palette never lists two entries of the same name)."""
+        ours = {a.title for a in ACTIONS}
+        for cmd in super().get_system_commands(screen):
+            if cmd.title not in ours:
+                yield cmd
+
     def action_next_theme(self) -> None:
         names = self._themes or sorted(self.available_themes)
         i = names.index(self.theme) if self.theme in names else -1

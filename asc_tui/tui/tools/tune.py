@@ -109,7 +109,7 @@ class TuneController(ToolController):
         )
         r = e.result
         if r is not None and r.time_us is not None:
-            pane.offer(r.time_us, dict(r.params or {}))
+            pane.offer(r.time_us, dict(r.params or {}), e.rank)
 
     def failed(self, error: BaseException) -> None:
         self.running = False
