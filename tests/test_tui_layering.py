@@ -15,3 +15,14 @@ def test_the_tui_does_not_import(layer):
 
 def test_the_devkit_views_import_no_textual_or_rich():
     assert offenders("devkit/views", "textual", "rich") == []
+
+
+def test_the_workbench_module_loads_no_numpy_before_the_first_paint():
+    """The emulator stack (numpy, devkit.views) is imported after the screen is up."""
+    import subprocess
+    import sys
+
+    heavy = "('numpy', 'asc_tui.npu.results', 'asc_tui.devkit.views.profile')"
+    code = f"import sys, asc_tui.tui.app; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

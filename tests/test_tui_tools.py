@@ -52,6 +52,13 @@ def press(*keys: str, wait_for: type, n: int = 1):
     return script
 
 
+async def press_until_failure(pilot, seen: list, key: str) -> None:
+    """Press `key`, then wait until the app has shown a worker's failure."""
+    await pilot.press(key)
+    await until(pilot, lambda: failures(seen), timeout=60, what="a worker's failure")
+    await pilot.pause(0.1)
+
+
 def failures(seen: list) -> list[Worker]:
     return [m.worker for m in seen if isinstance(m, Worker.StateChanged) and m.state is WorkerState.ERROR]
 
@@ -129,9 +136,7 @@ def test_a_failing_devkit_call_is_shown_in_the_log_and_the_status_line(ops, monk
 
     async def script(app, pilot, seen):
         monkeypatch.setattr(profile_mod, "profile", broken)
-        await pilot.press("p")
-        await until(pilot, lambda: failures(seen), what="the worker's failure")
-        await pilot.pause(0.1)
+        await press_until_failure(pilot, seen, "p")
         text = "add_custom: profile failed: RuntimeError: profile module is broken"
         assert text in log_text(app)
         assert text in str(app.query_one("#status").render())
@@ -151,9 +156,7 @@ def test_a_tool_job_that_times_out_in_the_worker_process_is_shown_with_its_statu
     async def script(app, pilot, seen):
         app.tools.process.timeout_s = lambda: 3.0
         (ops / "add_custom.py").write_text(hang)  # no watcher: only the debug run sees it
-        await pilot.press("d")
-        await until(pilot, lambda: failures(seen), timeout=60, what="the debug job's timeout")
-        await pilot.pause(0.1)
+        await press_until_failure(pilot, seen, "d")
         assert "add_custom: debug timeout" in log_text(app)
         assert "add_custom: debug timeout" in str(app.query_one("#status").render())
 
@@ -161,3 +164,20 @@ def test_a_tool_job_that_times_out_in_the_worker_process_is_shown_with_its_statu
     (worker,) = failures(seen)
     assert isinstance(worker.error, ToolFailed) and worker.error.result.status == "timeout"
     assert of(seen, DebugFinished) == []
+
+
+def test_a_failed_tune_frees_the_tune_key_and_says_so_in_its_pane(ops, monkeypatch):
+    from asc_tui.devkit.worker import RunWorker
+
+    def lost(self, job, timeout_s=None, on_progress=None):
+        raise ConnectionError("tuner process lost")
+
+    async def script(app, pilot, seen):
+        monkeypatch.setattr(RunWorker, "call", lost)
+        await press_until_failure(pilot, seen, "T")
+        assert not app.tools.tune.running
+        assert app.query_one("#tune-pane").status_text == "tune failed"
+        assert "add_custom: tune failed: ConnectionError: tuner process lost" in log_text(app)
+
+    seen = drive(ops, script)
+    assert of(seen, TuneFinished) == []

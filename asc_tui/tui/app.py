@@ -46,7 +46,7 @@ from .state import OperatorState
 from .themes import DEFAULT_THEME, load_themes
 from .tools import Tools
 from .widgets.bench_table import BenchTable
-from .widgets.log_pane import LogPane
+from .widgets.log_pane import Level, LogPane
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
 from .widgets.source_view import SourceView
@@ -156,11 +156,11 @@ class Workbench(Navigation, DiffActions, App):
 
     def on_mount(self) -> None:
         for p in self._theme_problems:
-            self.log_line(f"theme: {p}", "warn")
+            self.log_line(f"theme: {p}", Level.WARN)
         self.apply_keymap()
         if self.config_error is not None:
             for p in self.config_error.problems:
-                self.log_line(f"config error: {p.format()}", "error")
+                self.log_line(f"config error: {p.format()}", Level.ERROR)
             self.notify(str(self.config_error), title="config", severity="error", timeout=10)
         tree = self.pane(OperatorTree)
         paths = find_operators(self.ops_dir)
@@ -263,7 +263,7 @@ class Workbench(Navigation, DiffActions, App):
         keymap = dict(self.config.keymap)
         timeline_ids = {b.id for b in TimelineView.BINDINGS}
         for bad in unknown_ids(keymap, timeline_ids):
-            self.log_line(f"keymap: no binding with id {bad!r} (see `?` for the ids)", "warn")
+            self.log_line(f"keymap: no binding with id {bad!r} (see `?` for the ids)", Level.WARN)
         if keymap:
             self.set_keymap(keymap)
 
@@ -304,7 +304,7 @@ class Workbench(Navigation, DiffActions, App):
             self.pane(pane).focus()
 
     # -- logging / status ------------------------------------------------------------------
-    def log_line(self, text: str, level: str = "info") -> None:
+    def log_line(self, text: str, level: Level = Level.INFO) -> None:
         for pane in self.log_panes():
             pane.add(text, level)
 
@@ -347,7 +347,7 @@ class Workbench(Navigation, DiffActions, App):
             cancelled.append("tool")
         self.log_line(
             f"cancelled: {', '.join(cancelled)}" if cancelled else "nothing to cancel",
-            "warn" if cancelled else "dim",
+            Level.WARN if cancelled else Level.DIM,
         )
 
     def run_in_thread(self, work, name: str, group: str, exclusive: bool = False) -> Worker:
@@ -359,7 +359,8 @@ class Workbench(Navigation, DiffActions, App):
     @on(ToolMessage)
     @while_mounted
     def show_tool_message(self, msg: ToolMessage) -> None:
-        self.tools.show(msg)
+        with self.batch_update():
+            self.tools.show(msg)
 
     @while_mounted
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -369,7 +370,7 @@ class Workbench(Navigation, DiffActions, App):
         worker, error = event.worker, event.worker.error
         failed_job = isinstance(error, ToolFailed)  # the job did not finish in the worker process
         text = str(error) if failed_job else f"{worker.name} failed: {type(error).__name__}: {error}"
-        self.log_line(text, "error")
+        self.log_line(text, Level.ERROR)
         for pane in self.log_panes() if failed_job else ():
             for e in error.result.errors:
                 pane.add_error(error.path.stem, e)

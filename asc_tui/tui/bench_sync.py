@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from textual.message import Message
-
 from ..devkit.regression import is_regression, slowdown_text
+from .messages import FrozenMessage
 from .state import OperatorState, Status
 from .widgets.bench_table import BenchRow, BenchTable
+from .widgets.log_pane import Level
 
 if TYPE_CHECKING:
     from ..devkit.runner import RunReport
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(eq=False)
-class HistoryLoaded(Message):
+class HistoryLoaded(FrozenMessage):
     """The stored runs of one bench row (`operator/case/chip`), newest last, in µs."""
 
     key: str
@@ -89,6 +89,6 @@ class BenchSync:
                     app.log_line(
                         f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run "
                         "with the same params",
-                        "error",
+                        Level.ERROR,
                     )
                     app.update_status()

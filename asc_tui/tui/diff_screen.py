@@ -10,17 +10,19 @@ never cut (a long source line's text is, after its figures).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
 
 from .lifecycle import while_mounted
+from .messages import FrozenMessage
 from .textfit import fit
+from .widgets.log_pane import Level
 from .widgets.profile_pane import SHORT, bar
 from .widgets.timeline import SHADES
 
@@ -170,10 +172,12 @@ class BenchDiffScreen(ModalScreen):
         return diff_text(self.diff, self.size.width - 2 or 80).plain
 
 
-class DiffReady(Message):
-    def __init__(self, diff: BenchDiff | None, note: str = ""):
-        super().__init__()
-        self.diff, self.note = diff, note
+@dataclass(eq=False)
+class DiffReady(FrozenMessage):
+    """The diff of one run against the saved baseline, or why there is none."""
+
+    diff: BenchDiff | None
+    note: str = ""
 
 
 class DiffActions:
@@ -222,7 +226,7 @@ class DiffActions:
     def on_diff_ready(self, msg: DiffReady) -> None:
         if msg.diff is None:
             self.notify(msg.note, severity="warning")
-            self.log_line(msg.note, "warn")
+            self.log_line(msg.note, Level.WARN)
             return
         self.push_screen(BenchDiffScreen(msg.diff))
 

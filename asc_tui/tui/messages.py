@@ -1,10 +1,10 @@
 """Typed messages from background threads (watcher, rerunner, tool workers) to the app loop.
 
-The tools' results are `ToolMessage`s (declared next to their controllers in `tools/`):
-dataclasses whose fields are set once and read-only after, each carrying the devkit's own
-immutable result. A tool that fails posts nothing: its
-worker raises (`ToolFailed` for a job that did not finish in the worker process) and the app's
-one `Worker.StateChanged` handler shows the failure.
+Each is a `FrozenMessage`: a dataclass whose fields are set once and read-only after, carrying
+the devkit's own immutable results. The tools' results are `ToolMessage`s, declared next to
+their controllers in `tools/`. A tool that fails posts nothing: its worker raises (`ToolFailed`
+for a job that did not finish in the worker process) and the app's one `Worker.StateChanged`
+handler shows the failure.
 """
 
 from __future__ import annotations
@@ -22,30 +22,40 @@ if TYPE_CHECKING:  # the app paints before the emulator stack is imported
     from ..devkit.worker import WorkResult
 
 
-class RunStarted(Message):
-    def __init__(self, path: Path, request: RunRequest):
-        super().__init__()
-        self.path, self.request = path, request
+class FrozenMessage(Message):
+    """A dataclass message whose fields are assigned once, by `__init__`, and refuse a second
+    assignment (Textual's own bookkeeping, the `_` slots, stays writable)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if not name.startswith("_") and name in self.__dict__:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super().__setattr__(name, value)
 
 
-class RunFinished(Message):
-    def __init__(self, path: Path, result: WorkResult):
-        super().__init__()
-        self.path, self.result = path, result
+@dataclass(eq=False)
+class RunStarted(FrozenMessage):
+    """The rerunner sent `request` to the worker process."""
+
+    path: Path
+    request: RunRequest
 
 
-class RunCancelled(Message):
+@dataclass(eq=False)
+class RunCancelled(FrozenMessage):
     """The run announced by RunStarted ended without a result (cancel key, newer save)."""
 
-    def __init__(self, path: Path):
-        super().__init__()
-        self.path = path
+    path: Path
 
 
-class FilesChanged(Message):
-    def __init__(self, changes: ChangeSet):
-        super().__init__()
-        self.changes = changes
+@dataclass(eq=False)
+class RunFinished(FrozenMessage):
+    path: Path
+    result: WorkResult  # ok, or how the run failed (raised, timeout, crashed, cancelled)
+
+
+@dataclass(eq=False)
+class FilesChanged(FrozenMessage):
+    changes: ChangeSet  # one debounced batch of saves
 
 
 class EngineReady(Message):
@@ -53,12 +63,9 @@ class EngineReady(Message):
 
 
 @dataclass(eq=False)
-class ToolMessage(Message):
+class ToolMessage(FrozenMessage):
     """A tool's message for the operator at `path`; `tool` names the controller that shows it.
-
-    Subclasses are dataclasses too: their fields are assigned once, by `__init__`, and refuse a
-    second assignment (Textual's own bookkeeping, the `_` slots, stays writable).
-    """
+    Subclasses are dataclasses too, read-only like every `FrozenMessage`."""
 
     tool: ClassVar[str]  # set by the class keyword: `class DebugFinished(ToolMessage, tool="debug")`
     path: Path
@@ -67,11 +74,6 @@ class ToolMessage(Message):
         super().__init_subclass__(**kwargs)
         if tool is not None:
             cls.tool = tool
-
-    def __setattr__(self, name: str, value) -> None:
-        if not name.startswith("_") and name in self.__dict__:
-            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-        super().__setattr__(name, value)
 
 
 class ToolFailed(Exception):

@@ -9,6 +9,7 @@ from ..devkit.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
 from .state import OperatorState
+from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 
 
@@ -52,11 +53,11 @@ class Navigation:
 
     def action_rerun(self) -> None:
         if self.selected is not None:
-            self.log_line(f"{self.selected.stem}: rerun", "dim")
+            self.log_line(f"{self.selected.stem}: rerun", Level.DIM)
             self.submit([self.selected])
 
     def action_run_all(self) -> None:
-        self.log_line(f"run all ({len(self.ops)} operators)", "dim")
+        self.log_line(f"run all ({len(self.ops)} operators)", Level.DIM)
         self.submit(list(self.ops))
 
     def action_next_case(self) -> None:
@@ -75,14 +76,14 @@ class Navigation:
         if self.selected is None:
             return
         self.ops[self.selected].case = case
-        self.log_line(f"{self.selected.stem}: case {case}", "dim")
+        self.log_line(f"{self.selected.stem}: case {case}", Level.DIM)
         self.update_status()
         self.submit([self.selected])
 
     def set_chip(self, chip: str) -> None:
         """Rerun everything on `chip` (the palette's "Chip: x")."""
         self.chip = chip
-        self.log_line(f"chip {chip}: rerun all", "dim")
+        self.log_line(f"chip {chip}: rerun all", Level.DIM)
         self.update_status()
         self.submit([self.selected, *[p for p in self.ops if p != self.selected]])
 
@@ -110,7 +111,7 @@ class Navigation:
                 self.ops[p] = OperatorState(p)
                 tree.set_operators([p])
         names = ", ".join(Path(x).name for x in cs.paths)
-        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", "dim")
+        self.log_line(f"saved {names} → rerun {len(targets)} operator(s)", Level.DIM)
         if self.selected in targets:  # what the user looks at goes first
             targets.remove(self.selected)
             targets.insert(0, self.selected)
@@ -127,17 +128,17 @@ class Navigation:
         if self.rerunner is not None:
             self.rerunner.forget(path)
         if path != self.selected:
-            self.log_line(f"{path.name} deleted: removed from the operators", "warn")
+            self.log_line(f"{path.name} deleted: removed from the operators", Level.WARN)
             return
         rest = paths[:i] + paths[i + 1 :]
         if rest:
             nxt = rest[min(i, len(rest) - 1)]
-            self.log_line(f"{path.name} deleted: now showing {nxt.stem}", "warn")
+            self.log_line(f"{path.name} deleted: now showing {nxt.stem}", Level.WARN)
             self.notify(f"{path.name} was deleted: selected {nxt.stem}", severity="warning")
             self.select_operator(nxt)
         else:
             self.selected = None
-            self.log_line(f"{path.name} deleted: no operators left in {self.ops_dir}", "warn")
+            self.log_line(f"{path.name} deleted: no operators left in {self.ops_dir}", Level.WARN)
             self.notify(f"{path.name} was deleted: no operators left", severity="warning")
             with self.batch_update():
                 self.show_operator(None)
@@ -148,7 +149,7 @@ class Navigation:
             self.config = load_config(Path(self.config.source))
             self.config_error = None
             self.apply_keymap()
-            self.log_line(f"config reloaded from {self.config.source}", "ok")
+            self.log_line(f"config reloaded from {self.config.source}", Level.OK)
         except ConfigError as exc:
             for p in exc.problems:
-                self.log_line(f"config error: {p.format()}", "error")
+                self.log_line(f"config error: {p.format()}", Level.ERROR)

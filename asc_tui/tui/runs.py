@@ -12,6 +12,7 @@ from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
 from .state import OperatorState, Status, classify
+from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
 from .widgets.source_view import SourceView
@@ -64,7 +65,7 @@ class RunResults:
         app.log_line(
             f"{msg.path.stem}: running [{req.case or 'default'}] on "
             f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
-            "dim",
+            Level.DIM,
         )
         app.update_status()
 
@@ -93,7 +94,7 @@ class RunResults:
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
                     f"{previous:,.3f} µs before with the same params "
                     f"({slowdown_text(slowdown(rep.emulation.time_us, previous))})",
-                    "error",
+                    Level.ERROR,
                 )
             if rep is not None and rep.emulation is not None:
                 self.bench.update_row(st, rep, previous)
@@ -111,7 +112,7 @@ class RunResults:
         st.status = st.settled
         app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         shown = "the last result stays" if st.good is not None else "no result yet"
-        app.log_line(f"{msg.path.stem}: run cancelled ({shown})", "warn")
+        app.log_line(f"{msg.path.stem}: run cancelled ({shown})", Level.WARN)
         app.update_status()
 
     def show(self, st: OperatorState | None) -> None:

@@ -26,11 +26,9 @@ if TYPE_CHECKING:
 class ToolController:
     name: ClassVar[str]  # the worker group, the word in log lines and `action_tool(name)`
     app: Workbench
-    path: Path | None  # the operator of the newest job
 
     def __init__(self, app: Workbench):
         self.app = app
-        self.path = None
 
     def start(self, *options) -> None:
         """The tool's key: `launch` on the selected operator (a notice if none is selected)."""
@@ -60,8 +58,8 @@ class ToolController:
         self.app.pane(TabbedContent).active = tab
 
     def run(self, path: Path, work: Callable[[], ToolMessage]) -> None:
-        """Run `work` (the devkit call) in a thread worker and post the message it returns."""
-        self.path = path
+        """Run `work` (the devkit call for the operator at `path`) in a thread worker and post the
+        message it returns; the worker is named after the operator and the tool."""
         self.app.clear_failure()
 
         def body() -> None:
@@ -85,10 +83,13 @@ class ToolProcess:
     hot reload's own worker never waits for a tool."""
 
     worker: RunWorker | None
+    timeout_s: Callable[[], float]  # read when the process starts (the config may reload)
+    closed: bool  # the app is closing: no process is started any more
 
     def __init__(self, timeout_s: Callable[[], float]):
         self.timeout_s = timeout_s
         self.worker = None
+        self.closed = False
         self._lock = threading.Lock()
 
     def call(self, tool: str, path: Path, target: str, *args):
@@ -96,6 +97,8 @@ class ToolProcess:
         from ...devkit.worker import Call, RunWorker
 
         with self._lock:
+            if self.closed:
+                raise RuntimeError("the workbench is closing")
             if self.worker is None:
                 self.worker = RunWorker(timeout_s=self.timeout_s())
             worker = self.worker
@@ -111,5 +114,7 @@ class ToolProcess:
         return False
 
     def close(self) -> None:
-        if self.worker is not None:
-            self.worker.close()
+        with self._lock:
+            self.closed = True
+            if self.worker is not None:
+                self.worker.close()

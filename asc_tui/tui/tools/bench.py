@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..messages import ToolMessage
 from ..widgets.bench_table import BenchRow, BenchTable
+from ..widgets.log_pane import Level
 from .base import ProcessTool
 
 BASELINE_NAME = "baseline"
@@ -43,7 +44,7 @@ class BenchController(ProcessTool):
             timeout_s=self.app.config.worker_timeout,
         )
         path = st.path
-        self.app.log_line(f"{path.stem}: {'save baseline' if save else 'bench vs baseline'}…", "dim")
+        self.app.log_line(f"{path.stem}: {'save baseline' if save else 'bench vs baseline'}…", Level.DIM)
         self.switch("bench")
         self.run(
             path,
@@ -58,9 +59,9 @@ class BenchController(ProcessTool):
     def show(self, msg: BenchFinished) -> None:
         app, res = self.app, msg.result
         for n in res.notices:
-            app.log_line(f"bench: {n}", "warn")
+            app.log_line(f"bench: {n}", Level.WARN)
         for e in res.errors:
-            app.log_line(f"bench: {e}", "error")
+            app.log_line(f"bench: {e}", Level.ERROR)
         table = app.pane(BenchTable)
         for c in res.cases:
             key = f"{res.operator}/{c.case}/{res.chip}"
@@ -75,14 +76,14 @@ class BenchController(ProcessTool):
             row.verdict = c.verdict.value if c.verdict else ("saved" if msg.saved else "")
             if c.regression is not None:
                 row.verdict += " REGRESSION"
-                app.log_line(f"bench: {c.regression.message()}", "error")
+                app.log_line(f"bench: {c.regression.message()}", Level.ERROR)
             table.upsert(row)
             t = f"{c.time_us:,.3f} µs" if c.time_us is not None else "no time"
             base = f"{c.baseline_time_us:,.3f} µs" if c.baseline_time_us else "none"
             rel = f" ({c.relative:.1%} of baseline speed)" if c.relative else ""
             app.log_line(
                 f"bench {res.operator} [{c.case}]: {t}, baseline {base}{rel}, verdict {row.verdict or '-'}",
-                "ok" if not c.errors else "error",
+                Level.OK if not c.errors else Level.ERROR,
             )
             for e in c.errors:
-                app.log_line(f"  {e}", "error")
+                app.log_line(f"  {e}", Level.ERROR)

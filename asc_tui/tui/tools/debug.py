@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..messages import ToolMessage
 from ..state import Status
+from ..widgets.log_pane import Level
 from .base import ProcessTool
 
 if TYPE_CHECKING:
@@ -27,7 +28,9 @@ class DebugController(ProcessTool):
 
     def launch(self, st: OperatorState) -> None:
         req, path = self.app.runs.request(st.path), st.path
-        self.app.log_line(f"{path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", "dim")
+        self.app.log_line(
+            f"{path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", Level.DIM
+        )
         self.switch("log")
         self.run(
             path,
@@ -37,22 +40,24 @@ class DebugController(ProcessTool):
     def show(self, msg: DebugFinished) -> None:
         app, d, name = self.app, msg.outcome, msg.path.stem
         for line in d.findings:
-            app.log_line(f"{name}: {line}", "error")
+            app.log_line(f"{name}: {line}", Level.ERROR)
         for e in d.errors:
-            app.log_line(f"{name}: {e.format()}", "error")
+            app.log_line(f"{name}: {e.format()}", Level.ERROR)
         dl = d.deadlock
         if dl is not None:
             for line in dl.text.splitlines():
-                app.log_line(f"{name}: deadlock check ({dl.ranks} ranks): {line}", "ok" if dl.ok else "error")
+                app.log_line(
+                    f"{name}: deadlock check ({dl.ranks} ranks): {line}", Level.OK if dl.ok else Level.ERROR
+                )
         if d.clean:
             verdict = "PASS" if d.report is not None and d.report.passed else "not PASS"
-            app.log_line(f"{name}: sanitizer clean ({', '.join(d.tools)}), precision {verdict}", "ok")
+            app.log_line(f"{name}: sanitizer clean ({', '.join(d.tools)}), precision {verdict}", Level.OK)
             return
         deadlock = dl is not None and not dl.ok
         app.log_line(
             f"{name}: debug found {len(d.findings)} issue(s), {len(d.errors)} other error(s)"
             + (", a deadlock" if deadlock else ""),
-            "error",
+            Level.ERROR,
         )
         st = app.ops.get(msg.path)
         if st is not None and (d.findings or deadlock):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..messages import ToolMessage
+from ..widgets.log_pane import Level
 from .base import ToolController
 from .profile import profile_report_text
 
@@ -45,7 +46,7 @@ class ExportController(ToolController):
 
     def show(self, msg: ExportFinished) -> None:
         for f in msg.files:
-            self.app.log_line(f"exported {f}", "ok")
+            self.app.log_line(f"exported {f}", Level.OK)
         self.app.notify("exported: " + ", ".join(Path(f.split()[0]).name for f in msg.files))
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..messages import ToolMessage
+from ..widgets.log_pane import Level
 from .base import ToolController
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ class PrecisionController(ToolController):
         rep = st.last.report if st.last else None
         if rep is None or rep.precision is None:
             self.app.log_line(
-                f"{st.path.stem}: no precision result (the run failed or is timing-only); press r", "warn"
+                f"{st.path.stem}: no precision result (the run failed or is timing-only); press r", Level.WARN
             )
             return
         path, report = st.path, rep.precision
@@ -42,7 +43,7 @@ class PrecisionController(ToolController):
                 f"{o.max_abs_error:.3g} (atol {o.atol:g}), mean rel "
                 f"{o.mean_rel_error:.3g} (rtol {o.rtol:g}), cosine "
                 f"{o.cosine_similarity:.6f}, nan {o.nan}, inf {o.inf}",
-                "ok" if o.verdict == "PASS" else "error",
+                Level.OK if o.verdict == "PASS" else Level.ERROR,
             )
             for w in list(o.worst)[:5]:
-                self.app.log_line(f"    worst: {w}", "dim")
+                self.app.log_line(f"    worst: {w}", Level.DIM)

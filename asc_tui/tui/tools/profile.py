@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..messages import ToolMessage
+from ..widgets.log_pane import Level
 from .base import ToolController
 
 if TYPE_CHECKING:
@@ -24,14 +25,14 @@ class ProfileController(ToolController):
 
     def launch(self, st: OperatorState) -> None:
         if st.good is None:
-            self.app.log_line(f"{st.path.stem}: no result to profile yet", "warn")
+            self.app.log_line(f"{st.path.stem}: no result to profile yet", Level.WARN)
             return
         rep, path, width = st.good, st.path, max(100, self.app.size.width - 28)
         self.run(path, lambda: ProfileReady(path, profile_report_text(rep, width)))
 
     def show(self, msg: ProfileReady) -> None:
         self.switch("log")  # the same report `asc-tui profile --pipeline` prints
-        self.app.log_line(f"{msg.path.stem}: profile report", "ok")
+        self.app.log_line(f"{msg.path.stem}: profile report", Level.OK)
         for line in msg.text.splitlines():
             self.app.log_line("  " + line)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..messages import ToolFailed, ToolMessage
+from ..widgets.log_pane import Level
 from ..widgets.tune_pane import TunePane
 from .base import ToolController
 
@@ -67,7 +68,7 @@ class TuneController(ToolController):
         self.running = True
         app.pane(TunePane).start(f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
         self.switch("tune")
-        app.log_line(f"{path.stem}: {strategy} tune started (x cancels)", "dim")
+        app.log_line(f"{path.stem}: {strategy} tune started (x cancels)", Level.DIM)
 
         def work() -> TuneFinished:
             res = worker.call(
@@ -100,7 +101,7 @@ class TuneController(ToolController):
             else f"tune {verb}: no valid configuration"
         )
         self.app.pane(TunePane).finish(text)
-        self.app.log_line(f"{msg.path.stem}: {text}", "ok")
+        self.app.log_line(f"{msg.path.stem}: {text}", Level.OK)
 
     def _progress(self, msg: TuneProgress) -> None:
         e, pane = msg.event, self.app.pane(TunePane)
@@ -142,7 +143,7 @@ class TuneController(ToolController):
         self.app.log_line(
             f"{st.path.stem}: applied {st.params} to this session's runs "
             "(A writes them into the operator file)",
-            "ok",
+            Level.OK,
         )
         self.app.update_status()
         self.app.submit([st.path])
@@ -159,18 +160,18 @@ class TuneController(ToolController):
         try:
             plan = plan_apply(st.path, st.best_params)
         except (OperatorError, SyntaxError, ValueError, OSError) as exc:  # OperatorError: the PARAMS line
-            app.log_line(f"{st.path.stem}: cannot write the parameters: {exc}", "error")
+            app.log_line(f"{st.path.stem}: cannot write the parameters: {exc}", Level.ERROR)
             return
         if not plan.changed:
-            app.log_line(f"{st.path.stem}: the file already has the best parameters", "dim")
+            app.log_line(f"{st.path.stem}: the file already has the best parameters", Level.DIM)
             return
         self.switch("log")
         for line in plan.diff().splitlines():
-            app.log_line("  " + line, "dim")
+            app.log_line("  " + line, Level.DIM)
         tmp = st.path.with_name(f".{st.path.name}.asc-tui.tmp")
         tmp.write_text(plan.after, encoding="utf-8")
         tmp.replace(st.path)  # atomic, like an editor's save: the watcher reruns it
         st.params = {}
-        app.log_line(f"{st.path.stem}: wrote {st.best_params} into {st.path.name}", "ok")
+        app.log_line(f"{st.path.stem}: wrote {st.best_params} into {st.path.name}", Level.OK)
         if not app.watch_enabled:
             app.submit([st.path])

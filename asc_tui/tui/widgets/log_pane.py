@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import time
 from collections.abc import Callable
@@ -13,13 +14,25 @@ from textual.widgets import RichLog
 if TYPE_CHECKING:
     from ...devkit.worker import WorkResult
 
-LEVEL_STYLE = {
-    "info": "",
-    "ok": "green",
-    "warn": "yellow",
-    "error": "bold red",
-    "dim": "dim",
-    "kernel": "cyan",
+
+class Level(enum.StrEnum):
+    """What a log line is: its colour (the words, not colour alone, carry the meaning)."""
+
+    INFO = "info"
+    OK = "ok"
+    WARN = "warn"
+    ERROR = "error"
+    DIM = "dim"  # progress chatter
+    KERNEL = "kernel"  # the operator's own printf output
+
+
+LEVEL_STYLE: dict[Level, str] = {
+    Level.INFO: "",
+    Level.OK: "green",
+    Level.WARN: "yellow",
+    Level.ERROR: "bold red",
+    Level.DIM: "dim",
+    Level.KERNEL: "cyan",
 }
 
 
@@ -39,10 +52,10 @@ class LogPane(RichLog):
         self._known_width = 0
         self._wrapped_at = 0
 
-    def add(self, text: str, level: str = "info") -> None:
+    def add(self, text: str, level: Level = Level.INFO) -> None:
         stamp = self.clock()
         line = Text(f"{stamp} ", style="dim")
-        line.append(text, style=LEVEL_STYLE.get(level, ""))
+        line.append(text, style=LEVEL_STYLE[level])
         self.lines_text.append(f"{stamp} {text}")
         self._texts.append(line)
         del self._texts[:-REWRAP_LINES]
@@ -71,34 +84,34 @@ class LogPane(RichLog):
             for s in rep.stages:
                 took = f" {s.seconds * 1000:.1f} ms" if show_host_times else ""
                 detail = s.detail.removeprefix(f"{rep.operator} ")
-                self.add(f"{name}: {s.name}{took}  {detail}", "ok" if s.ok else "error")
+                self.add(f"{name}: {s.name}{took}  {detail}", Level.OK if s.ok else Level.ERROR)
             em = rep.emulation
             if em is not None:
                 for w in em.warnings:
                     self.add(
                         f"  warning {os.path.basename(w.file or '')}:{w.line}: {w.message} (x{w.count})",
-                        "warn",
+                        Level.WARN,
                     )
                 for entry in em.log[:200]:
-                    self.add("  " + entry.format(), "kernel")
+                    self.add("  " + entry.format(), Level.KERNEL)
                 if len(em.log) > 200:
-                    self.add(f"  ... {len(em.log) - 200} more kernel log lines", "dim")
+                    self.add(f"  ... {len(em.log) - 200} more kernel log lines", Level.DIM)
             if rep.precision is not None:
                 p = rep.precision.to_dict()
                 self.add(
                     f"{name}: precision {p['verdict']}: max abs err "
                     f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
-                    "ok" if p["verdict"] == "PASS" else "error",
+                    Level.OK if p["verdict"] == "PASS" else Level.ERROR,
                 )
         for e in result.errors:
             self.add_error(name, e)
         if result.status in ("timeout", "crashed", "raised") and rep is None and not result.errors:
-            self.add(f"{name}: {result.status}", "error")
+            self.add(f"{name}: {result.status}", Level.ERROR)
 
     def add_error(self, name: str, e) -> None:
         loc = e.location()
-        self.add(f"{name}: {e.kind} error: {loc + ': ' if loc else ''}{e.message}", "error")
+        self.add(f"{name}: {e.kind} error: {loc + ': ' if loc else ''}{e.message}", Level.ERROR)
         if e.snippet:
-            self.add(f"    {e.line} | {e.snippet}", "error")
+            self.add(f"    {e.line} | {e.snippet}", Level.ERROR)
         if e.hint:
-            self.add(f"    hint: {e.hint}", "dim")
+            self.add(f"    hint: {e.hint}", Level.DIM)
