@@ -64,8 +64,8 @@ def test_a_slower_run_than_the_stored_one_with_the_same_params_marks_tree_and_he
             assert app.query_one("#sidebar").status(target) == Status.REGRESSION
             assert "REGRESSION" in str(app.query_one("#status").render())
             assert "REGRESSION +6.2% slower than the stored run with the same params" in log_text(app)
-            row = app.query_one("#bench-table").row("add_custom/default/ascend910b")
-            assert app.query_one("#bench-table").get_row(row.key)[3].startswith("+6.2%")
+            table = app.query_one("#bench-table")
+            assert table.get_cell("add_custom/default/ascend910b", "Δ prev").startswith("+6.2%")
 
     asyncio.run(go())
 

@@ -89,9 +89,9 @@ def diff_text(d: BenchDiff, width: int) -> Text:
     bar_w = max(4, (width - name_w - nums_w - 4) // 2)
     top = max([max(c.before_us, c.after_us) for c in d.categories] or [1.0]) or 1.0
     out.append("\n")
+    unit = "busy µs/core" if name_w >= 12 else "µs/core"
     out.append(
-        f"{'busy µs/core':<{name_w}} {'baseline':<{bar_w}} {'current':<{bar_w}} "
-        f"{'base':>8} {'now':>8} {'Δ':>8}\n",
+        f"{unit:<{name_w}} {'baseline':<{bar_w}} {'current':<{bar_w}} {'base':>8} {'now':>8} {'Δ':>8}\n",
         "bold",
     )
     for c in d.categories:

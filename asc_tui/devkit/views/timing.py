@@ -21,7 +21,7 @@ from ...npu.results import KIND_WORK, EmulationResult
 from ..breakdown import COMPUTE_PIPES, MOVE_PIPES, columns, pipe_totals, union_lengths
 
 TASK_DEF = "task = kernel + launch overhead"
-OVERLAP_DEF = "compute∩data movement / the shorter"
+OVERLAP_DEF = "compute∩movement / shorter"
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,13 @@ class Timing:
         }
 
 
+def overlap_parts(value: float | None) -> list[str]:
+    """The overlap and its definition as two phrases a narrow screen may put on two lines."""
+    return [f"overlap {value:.0%}", f"({OVERLAP_DEF})"] if value is not None else ["overlap n/a"]
+
+
 def overlap_text(value: float | None) -> str:
-    return f"overlap {value:.0%} ({OVERLAP_DEF})" if value is not None else "overlap n/a"
+    return " ".join(overlap_parts(value))
 
 
 def timing(em: EmulationResult) -> Timing:

@@ -55,7 +55,7 @@ class ProfilePane(Widget):
         return self.build(100).plain
 
     def render(self) -> Text:
-        return self.build(max(self.size.width, 40))
+        return self.build(max(self.size.width, 20))
 
     def build(self, width: int) -> Text:
         view = self.view
@@ -67,8 +67,10 @@ class ProfilePane(Widget):
         out.append(self.title + ("  [STALE]" if self.stale else "") + "\n", style="bold")
         t = view.timing
         if t is not None:
+            from ...devkit.views.timing import overlap_parts
+
             out.append("\n".join(fit(t.parts(), width, " ")) + "\n")
-            out.append("\n".join(fit(t.overlap_text().split(" (", 1), width, " (")) + "\n", style="dim")
+            out.append("\n".join(fit(overlap_parts(t.overlap), width, " ")) + "\n", style="dim")
         long_w = max((len(r.name) for r in view.rows), default=0)
         short = long_w + 44 > width  # the figures need ~44 columns with a bar worth reading
         name_w = max((len(SHORT.get(r.key, r.name)) for r in view.rows), default=0) if short else long_w

@@ -166,7 +166,7 @@ class TimelineView(Widget, can_focus=True):
         dim = Style(dim=True)
         if self.model is None:
             return [Strip([Segment(self.message, dim)])]
-        from ...devkit.views.timing import overlap_text  # loaded with the model, after first paint
+        from ...devkit.views.timing import overlap_parts  # loaded with the model, after first paint
 
         m = self.model
         lane_w = max(width - LABEL_W - STAT_W, 4)
@@ -204,7 +204,7 @@ class TimelineView(Widget, can_focus=True):
         lines.append(Strip([Segment(" " * LABEL_W + axis, dim)]))
         busiest = max(frame.lanes, key=lambda lane: lane.utilisation, default=None)
         summary = [
-            overlap_text(m.overlap(blk)),
+            *fit(overlap_parts(m.overlap(blk)), width, " "),
             f"busiest {busiest.pipe if busiest else '-'}",
             f"{m.instructions:,} instructions",
         ]

@@ -10,7 +10,8 @@ class TunePane(Vertical):
     DEFAULT_CSS = """
     TunePane { height: 1fr; }
     TunePane > #tune-status { height: auto; padding: 0 1; }
-    TunePane > ProgressBar { padding: 0 1; }
+    TunePane > ProgressBar { padding: 0 1; width: 100%; }
+    TunePane > ProgressBar Bar { width: 1fr; min-width: 8; }
     TunePane > DataTable { height: 1fr; }
     TunePane > ProgressBar.-finished #eta { display: none; }
     """
@@ -30,6 +31,7 @@ class TunePane(Vertical):
         yield self.table
 
     def on_mount(self) -> None:
+        self.bar.display = False  # no bar (and no bouncing "waiting" animation) before a tune
         for c in ("rank", "time µs", "params"):
             self.table.add_column(c, key=c)
 
@@ -42,6 +44,7 @@ class TunePane(Vertical):
         self._ranked.clear()
         self.table.clear()
         self.bar.update(total=None, progress=0)
+        self.bar.display = True
         self.bar.set_class(False, "-finished")
         self.set_status(title)
 
