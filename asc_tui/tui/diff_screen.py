@@ -220,7 +220,7 @@ class DiffActions:
             note = "" if diff else f"no baseline saved for {rep.operator} [{rep.case}] on {rep.chip}: press B"
             self.post_message(DiffReady(diff, note))
 
-        self.run_worker(work, thread=True, group="bench-diff", exclusive=True, exit_on_error=False)
+        self.run_in_thread(work, f"{rep.operator}: bench diff", "bench-diff", exclusive=True)
 
     @while_mounted
     def on_diff_ready(self, msg: DiffReady) -> None:
