@@ -39,6 +39,10 @@ def test_cli_json_header_profile_and_timeline_show_the_same_figures(op, capsys):
     assert d["timing"]["launch_us"] == pytest.approx(t.launch_us)
     assert d["timing"]["overlap"] == pytest.approx(t.overlap)
     assert d["timing"]["definitions"] == {"task_us": TASK_DEF, "overlap": OVERLAP_DEF}
+    assert cli_main(["profile", str(op), "--json"]) == 0
+    prof = json.loads(capsys.readouterr().out)
+    assert prof["time_us"] == pytest.approx(t.task_us) and prof["kernel_us"] == pytest.approx(t.kernel_us)
+    assert prof["pipeline"]["overlap"] == pytest.approx(t.overlap)
     assert cli_main(["run", str(op)]) == 0
     human = capsys.readouterr().out
     assert t.split("us") in human  # "4,850 cycles" stands next to the kernel time, not the task
