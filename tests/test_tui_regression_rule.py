@@ -80,3 +80,21 @@ def test_previous_run_with_params_skips_runs_with_other_params(ops):
     assert history.previous_run(store, *key).params["block_dim"] == 48
     assert history.previous_run(store, *key, params=default).params == default
     assert history.previous_run(store, *key, params={"x": 1}) is None
+
+
+def test_bench_key_does_not_mark_a_regression_against_a_run_with_other_params(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app, n=1)
+            await pilot.pause(1.0)  # the first run is in the history
+            target = (ops / "add_custom.py").resolve()
+            app.ops[target].params = {"block_dim": 1}  # what `a` does with a (bad) tuned config
+            await pilot.press("b")
+            await until(pilot, lambda: "bench add_custom [default]" in log_text(app), what="bench")
+            row = app.query_one("#bench-table").row("add_custom/default/ascend910b")
+            assert "REGRESSION" not in row.verdict
+            assert "which had other params (block_dim 8->1): not marked" in log_text(app)
+            assert app.ops[target].status is Status.PASS
+
+    asyncio.run(go())
