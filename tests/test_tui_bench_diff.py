@@ -3,35 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 
-import pytest
-from test_tui_app import DATA, log_text, make_app, save_atomically, started, until
+from test_tui_app import log_text, make_app, save_atomically, started, until
 
 from asc_tui.devkit.bench import BenchRequest, bench
 from asc_tui.devkit.benchdiff import diff_lines
 from asc_tui.tui.diff_screen import BenchDiffScreen, diff_text
 
-
-@pytest.fixture
-def ops(tmp_path):
-    d = tmp_path / "operators"
-    d.mkdir()
-    shutil.copy(DATA / "add_custom.py", d / "add_custom.py")
-    return d
-
-
 SLOWER = ("Param(2048, values=[256", "Param(256, values=[256")
 
 
-def test_bench_row_opens_the_diff_with_the_figures_of_asc_bench_against(ops):
+def test_bench_row_opens_the_diff_with_the_figures_of_asc_bench_against(one_op):
     async def go():
-        app = make_app(ops)
+        app = make_app(one_op)
         async with app.run_test(size=(80, 24)) as pilot:
             await started(pilot, app, n=1)
             await pilot.press("B")
             await until(pilot, lambda: "bench add_custom" in log_text(app), what="baseline saved")
-            target = (ops / "add_custom.py").resolve()
+            target = (one_op / "add_custom.py").resolve()
             save_atomically(target, target.read_text().replace(*SLOWER))
             await until(
                 pilot, lambda: app.ops[target].good.params.get("tile_length") == 256, what="slower rerun"
@@ -60,10 +49,10 @@ def test_bench_row_opens_the_diff_with_the_figures_of_asc_bench_against(ops):
     asyncio.run(go())
 
 
-def test_the_diff_fits_80_columns_without_cutting_a_number(ops):
-    cur = str((ops / "add_custom.py").resolve())
+def test_the_diff_fits_80_columns_without_cutting_a_number(one_op):
+    cur = str((one_op / "add_custom.py").resolve())
     bench(BenchRequest(cur, save_baseline="baseline"))
-    save_atomically(ops / "add_custom.py", (ops / "add_custom.py").read_text().replace(*SLOWER))
+    save_atomically(one_op / "add_custom.py", (one_op / "add_custom.py").read_text().replace(*SLOWER))
     d = bench(BenchRequest(cur, against="baseline", record=False)).cases[0].diff
     for width in (78, 58):
         lines = diff_text(d, width).plain.splitlines()

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import shutil
 
-import pytest
-from test_tui_app import DATA, log_text, make_app, started, until
+from test_tui_app import log_text, make_app, started, until
 
 from asc_tui.devkit import history
 from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.tui.state import Status
-
-
-@pytest.fixture
-def ops(tmp_path):
-    d = tmp_path / "operators"
-    d.mkdir()
-    shutil.copy(DATA / "add_custom.py", d / "add_custom.py")
-    return d
 
 
 def _store(report, time_factor: float = 1.0) -> None:
@@ -30,13 +20,13 @@ def _store(report, time_factor: float = 1.0) -> None:
     store.close()
 
 
-def test_a_stored_run_with_other_params_is_no_reference(ops):
+def test_a_stored_run_with_other_params_is_no_reference(one_op):
     """`T`, `a` (faster params for that session), quit, restart: no ▼ against the tuned run."""
-    op = ops / "add_custom.py"
+    op = one_op / "add_custom.py"
     _store(run(RunRequest(str(op), params={"block_dim": 48})))  # the session's tuned run
 
     async def go():
-        app = make_app(ops)
+        app = make_app(one_op)
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app, n=1)
             await pilot.pause(1.0)  # the stored history has been read
@@ -51,12 +41,12 @@ def test_a_stored_run_with_other_params_is_no_reference(ops):
     asyncio.run(go())
 
 
-def test_a_slower_run_than_the_stored_one_with_the_same_params_marks_tree_and_header(ops):
-    op = ops / "add_custom.py"
+def test_a_slower_run_than_the_stored_one_with_the_same_params_marks_tree_and_header(one_op):
+    op = one_op / "add_custom.py"
     _store(run(RunRequest(str(op))), time_factor=1 / 1.062)  # the same params, 6.2% faster
 
     async def go():
-        app = make_app(ops)
+        app = make_app(one_op)
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app, n=1)
             target = op.resolve()
@@ -70,8 +60,8 @@ def test_a_slower_run_than_the_stored_one_with_the_same_params_marks_tree_and_he
     asyncio.run(go())
 
 
-def test_previous_run_with_params_skips_runs_with_other_params(ops):
-    op = str(ops / "add_custom.py")
+def test_previous_run_with_params_skips_runs_with_other_params(one_op):
+    op = str(one_op / "add_custom.py")
     _store(run(RunRequest(op)))
     _store(run(RunRequest(op, params={"block_dim": 48})))
     store = history.open_history()
@@ -82,13 +72,13 @@ def test_previous_run_with_params_skips_runs_with_other_params(ops):
     assert history.previous_run(store, *key, params={"x": 1}) is None
 
 
-def test_bench_key_does_not_mark_a_regression_against_a_run_with_other_params(ops):
+def test_bench_key_does_not_mark_a_regression_against_a_run_with_other_params(one_op):
     async def go():
-        app = make_app(ops)
+        app = make_app(one_op)
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app, n=1)
             await pilot.pause(1.0)  # the first run is in the history
-            target = (ops / "add_custom.py").resolve()
+            target = (one_op / "add_custom.py").resolve()
             app.ops[target].params = {"block_dim": 1}  # what `a` does with a (bad) tuned config
             await pilot.press("b")
             await until(pilot, lambda: "bench add_custom [default]" in log_text(app), what="bench")
