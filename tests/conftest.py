@@ -45,3 +45,12 @@ def ops(tmp_path):
     shutil.copy(src, d / "add_custom.py")
     shutil.copy(src, d / "add_twice.py")
     return d
+
+
+@pytest.fixture
+def one_op(tmp_path):
+    """A watched operators directory with add_custom alone (one run to wait for)."""
+    d = tmp_path / "operators"
+    d.mkdir()
+    shutil.copy(Path(__file__).parent / "tui_data" / "add_custom.py", d / "add_custom.py")
+    return d

@@ -526,7 +526,7 @@ def test_palette_offers_each_case_and_chip_by_name(ops):
     asyncio.run(go())
 
 
-def test_new_and_deleted_operator_files_appear_and_are_marked(ops):
+def test_new_operator_files_appear_and_deleted_ones_leave_the_tree(ops):
     async def go():
         app = make_app(ops)
         async with app.run_test(size=(100, 30)) as pilot:
@@ -535,9 +535,40 @@ def test_new_and_deleted_operator_files_appear_and_are_marked(ops):
             tree = app.query_one("#sidebar")
             (ops / "add_twice.py").unlink()
             gone = (ops / "add_twice.py").resolve()
-            await until(pilot, lambda: tree.status(gone) == "removed", what="removed mark")
+            await until(pilot, lambda: gone not in tree.paths(), what="gone from the tree")
+            assert gone not in app.ops and app.selected != gone
             save_atomically(ops / "add_new.py", SRC)
             new = (ops / "add_new.py").resolve()
             await until(pilot, lambda: tree.status(new) == "pass", what="new operator run")
+
+    asyncio.run(go())
+
+
+def test_deleting_the_selected_operator_moves_the_selection_and_says_so(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.pause(0.2)
+            tree = app.query_one("#sidebar")
+            doomed = (ops / "add_custom.py").resolve()
+            assert app.selected == doomed
+            doomed.unlink()
+            await until(pilot, lambda: doomed not in tree.paths(), what="gone from the tree")
+            other = (ops / "add_twice.py").resolve()
+            assert app.selected == other and tree.cursor_node.data == other
+            assert "add_custom.py deleted: now showing add_twice" in log_text(app)
+            status = str(app.query_one("#status").render())
+            assert status.startswith(" add_twice") or "add_twice [default]" in status
+            assert "add_custom" not in status
+            assert app.query_one("#bench-table").row("add_custom/default/ascend910b") is None
+            await pilot.press("r")
+            await until(pilot, lambda: "add_twice: rerun" in log_text(app), what="rerun of the new one")
+            assert "not found" not in log_text(app)
+            other.unlink()  # the last one: empty panes, nothing selected
+            await until(pilot, lambda: not tree.paths(), what="empty tree")
+            assert app.selected is None and "no operators left" in log_text(app)
+            await pilot.press("r")  # nothing to run, nothing breaks
+            assert getattr(app, "dropped_messages", 0) == 0
 
     asyncio.run(go())

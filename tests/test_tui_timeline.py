@@ -77,9 +77,10 @@ def test_waits_are_a_separate_channel_and_utilisation_is_the_window_share():
     assert lane.utilisation == 0.5
 
 
-def test_overlap_is_the_share_of_busy_time_hidden_under_other_pipes():
-    em = synthetic({1: [(0, 10)], 3: [(5, 15)]})
-    assert abs(TimelineModel(em).overlap(0) - 0.25) < 1e-12  # 20 busy, 15 union
+def test_overlap_is_the_share_of_the_shorter_of_compute_and_movement_hidden_under_the_other():
+    em = synthetic({1: [(0, 10)], 3: [(5, 25)]})  # vec 10, mte1 20, both at once 5
+    assert abs(TimelineModel(em).overlap(0) - 0.5) < 1e-12
+    assert TimelineModel(synthetic({1: [(0, 10)]})).overlap(0) is None  # no movement: n/a
 
 
 def test_a_million_records_frame_touches_only_the_screen_width():

@@ -9,6 +9,7 @@ from pathlib import Path
 from ..config import ConfigError, default_memory_mb, load_config
 from ..devkit import history
 from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
+from ..devkit.benchdiff import diff_lines
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
 from ..devkit.isolated import bench_isolated
@@ -155,7 +156,11 @@ def main(args) -> int:
 
 
 def print_result(r: BenchResult, out=None) -> None:
-    (out or sys.stdout).write(bench_table_text(r))
+    w = (out or sys.stdout).write
+    w(bench_table_text(r))
+    for c in r.cases:
+        if c.diff is not None:
+            w(f"[{c.case}] " + "\n".join(diff_lines(c.diff)) + "\n")
 
 
 def _history(store: Store, args, th: Thresholds) -> int:

@@ -7,6 +7,7 @@ import sys
 from ..devkit.history import record_run
 from ..devkit.isolated import run_isolated
 from ..devkit.runner import RunReport, RunRequest
+from ..devkit.views.timing import timing
 from .common import (
     add_emulation_options,
     add_target_options,
@@ -81,10 +82,9 @@ def print_report(r: RunReport, out=None) -> None:
         w("  " + e.format().replace("\n", "\n  ") + "\n")
     em = r.emulation
     if em is not None:
-        w(
-            f"  task duration {em.time_us:12.3f} us  ({em.kernel_cycles:,.0f} cycles @ "
-            f"{em.clock_mhz:g} MHz, block_dim {em.block_dim}, {r.emulation_kind} emulation)\n"
-        )
+        t = timing(em)
+        w(f"  {t.split('us')}  (block_dim {em.block_dim}, {r.emulation_kind} emulation)\n")
+        w(f"  {t.overlap_text()}\n")
         w(f"  {'pipe':<8}{'busy us/core':>14}{'ratio':>9}{'wait':>9}{'instr':>10}\n")
         for name, st in em.pipe_stats().items():
             if st.instructions == 0 and st.busy_us == 0:

@@ -22,6 +22,7 @@ from ..config import Thresholds as ConfigThresholds
 from ..npu.chip import ChipModel, load_chip
 from ..npu.errors import OperatorError
 from . import history
+from .benchdiff import BenchDiff, bench_diff, lanes_of, load_lanes, save_lanes
 from .compare import (  # noqa: F401 - re-exported: bench is the module callers know
     Change,
     LineDelta,
@@ -147,6 +148,7 @@ class CaseResult:
     advice: tuple[str, ...] = ()
     report: RunReport | None = field(default=None, compare=False, repr=False)
     profile: Any = field(default=None, compare=False, repr=False)  # devkit.profile.Profile
+    diff: BenchDiff | None = None  # against a saved baseline (--against): categories, lines
 
     @property
     def roofline_fraction(self) -> float | None:
@@ -171,6 +173,7 @@ class CaseResult:
             "params": self.record.params if self.record else {},
             "errors": list(self.errors),
             "warnings": list(self.warnings),
+            "diff": self.diff.to_dict() if self.diff is not None else None,
         }
 
 
@@ -324,9 +327,11 @@ def _bench_case(
     previous = history.previous_run(store, op.name, report.case or case, chip.name)
     if req.record or req.save_baseline:  # a baseline is a stored run
         rec = history.get(store, history.append(store, rec))
+        if report.emulation is not None:  # the diff view draws a baseline's timeline from these
+            save_lanes(store, rec.id, report.emulation)
         if req.save_baseline and rec.time_us is not None:
             history.save_baseline(store, req.save_baseline, rec)
-    base_time = None
+    base_time, vs_saved = None, None
     if base_err:
         errors.append(base_err)
     elif base_op is not None:
@@ -356,6 +361,15 @@ def _bench_case(
             )
         else:
             base_time = saved.time_us
+            if rec.time_us is not None and saved.time_us is not None:
+                vs_saved = bench_diff(
+                    rec,
+                    saved,
+                    req.against,
+                    clock_mhz=chip.clock_mhz,
+                    current_lanes=lanes_of(report.emulation),
+                    baseline_lanes=load_lanes(store, saved.id),
+                )
     t = rec.time_us
     relative = base_time / t if base_time and t else None
     prof = _profile(report, chip)
@@ -376,6 +390,7 @@ def _bench_case(
         advice=_advice(prof, rec, relative, req.thresholds),
         report=report,
         profile=prof,
+        diff=vs_saved,
     )
 
 

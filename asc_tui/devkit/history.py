@@ -382,12 +382,20 @@ def previous_run(
     chip: str,
     before_id: int | None = None,
     kinds: tuple[str, ...] = TREND_KINDS,
+    params: dict | None = None,
 ) -> RunRecord | None:
-    """The latest timed run of operator + case + chip (before `before_id` if given).
+    """The latest timed run of operator + case + chip (before `before_id` if given), and with
+    exactly these `params` if given (the workbench compares like with like only).
 
     Tuning trials are left out by default: they try other parameters on purpose, and the
     reference for "did my change make it slower" is the last run the author looked at.
     """
+    if params is not None:
+        want = json.loads(json.dumps(_jsonable(params), default=str))
+        for rec in reversed(runs(store, operator, case, chip, kinds, limit=500)):
+            if rec.time_us is not None and rec.params == want and (before_id is None or rec.id < before_id):
+                return rec
+        return None
     store.ensure(DDL)
     sql = (
         f"{_SELECT} WHERE operator = ? AND case_name = ? AND chip = ? AND time_us IS NOT NULL"

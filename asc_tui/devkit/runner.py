@@ -17,6 +17,7 @@ from ..npu.results import EmulationResult
 from .emulation import Emulation
 from .loader import OperatorModule, load_operator
 from .precision import PrecisionReport, compare
+from .views.timing import timing
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ class RunReport:
             "time_us": em.time_us if em else None,
             "kernel_us": em.kernel_us if em else None,
             "cycles": em.kernel_cycles if em else None,
+            "launch_us": em.launch_overhead_us if em else None,
+            "timing": timing(em).to_dict() if em else None,
             "pipes": ({k: v.to_dict(em.cores_used) for k, v in em.pipe_stats().items()} if em else {}),
             "bytes": {"gm_read": em.gm_read if em else 0, "gm_write": em.gm_write if em else 0},
             "flops": self.flops,

@@ -197,7 +197,8 @@ class Rerunner:
     out. A save of an operator whose run is in flight cancels that run and queues it again.
 
     `on_start(path, request)` and `on_result(path, result)` are called from the rerunner's
-    threads; a UI forwards them to its own loop. Cancelled runs are not reported as results.
+    threads; a UI forwards them to its own loop. Cancelled runs are not reported as results:
+    `on_cancel(path)` says the run that `on_start` announced ended without one.
     """
 
     def __init__(
@@ -208,6 +209,7 @@ class Rerunner:
         on_result: Callable[[Path, WorkResult], None] | None = None,
         patience_s: float = PATIENCE_S,
         max_lanes: int = MAX_LANES,
+        on_cancel: Callable[[Path], None] | None = None,
     ):
         self.worker = worker
         self.make_request = make_request
@@ -215,6 +217,7 @@ class Rerunner:
         self.on_result = on_result or (lambda p, r: None)
         self.patience_s = patience_s
         self.max_lanes = max(1, max_lanes)
+        self.on_cancel = on_cancel or (lambda p: None)
         self._pending: dict[Path, None] = {}
         self._cond = threading.Condition()
         self._stopped = False
@@ -260,6 +263,14 @@ class Rerunner:
             for lane in self._lanes:
                 if lane.current is not None:
                     lane.worker.cancel()
+
+    def forget(self, path: Path) -> None:
+        """Drop `path` from the queue and stop its run if it is in flight (its file is gone)."""
+        path = Path(path).resolve()
+        with self._cond:
+            self._pending.pop(path, None)
+            if self._current == path:
+                self.worker.cancel()
 
     def idle(self) -> bool:
         with self._cond:
@@ -341,5 +352,6 @@ class Rerunner:
             if result.status is WorkStatus.CANCELLED:
                 with self._cond:
                     self.cancelled += 1
+                self.on_cancel(path)
                 continue
             self.on_result(path, result)

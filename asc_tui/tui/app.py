@@ -18,7 +18,7 @@ from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
@@ -26,16 +26,27 @@ from ..devkit.chips import default_chip_name
 from ..devkit.discovery import find_operators
 from .bench_sync import HistoryLoaded
 from .commands import WorkbenchCommands
+from .diff_screen import DiffActions
 from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
-from .messages import EngineReady, FilesChanged, RunFinished, RunStarted, ToolFailed, ToolMessage
+from .messages import (
+    EngineReady,
+    FilesChanged,
+    RunCancelled,
+    RunFinished,
+    RunStarted,
+    ToolFailed,
+    ToolMessage,
+)
 from .navigation import Navigation
 from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
 from .state import OperatorState
+from .textfit import fit
 from .themes import DEFAULT_THEME, load_themes
 from .tools import Tools
 from .widgets.bench_table import BenchTable
+from .widgets.footer import NARROW, WorkbenchFooter
 from .widgets.log_pane import Level, LogPane
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
@@ -43,6 +54,15 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView
 from .widgets.tune_pane import TunePane
 
+#: Tab titles, and the short ones that let all six fit in a 60-column terminal.
+TAB_LABELS = {
+    "log": ("Log", "Log"),
+    "profile": ("Profile", "Prof"),
+    "timeline": ("Timeline", "Time"),
+    "source": ("Source", "Src"),
+    "bench": ("Bench", "Bench"),
+    "tune": ("Tune", "Tune"),
+}
 #: At least this many columns and rows: the log leaves the tabs for its own pane.
 WIDE = (140, 40)
 
@@ -55,10 +75,10 @@ def short_path(p: Path) -> str:
         return str(p)
 
 
-class Workbench(Navigation, App):
+class Workbench(Navigation, DiffActions, App):
     TITLE = "asc-tui"
     CSS = """
-    #status { height: 1; padding: 0 1; background: $panel; }
+    #status { height: auto; max-height: 3; padding: 0 1; background: $panel; }
     #body { height: 1fr; }
     #sidebar { width: 26; border-right: vkey $primary 40%; }
     #sidebar.-hidden { display: none; }
@@ -128,7 +148,7 @@ class Workbench(Navigation, App):
                     with TabPane("Tune", id="tune"):
                         yield TunePane(id="tune-pane")
                 yield LogPane(clock=self.clock, id="bottom-log")
-        yield Footer(compact=True)
+        yield WorkbenchFooter(compact=True)
 
     def _install_themes(self) -> list[str]:
         """Register themes/*.toml and pick the start theme before the first style pass (a theme
@@ -184,6 +204,7 @@ class Workbench(Navigation, App):
             self.runs.request,
             on_start=lambda p, r: self.post_message(RunStarted(p, r)),
             on_result=lambda p, r: self.post_message(RunFinished(p, r)),
+            on_cancel=lambda p: self.post_message(RunCancelled(p)),
         )
         if self.watch_enabled:
             extra = watched_extras(self.config.source, self.chip)
@@ -241,6 +262,11 @@ class Workbench(Navigation, App):
             tabs.hide_tab("log")
         else:
             tabs.show_tab("log")
+        small = width < NARROW
+        self.pane(WorkbenchFooter).set_narrow(small)
+        for tab_id, (long, short) in TAB_LABELS.items():  # every tab header stays reachable
+            tabs.get_tab(tab_id).label = short if small else long
+        self.update_status()
 
     def pane(self, selector, expect_type=None):
         """Query the workbench screen, even while a modal (help, palette) is on top."""
@@ -261,6 +287,14 @@ class Workbench(Navigation, App):
 
     def theme_names(self) -> list[str]:
         return list(self._themes)
+
+    def get_system_commands(self, screen):
+        """Textual's own palette commands, minus those the workbench names itself (one "Theme",
+        one "Quit": the palette never lists two entries of the same name)."""
+        ours = {a.title for a in ACTIONS}
+        for cmd in super().get_system_commands(screen):
+            if cmd.title not in ours:
+                yield cmd
 
     def action_next_theme(self) -> None:
         names = self._themes or sorted(self.available_themes)
@@ -295,14 +329,15 @@ class Workbench(Navigation, App):
 
     def update_status(self) -> None:
         st = self.ops.get(self.selected) if self.selected else None
-        parts = [f"chip {self.chip or default_chip_name()}"]
+        parts = []
         if st is not None:
             rep = st.good
             case = st.case or (rep.case if rep is not None else None) or "default"
-            parts.insert(0, f"{st.path.stem} [{case}]")
+            parts += [f"{st.path.stem} [{case}]", st.status.upper()]
             if rep is not None and rep.emulation is not None:
-                parts.append(f"{rep.emulation.time_us:,.3f} µs")
-            parts.append(st.status.upper())
+                parts.append(f"task {rep.emulation.time_us:,.3f} µs")
+        parts.append(f"chip {self.chip or default_chip_name()}")
+        if st is not None:
             if st.stale:
                 parts.append("STALE (showing the last good result)")
             if st.params:
@@ -312,7 +347,8 @@ class Workbench(Navigation, App):
             parts.append(f"running {busy.stem}…")
         if self.failure:
             parts.append(self.failure)
-        self.pane("#status", Static).update(Text(" · ".join(parts)))
+        lines = fit(parts, max(self.size.width - 2, 20))  # wrapped between phrases, never cut
+        self.pane("#status", Static).update(Text("\n".join(lines)))
 
     # -- tools and worker failures ---------------------------------------------------------
     def action_tool(self, name: str, command: str = "start") -> None:
@@ -374,6 +410,10 @@ class Workbench(Navigation, App):
         self.runs.started(msg)
 
     @while_mounted
+    def on_run_cancelled(self, msg: RunCancelled) -> None:
+        self.runs.cancelled(msg)
+
+    @while_mounted
     def on_run_finished(self, msg: RunFinished) -> None:
         self.runs.finished(msg)
         self.results_seen += 1
@@ -382,6 +422,7 @@ class Workbench(Navigation, App):
     def on_history_loaded(self, msg: HistoryLoaded) -> None:
         self.runs.bench.loaded(msg)
 
-    def show_operator(self, st: OperatorState) -> None:
-        """Every pane shows this operator's newest good result (marked stale if older)."""
+    def show_operator(self, st: OperatorState | None) -> None:
+        """Every pane shows this operator's newest good result (marked stale if older); None
+        (the last operator file was deleted) empties them."""
         self.runs.show(st)

@@ -43,7 +43,7 @@ class BenchSync:
         row = table.row(key) or BenchRow(
             rep.operator, rep.case, rep.chip, threshold=self.app.config.thresholds.regression
         )
-        row.previous = previous if previous is not None else row.previous
+        row.previous = previous  # None: no run with these params yet (the store may have one)
         row.current = rep.emulation.time_us
         row.history = [*row.history, rep.emulation.time_us][-20:]
         table.upsert(row)
@@ -58,7 +58,7 @@ class BenchSync:
 
         def work():
             store = hist.open_history()
-            prev = hist.previous_run(store, rep.operator, rep.case, rep.chip)
+            prev = hist.previous_run(store, rep.operator, rep.case, rep.chip, params=rep.params)
             hist.record_run(rep, "run", store)
             recs = hist.runs(store, rep.operator, rep.case, rep.chip, limit=20)
             times = [r.time_us for r in recs if r.time_us is not None]
@@ -87,6 +87,8 @@ class BenchSync:
                     st.status = Status.REGRESSION
                     app.pane("#sidebar").set_status(st.path, st.status, st.stale)
                     app.log_line(
-                        f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run",
+                        f"{st.path.stem}: REGRESSION {slowdown_text(row.delta())} than the stored run "
+                        "with the same params",
                         Level.ERROR,
                     )
+                    app.update_status()

@@ -49,6 +49,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Save baseline",
         "Save the current result as the baseline",
     ),
+    ActionSpec(
+        "bench_diff",
+        "D",
+        "bench_diff",
+        "Bench diff",
+        "Baseline vs current side by side: breakdown, timelines, changed lines (enter on a Bench row)",
+    ),
     ActionSpec("tune", "t", "tool('tune')", "Tune", "Auto-tune the operator's parameters", True),
     ActionSpec("quick_tune", "T", "tool('tune', 'quick')", "Quick tune", "Quick tune (small budget)"),
     ActionSpec("cancel", "x", "cancel", "Cancel", "Cancel the run or tuning in flight", True),

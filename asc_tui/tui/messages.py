@@ -41,6 +41,13 @@ class RunStarted(FrozenMessage):
 
 
 @dataclass(eq=False)
+class RunCancelled(FrozenMessage):
+    """The run announced by RunStarted ended without a result (cancel key, newer save)."""
+
+    path: Path
+
+
+@dataclass(eq=False)
 class RunFinished(FrozenMessage):
     path: Path
     result: WorkResult  # ok, or how the run failed (raised, timeout, crashed, cancelled)

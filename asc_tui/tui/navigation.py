@@ -8,14 +8,15 @@ from ..config import Config, ConfigError, load_config
 from ..devkit.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
-from .state import OperatorState, Status
+from .state import OperatorState
 from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 
 
 class Navigation:
     """Mixin for `Workbench` (its selection, case, chip and file-change handlers); uses the app's
-    `submit`, `show_operator`, `log_line`, `update_status`, `pane` and `apply_keymap`."""
+    `submit`, `show_operator`, `log_line`, `update_status`, `pane` and `apply_keymap`, and its
+    `rerunner` when a deleted operator leaves the queue."""
 
     ops: dict[Path, OperatorState]
     selected: Path | None
@@ -101,9 +102,7 @@ class Navigation:
         tree = self.pane(OperatorTree)
         for p in cs.removed:
             if p in self.ops:
-                self.ops[p].status = Status.REMOVED
-                tree.set_status(p, Status.REMOVED)
-                self.log_line(f"{p.stem}: file removed", Level.WARN)
+                self.forget_operator(p)
         if cs.config and self.config.source:
             self.reload_config()
         targets = list(self.ops) if cs.everything else sorted(cs.operators)
@@ -117,6 +116,33 @@ class Navigation:
             targets.remove(self.selected)
             targets.insert(0, self.selected)
         self.submit(targets)
+
+    def forget_operator(self, path: Path) -> None:
+        """A deleted operator file leaves the tree, the bench table and the run queue; if it was
+        selected, the selection moves to its neighbour and the log says where."""
+        paths = list(self.ops)
+        i = paths.index(path)
+        del self.ops[path]
+        self.pane(OperatorTree).remove_path(path)
+        self.pane("#bench-table").remove_operator(path.stem)
+        if self.rerunner is not None:
+            self.rerunner.forget(path)
+        if path != self.selected:
+            self.log_line(f"{path.name} deleted: removed from the operators", Level.WARN)
+            return
+        rest = paths[:i] + paths[i + 1 :]
+        if rest:
+            nxt = rest[min(i, len(rest) - 1)]
+            self.log_line(f"{path.name} deleted: now showing {nxt.stem}", Level.WARN)
+            self.notify(f"{path.name} was deleted: selected {nxt.stem}", severity="warning")
+            self.select_operator(nxt)
+        else:
+            self.selected = None
+            self.log_line(f"{path.name} deleted: no operators left in {self.ops_dir}", Level.WARN)
+            self.notify(f"{path.name} was deleted: no operators left", severity="warning")
+            with self.batch_update():
+                self.show_operator(None)
+                self.update_status()
 
     def reload_config(self) -> None:
         try:

@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..devkit.chips import default_chip_name
+from ..devkit.regression import slowdown, slowdown_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
-from .messages import RunFinished, RunStarted
+from .messages import RunCancelled, RunFinished, RunStarted
 from .state import OperatorState, Status, classify
 from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
@@ -52,7 +53,11 @@ class RunResults:
 
     def started(self, msg: RunStarted) -> None:
         app = self.app
-        st = app.ops.setdefault(msg.path, OperatorState(msg.path))
+        st = app.ops.get(msg.path)
+        if st is None:  # its file was deleted while the run was queued
+            return
+        if st.status is not Status.RUNNING:
+            st.settled = st.status
         st.status = Status.RUNNING
         app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         req = msg.request
@@ -66,10 +71,13 @@ class RunResults:
 
     def finished(self, msg: RunFinished) -> None:
         app = self.app
-        st = app.ops.setdefault(msg.path, OperatorState(msg.path))
+        st = app.ops.get(msg.path)
+        if st is None:  # its file was deleted while it ran
+            return
         res = msg.result
         rep = res.report
-        key = (rep.case if rep else st.case, rep.chip if rep else app.chip)
+        params = rep.params if rep is not None else st.params  # compare like with like only
+        key = (rep.case if rep else st.case, rep.chip if rep else app.chip, repr(sorted(params.items())))
         hist = st.history.setdefault(key, [])
         previous = hist[-1] if hist else None
         st.last = res
@@ -84,8 +92,8 @@ class RunResults:
             if st.status is Status.REGRESSION:
                 app.log_line(
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
-                    f"{previous:,.3f} µs before "
-                    f"({rep.emulation.time_us / previous - 1:+.1%})",
+                    f"{previous:,.3f} µs before with the same params "
+                    f"({slowdown_text(slowdown(rep.emulation.time_us, previous))})",
                     Level.ERROR,
                 )
             if rep is not None and rep.emulation is not None:
@@ -95,11 +103,29 @@ class RunResults:
             app.update_status()
         self.bench.record(rep)
 
-    def show(self, st: OperatorState) -> None:
-        """Every pane shows this operator's newest good result (marked stale if older)."""
+    def cancelled(self, msg: RunCancelled) -> None:
+        """The run in flight ended without a result: the operator is back where it was."""
+        app = self.app
+        st = app.ops.get(msg.path)
+        if st is None or st.status is not Status.RUNNING:
+            return
+        st.status = st.settled
+        app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
+        shown = "the last result stays" if st.good is not None else "no result yet"
+        app.log_line(f"{msg.path.stem}: run cancelled ({shown})", Level.WARN)
+        app.update_status()
+
+    def show(self, st: OperatorState | None) -> None:
+        """Every pane shows this operator's newest good result (marked stale if older); None
+        (no operator left) empties them."""
         from ..devkit.views.profile import line_heat, profile_view
         from ..devkit.views.timeline import TimelineModel
 
+        if st is None:
+            self.app.pane(ProfilePane).show(None, "")
+            self.app.pane(TimelineView).show(None, message="no operators")
+            self.app.pane(SourceView).show(None, {})
+            return
         app, rep, stale = self.app, st.good, st.stale
         title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
         if rep is None or rep.emulation is None:

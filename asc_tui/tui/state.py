@@ -24,13 +24,13 @@ class Status(enum.StrEnum):
     ERROR = "error"  # did not build or run
     REGRESSION = "regression"  # slower than the previous run by more than the threshold
     SANITIZER = "sanitizer"  # the debug tools found something
-    REMOVED = "removed"  # the file is gone
 
 
 @dataclass
 class OperatorState:
     path: Path
     status: Status = Status.NEW
+    settled: Status = Status.NEW  # the status before the run in flight (back to it on cancel)
     last: WorkResult | None = None  # newest result, good or bad
     good: RunReport | None = None  # newest report with an emulation (shown while stale)
     case: str | None = None  # None: the operator's default case

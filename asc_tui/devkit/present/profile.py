@@ -198,19 +198,17 @@ def _lines(p: Profile, con: Console, n: int) -> None:
         con.print(Text("Hot lines  n/a (no per-line data)", style="dim"))
         return
     t = _table(f"Hot lines (top {min(n, len(p.lines))} of {len(p.lines)})")
-    t.add_column("line", justify="right", no_wrap=True)
-    t.add_column("calls", justify="right")
-    t.add_column("cycles", justify="right")
-    t.add_column("share", justify="right")
-    t.add_column("pipe", no_wrap=True)
-    t.add_column("code", overflow="ellipsis", no_wrap=True, max_width=60)
-    for ln in p.lines[:n]:
-        t.add_row(
-            f"{os.path.basename(ln.file)}:{ln.line}",
-            f"{ln.calls:,}",
-            f"{ln.cycles:,.0f}",
-            f"{ln.share:.1%}",
-            ln.pipe,
-            Text(ln.code),
-        )
+    rows = [
+        (f"{os.path.basename(ln.file)}:{ln.line}", f"{ln.calls:,}", f"{ln.cycles:,.0f}")
+        + (f"{ln.share:.1%}", ln.pipe)
+        for ln in p.lines[:n]
+    ]
+    heads = ("line", "calls", "cycles", "share", "pipe")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+    for h, w in zip(heads, widths):  # figures are never cut: the code column gives way
+        t.add_column(h, justify="left" if h == "pipe" else "right", no_wrap=True, min_width=w)
+    code_w = max(8, min(60, con.width - sum(widths) - len(widths)))
+    t.add_column("code", overflow="ellipsis", no_wrap=True, max_width=code_w)
+    for ln, row in zip(p.lines[:n], rows):
+        t.add_row(*row, Text(ln.code))
     con.print(t)

@@ -31,6 +31,9 @@ class TuneEvent:
     eta_s: float | None
     best: Outcome | None = None
     result: Outcome | None = None
+    #: the result's place in the tune's order (`TuneReport.rank_key`: objective, then less UB,
+    #: then enumeration order); a best-so-far table sorted by it agrees with `best` on ties
+    rank: tuple | None = None
 
     @property
     def done(self) -> int:
@@ -76,13 +79,13 @@ class Progress:
         self.total, self.invalid = total, invalid
         self._emit("start")
 
-    def result(self, outcome: Outcome, best: Outcome | None) -> None:
+    def result(self, outcome: Outcome, best: Outcome | None, rank: tuple | None = None) -> None:
         if outcome.cached:
             self.cached += 1
         else:
             self.evaluated += 1
         self.best = best
-        self._emit("result", outcome)
+        self._emit("result", outcome, rank)
 
     def finish(self, cancelled: bool) -> None:
         self._emit("cancelled" if cancelled else "done")
@@ -98,7 +101,7 @@ class Progress:
         remaining = max(self.total - self.evaluated - self.cached, 0)
         return remaining * self.elapsed_s / self.evaluated
 
-    def _emit(self, kind: str, outcome: Outcome | None = None) -> None:
+    def _emit(self, kind: str, outcome: Outcome | None = None, rank: tuple | None = None) -> None:
         ev = TuneEvent(
             kind,
             self.total,
@@ -109,6 +112,7 @@ class Progress:
             0.0 if kind in ("done", "cancelled") else self.eta_s(),
             self.best,
             outcome,
+            rank,
         )
         for listener in self.listeners:
             listener(ev)

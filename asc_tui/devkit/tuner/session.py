@@ -199,7 +199,7 @@ def tune(
         outcomes.append(o)
         if value is not None and (best[0] is None or rank(o) < rank(best[0])):
             best[0] = o
-        progress.result(o, best[0])
+        progress.result(o, best[0], rank(o) if value is not None else None)
 
     try:
         while not cancel.cancelled:

@@ -14,6 +14,7 @@ from ..hotlines import hot_lines
 from ..measured import compare, lines, lookup
 from ..msprof import MsprofError, read_dir
 from ..profile import profile
+from .timing import Timing, timing
 
 if TYPE_CHECKING:
     from ..runner import RunReport
@@ -36,6 +37,7 @@ class ProfileView:
     advice: tuple[str, ...]
     source: str  # which devkit module produced the figures
     kernel_us: float
+    timing: Timing | None = None  # task = kernel + launch, overlap: with their definitions
     # imported msprof data of the same case and params beside this run (devkit.measured.lines)
     measured: tuple[str, ...] = ()
 
@@ -50,7 +52,14 @@ def profile_view(report: RunReport) -> ProfileView | None:
     )
     advice = tuple(a.message for a in p.pipeline.advice)
     return ProfileView(
-        rows, p.bottleneck_item.name, p.pipeline.overlap, advice, "devkit.profile", p.kernel_us, _measured(p)
+        rows,
+        p.bottleneck_item.name,
+        p.pipeline.overlap,
+        advice,
+        "devkit.profile",
+        p.kernel_us,
+        timing(report.emulation),
+        _measured(p),
     )
 
 

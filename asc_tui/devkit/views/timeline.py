@@ -15,6 +15,7 @@ import numpy as np
 
 from ...ascendc.enums import PIPE_NAMES
 from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
+from .timing import overlap
 
 
 @dataclass(frozen=True)
@@ -209,24 +210,8 @@ class TimelineModel:
             np.maximum(share, (b[:, -1] - b[:, 0]) / (t1 - t0), out=share)
         return np.clip(act, 0, 1), share
 
-    def overlap(self, block: int | None = None) -> float:
-        """Share of busy pipe time hidden under another pipe's work (0 = fully serial)."""
+    def overlap(self, block: int | None = None) -> float | None:
+        """`views.timing.OVERLAP_DEF` for one block or all of them (None: nothing to overlap)."""
         if block not in self._overlap:
-            blocks = range(self.n_blocks) if block is None else (block,)
-            total = union = 0.0
-            for i in blocks:
-                b = self.em.blocks[i]
-                w = b.kind == KIND_WORK
-                s, e = b.start[w].astype(np.float64), b.end[w].astype(np.float64)
-                if not len(s):
-                    continue
-                order = np.argsort(s, kind="stable")
-                s, e = s[order], e[order]
-                total += float(np.sum(e - s))
-                reach = np.maximum.accumulate(e)
-                new = np.concatenate(([True], s[1:] > reach[:-1]))
-                seg_start = s[new]
-                seg_end = np.maximum.reduceat(e, np.flatnonzero(new))
-                union += float(np.sum(seg_end - seg_start))
-            self._overlap[block] = 1.0 - union / total if total > 0 else 0.0
+            self._overlap[block] = overlap(self.em, block)
         return self._overlap[block]

@@ -70,13 +70,19 @@ class BenchController(ProcessTool):
             )
             if c.time_us is not None:
                 row.current = c.time_us
-            row.baseline = c.baseline_time_us
-            if row.previous is None and c.change is not None and c.change.previous_time_us:
-                row.previous = c.change.previous_time_us  # keep the session's own Δ
+            row.baseline = c.baseline_time_us  # "previous" stays the runs' own (same params only)
             row.verdict = c.verdict.value if c.verdict else ("saved" if msg.saved else "")
-            if c.regression is not None:
+            reg = c.regression
+            if reg is not None and not reg.params_changed:
                 row.verdict += " REGRESSION"
-                app.log_line(f"bench: {c.regression.message()}", Level.ERROR)
+                app.log_line(f"bench: {reg.message()}", Level.ERROR)
+            elif reg is not None:  # other params than the previous run: no like-for-like comparison
+                app.log_line(
+                    f"bench: slower than the previous run, which had other params "
+                    f"({', '.join(f'{k} {a}->{b}' for k, (a, b) in reg.params_changed.items())}): "
+                    "not marked as a regression",
+                    Level.WARN,
+                )
             table.upsert(row)
             t = f"{c.time_us:,.3f} µs" if c.time_us is not None else "no time"
             base = f"{c.baseline_time_us:,.3f} µs" if c.baseline_time_us else "none"
@@ -87,3 +93,5 @@ class BenchController(ProcessTool):
             )
             for e in c.errors:
                 app.log_line(f"  {e}", Level.ERROR)
+            if c.baseline_time_us and not msg.saved:
+                app.log_line("  D shows the baseline and this run side by side", Level.DIM)

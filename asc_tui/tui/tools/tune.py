@@ -100,7 +100,7 @@ class TuneController(ToolController):
             if best is not None and best.time_us is not None
             else f"tune {verb}: no valid configuration"
         )
-        self.app.pane(TunePane).set_status(text)
+        self.app.pane(TunePane).finish(text)
         self.app.log_line(f"{msg.path.stem}: {text}", Level.OK)
 
     def _progress(self, msg: TuneProgress) -> None:
@@ -110,12 +110,12 @@ class TuneController(ToolController):
         )
         r = e.result
         if r is not None and r.time_us is not None:
-            pane.offer(r.time_us, dict(r.params or {}))
+            pane.offer(r.time_us, dict(r.params or {}), e.rank)
 
     def failed(self, error: BaseException) -> None:
         self.running = False
         status = error.result.status if isinstance(error, ToolFailed) else "failed"
-        self.app.pane(TunePane).set_status(f"tune {status}")
+        self.app.pane(TunePane).finish(f"tune {status}")
 
     def cancel(self) -> bool:
         if self.worker is not None and self.running:

@@ -6,9 +6,13 @@ from dataclasses import dataclass, field
 
 from textual.widgets import DataTable
 
-from ...devkit.present.bench import BENCH_ROW_COLUMNS as COLUMNS
-from ...devkit.present.bench import bench_row_cells
+from ...devkit.present.bench import BENCH_ROW_COLUMNS, bench_row_cells
 from ...devkit.regression import DEFAULT_THRESHOLD, slowdown
+
+#: The presenter's columns with the chip third: at 80 columns the rows of one case on two chips
+#: must not look the same (the rest scrolls sideways).
+_FIRST = ("operator", "case", "chip")
+COLUMNS = (*_FIRST, *(c for c in BENCH_ROW_COLUMNS if c not in _FIRST))
 
 
 @dataclass
@@ -32,6 +36,11 @@ class BenchRow:
         return slowdown(self.current, self.previous)
 
     def cells(self) -> tuple[str, ...]:
+        """In `COLUMNS` order."""
+        by_name = dict(zip(BENCH_ROW_COLUMNS, self._cells()))
+        return tuple(by_name[c] for c in COLUMNS)
+
+    def _cells(self) -> tuple[str, ...]:
         return bench_row_cells(
             self.operator,
             self.case,
@@ -67,6 +76,14 @@ class BenchTable(DataTable):
         for col, value in zip(COLUMNS, cells):
             if self.get_cell(row.key, col) != value:
                 self.update_cell(row.key, col, value, update_width=True)
+
+    def remove_operator(self, operator: str) -> None:
+        """Drop every row of `operator` (its file was deleted)."""
+        for key, row in list(self.rows_by_key.items()):
+            if row.operator == operator:
+                del self.rows_by_key[key]
+                if key in self.rows:
+                    self.remove_row(key)
 
     def row(self, key: str) -> BenchRow | None:
         return self.rows_by_key.get(key)

@@ -18,7 +18,6 @@ MARKS: dict[Status, tuple[str, str]] = {
     Status.ERROR: ("!", "bold $error"),
     Status.REGRESSION: ("▼", "bold $warning"),
     Status.SANITIZER: ("⚑", "bold $error"),
-    Status.REMOVED: ("-", "dim"),
 }
 
 
@@ -41,6 +40,12 @@ class OperatorTree(Tree[Path]):
             if p not in self._op_nodes:
                 self._op_nodes[p] = self.root.add_leaf(self._label(p), data=p)
         self.root.expand()
+
+    def remove_path(self, path: Path) -> None:
+        node = self._op_nodes.pop(path, None)
+        self._status.pop(path, None)
+        if node is not None:
+            node.remove()
 
     def paths(self) -> list[Path]:
         return list(self._op_nodes)

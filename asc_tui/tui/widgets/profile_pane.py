@@ -11,8 +11,23 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widget import Widget
 
+from ..textfit import fit
+
 if TYPE_CHECKING:  # the pane paints before the devkit is imported
     from ...devkit.views.profile import ProfileView
+
+
+#: Category names short enough for 80 columns (the long ones are the profile's own).
+SHORT = {
+    "cube": "Cube",
+    "vec": "Vector",
+    "scalar": "Scalar",
+    "mte2": "HBM read",
+    "mte3": "HBM write",
+    "mte1": "L1→L0",
+    "fixpipe": "FixPipe",
+    "sync_wait": "Sync wait",
+}
 
 
 def bar(fraction: float, width: int) -> str:
@@ -40,7 +55,7 @@ class ProfilePane(Widget):
         return self.build(100).plain
 
     def render(self) -> Text:
-        return self.build(max(self.size.width, 40))
+        return self.build(max(self.size.width, 20))
 
     def build(self, width: int) -> Text:
         view = self.view
@@ -49,18 +64,21 @@ class ProfilePane(Widget):
                 f"{self.title}\nno emulation result (see the log)" if self.title else "no profile yet"
             )
         out = Text()
-        out.append(
-            f"{self.title}  kernel {view.kernel_us:.3f} µs"
-            + (f"  overlap {view.overlap:.0%}" if view.overlap is not None else "")
-            + ("  [STALE]" if self.stale else "")
-            + "\n",
-            style="bold",
-        )
-        name_w = 18 if width >= 70 else 12
+        out.append(self.title + ("  [STALE]" if self.stale else "") + "\n", style="bold")
+        t = view.timing
+        if t is not None:
+            from ...devkit.views.timing import overlap_parts
+
+            out.append("\n".join(fit(t.parts(), width, " ")) + "\n")
+            out.append("\n".join(fit(overlap_parts(t.overlap), width, " ")) + "\n", style="dim")
+        long_w = max((len(r.name) for r in view.rows), default=0)
+        short = long_w + 44 > width  # the figures need ~44 columns with a bar worth reading
+        name_w = max((len(SHORT.get(r.key, r.name)) for r in view.rows), default=0) if short else long_w
         bar_w = max(6, min(60, width - name_w - 38))
+        out.append("\n".join(fit(["busy µs per core", "% of kernel time"], width, " · ")) + "\n", "dim")
         for r in view.rows:
             hot = r.name == view.bottleneck
-            name = r.name if len(r.name) <= name_w else r.name[: name_w - 1] + "…"
+            name = SHORT.get(r.key, r.name) if short else r.name
             out.append(f"{name:<{name_w}} ", style="bold" if hot else "")
             out.append(bar(r.ratio, bar_w), style="bold red" if hot else "cyan")
             out.append(f" {r.time_us:9.3f} µs {r.ratio:6.1%}")

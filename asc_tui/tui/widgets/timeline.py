@@ -18,6 +18,8 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ..textfit import fit
+
 if TYPE_CHECKING:
     from ...devkit.views.timeline import Frame, TimelineModel
 
@@ -164,6 +166,8 @@ class TimelineView(Widget, can_focus=True):
         dim = Style(dim=True)
         if self.model is None:
             return [Strip([Segment(self.message, dim)])]
+        from ...devkit.views.timing import overlap_parts  # loaded with the model, after first paint
+
         m = self.model
         lane_w = max(width - LABEL_W - STAT_W, 4)
         t0 = self.offset * m.kernel_cycles
@@ -175,11 +179,14 @@ class TimelineView(Widget, can_focus=True):
         which = (
             "all blocks (avg)" if blk is None else f"block {blk}/{m.n_blocks} (core {m.em.blocks[blk].core})"
         )
-        head = (
-            f"{which} · {t0 / mhz:,.2f}–{t1 / mhz:,.2f} µs · zoom {self.zoom:g}x"
-            f"{' · STALE' if self.stale else ''}"
-        )
-        lines = [Strip([Segment(head[:width], Style(bold=True))])]
+        head = [
+            which,
+            f"kernel {t0 / mhz:,.3f}–{t1 / mhz:,.3f} µs",
+            f"+ {m.em.launch_overhead_us:.3f} µs launch (not drawn)",
+            f"zoom {self.zoom:g}x",
+            *(["STALE"] if self.stale else []),
+        ]
+        lines = [Strip([Segment(text, Style(bold=True))]) for text in fit(head, width)]
         colors = self._colors()
         for lane in frame.lanes:
             segs = [Segment(f"{lane.pipe:<{LABEL_W - 1}}│", dim)]
@@ -196,13 +203,14 @@ class TimelineView(Widget, can_focus=True):
         axis = _axis(t0 / mhz, t1 / mhz, lane_w)
         lines.append(Strip([Segment(" " * LABEL_W + axis, dim)]))
         busiest = max(frame.lanes, key=lambda lane: lane.utilisation, default=None)
-        summary = (
-            f"overlap {m.overlap(blk):.0%} of busy time · busiest "
-            f"{busiest.pipe if busiest else '-'} · {m.instructions:,} instructions"
-        )
-        lines.append(Strip([Segment(summary[:width], dim)]))
-        legend = "█ busy  ▒ partly busy  · waiting on an event  (+/- zoom, ←/→ pan, </> block)"
-        lines.append(Strip([Segment(legend[:width], dim)]))
+        summary = [
+            *fit(overlap_parts(m.overlap(blk)), width, " "),
+            f"busiest {busiest.pipe if busiest else '-'}",
+            f"{m.instructions:,} instructions",
+        ]
+        lines.extend(Strip([Segment(text, dim)]) for text in fit(summary, width))
+        legend = ["█ busy", "▒ partly busy", "· waiting on an event", "+/- zoom", "←/→ pan", "</> block"]
+        lines.extend(Strip([Segment(text, dim)]) for text in fit(legend, width, "  "))
         room = self.size.height - len(lines) - 1
         if room >= 2 and m.n_blocks > 1:  # tall panes (200×60): every block's activity
             lines.append(Strip([Segment("per block: busiest pipe's activity", Style(bold=True))]))

@@ -1,0 +1,50 @@
+"""The palette names each entry once; a tune's best and its rank-1 row are the same config."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+from test_tui_app import make_app, started, until
+
+from asc_tui.devkit.tuner.progress import Progress
+from asc_tui.tui.commands import WorkbenchCommands
+
+
+def test_the_palette_has_no_two_entries_of_the_same_name(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.3)
+            titles = [c.title for c in app.get_system_commands(app.screen_stack[0])]
+            titles += [t for t, _, _ in WorkbenchCommands(app.screen, None)._commands()]
+            dup = [t for t, n in Counter(titles).items() if n > 1]
+            assert not dup, dup
+            assert titles.count("Theme") == 1
+
+    asyncio.run(go())
+
+
+def test_progress_events_carry_the_tunes_rank():
+    seen = []
+    p = Progress([seen.append])
+    p.result(object.__new__(type("O", (), {"cached": False})), None, (1.0, 0, 3))
+    assert seen[-1].rank == (1.0, 0, 3)
+
+
+def test_quick_tune_best_is_the_rank_one_row(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("T")
+            pane = app.query_one("#tune-pane")
+            await until(pilot, lambda: pane.status_text.startswith("tune done"), what="tune")
+            best = app.ops[app.selected].best_params
+            first = pane.table.get_row("1")
+            assert first[2] == " ".join(f"{k}={v}" for k, v in sorted(best.items()))
+            assert f"with {best}" in pane.status_text
+
+    asyncio.run(go())

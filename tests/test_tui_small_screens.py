@@ -1,0 +1,43 @@
+"""At 60×15 every tab header and every footer hint is whole, and numbers are never cut."""
+
+from __future__ import annotations
+
+import asyncio
+
+from test_tui_app import make_app, started
+from textual.widgets._footer import FooterKey
+
+from asc_tui.tui.widgets.profile_pane import ProfilePane
+
+
+def test_at_60x15_every_tab_and_footer_hint_fits_and_the_tune_tab_is_clickable(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(60, 15)) as pilot:
+            await started(pilot, app)
+            tabs = app.query_one("#tabs")
+            strip = tabs.query_one("ContentTabs")
+            for tab in strip.query("ContentTab"):
+                assert tab.region.right <= strip.region.right, tab.label
+            keys = list(app.query(FooterKey))
+            assert keys and all(k.region.right <= 60 for k in keys)
+            assert {k.key for k in keys} >= {"r", "x", "q"}
+            tune_tab = tabs.get_tab("tune")
+            await pilot.click(tune_tab)
+            assert tabs.active == "tune"
+            status = str(app.query_one("#status").render())
+            assert "PASS" in status and "µs" in status  # wrapped, not cut
+
+    asyncio.run(go())
+
+
+def test_profile_names_shorten_instead_of_being_cut(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await started(pilot, app)
+            await pilot.press("2")
+            text = app.query_one(ProfilePane).build(50).plain
+            assert "…" not in text and "HBM read" in text and "Vector" in text
+
+    asyncio.run(go())
