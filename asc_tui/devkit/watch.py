@@ -269,8 +269,9 @@ class Rerunner:
         path = Path(path).resolve()
         with self._cond:
             self._pending.pop(path, None)
-            if self._current == path:
-                self.worker.cancel()
+            for lane in self._lanes:
+                if lane.current == path:
+                    lane.worker.cancel()
 
     def idle(self) -> bool:
         with self._cond:
