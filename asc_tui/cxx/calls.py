@@ -319,7 +319,11 @@ class CallGen:
             codes = [self._targ_code(v, ctx, node) for v in tlist] + codes
         elif name == "GetWithOffset" and tlist:
             codes = codes + [self._targ_code(tlist[0], ctx, node)]
-        return Val(f"{obj.code}.{name}({', '.join(codes)})", api.result_type(name, t, tlist))
+        rt = api.result_type(name, t, tlist)
+        call = f"{obj.code}.{name}({', '.join(codes)})"
+        if name == "GetValue" and rt.is_arith:  # a numpy scalar: the C++ value as a Python number
+            call = f"{'float' if rt.is_float else 'int'}({call})"
+        return Val(call, rt)
 
     def _targ_code(self, v, ctx, node) -> str:
         if isinstance(v, T.CType):
