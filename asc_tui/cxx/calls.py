@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import api
 from . import ctype as T
+from .cmath import cmath_call, cmath_name
 from .expr import printf_format
 from .scope import FuncCtx, Val
 from .symbols import ClassInfo, FuncInfo
@@ -96,6 +97,8 @@ class CallGen:
             t = T.common(vals[0].type, vals[1].type) if len(vals) == 2 else vals[0].type
             codes = [self.convert(v, t, ctx, node) if t.is_arith else v.code for v in vals]
             return self._maybe_fold(f"{name}({', '.join(codes)})", t, *vals)
+        if cmath_name(name) and (twin or not self._user_fn(name, ctx)):
+            return cmath_call(self, name, args, ctx, node)
         if not twin and isinstance(ctx.tmap.get(name), T.CType):  # T(x) with a type parameter
             return self.functional_cast(ctx.tmap[name], args, ctx, node)
         if not twin:
