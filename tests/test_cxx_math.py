@@ -57,3 +57,18 @@ def test_the_cmath_family(tmp_path):
     assert call(tmp_path, "double f() { return floor(-1.5) + ceil(1.2) + floorf(2.5f); }") == -2 + 2 + 2
     assert call(tmp_path, "double f() { return std::min(1.5, 2.0) + std::max(3, 4); }") == 5.5
     assert call(tmp_path, "double f() { return 1.0 / std::sqrt(0.1f); }") == 1.0 / f32(math.sqrt(f32(0.1)))
+
+
+def test_a_c_cast_of_a_parenthesized_expression(tmp_path):
+    src = "double f() { double a = 1.0 / 3; float b = (float)(a); return (half)(a) + b + (double)(b) + (int32_t)(a * 6); }"
+    h = float(np.float16(1 / 3))
+    b = float(np.float32(1 / 3))
+    assert call(tmp_path, src) == float(np.float32(h + b)) + b + 2  # half + float is float
+
+
+def test_a_c_cast_to_a_template_type_parameter(tmp_path):
+    src = """
+    template <typename T> T g(double a) { return (T)(a) + (T)(a); }
+    double f() { return g<half>(1.0 / 3); }
+    """
+    assert call(tmp_path, src) == float(np.float16(float(np.float16(1 / 3)) * 2))

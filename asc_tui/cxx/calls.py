@@ -1,16 +1,23 @@
-"""Calls: user functions and methods (instantiated on demand), the twin API, casts, printf/assert."""
+"""Calls: user functions and methods (instantiated on demand), the twin API, casts, printf/assert.
+
+Over 400 lines; the split seam is the debugging utilities at the end (printf, assert, tiling
+data), which can move to their own mixin when this grows further (<cmath> already lives in
+`cmath`).
+"""
 
 from __future__ import annotations
 
 from . import api
 from . import ctype as T
 from .cmath import cmath_call, cmath_name
+from .errors import CxxError
 from .expr import printf_format
 from .scope import FuncCtx, Val
 from .symbols import ClassInfo, FuncInfo
 
 _CASTS = ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _PRINTF = {"printf", "PRINTF", "PRINTF_IMPL"}
+_TYPE_NODES = ("identifier", "type_identifier", "qualified_identifier", "primitive_type", "template_type")
 _ASSERT = {"assert", "ascendc_assert", "ASSERT", "ASCENDC_ASSERT"}
 
 
@@ -59,9 +66,23 @@ class CallGen:
         if k in ("primitive_type", "type_identifier", "sized_type_specifier"):
             t = self.resolve_type(fnode, ctx)
             return self.functional_cast(t, args, ctx, node)
-        if fnode.type == "template_function" and name_node.type in _CASTS:
-            pass
+        if k == "parenthesized_expression" and len(args) == 1:  # (half)(a): a C cast
+            t = self._paren_type(fnode, ctx)
+            if t is not None:
+                return self.cast(self.expr(args[0], ctx), t, ctx, node)
         raise self.unsupported(ctx.pf, fnode, f"calling {fnode.type.replace('_', ' ')}")
+
+    def _paren_type(self, fnode, ctx) -> T.CType | None:
+        """The type named by `(T)` when it names one (not a variable), else None."""
+        inner = fnode.named_children
+        if len(inner) != 1 or inner[0].type not in _TYPE_NODES:
+            return None
+        if inner[0].type == "identifier" and ctx.lookup(inner[0].text.decode()) is not None:
+            return None
+        try:
+            return self.resolve_type(inner[0], ctx)
+        except CxxError:
+            return None
 
     def x_template_function(self, node, ctx):
         raise self.unsupported(ctx.pf, node, "a function template used as a value")
