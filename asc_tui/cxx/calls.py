@@ -85,6 +85,9 @@ class CallGen:
             return None
 
     def x_template_function(self, node, ctx):
+        trait = self.type_trait(node, ctx)  # is_same_v<A, B> after using namespace std
+        if trait is not None:
+            return trait
         raise self.unsupported(ctx.pf, node, "a function template used as a value")
 
     # -- C++ casts written as templates: static_cast<T>(x) -------------------------------------------
