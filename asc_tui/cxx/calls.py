@@ -115,7 +115,7 @@ class CallGen:
         if name == "__cx_is_aic" or name == "__cx_is_aiv":
             return Val(f"_cx.{name[5:]}()", T.BOOL)
         if name == "__cx_get_tiling":
-            return self.get_tiling(args, ctx, node)
+            return self.get_tiling(args, ctx, node, targs_node)
         if name in ("min", "max") and (twin or not self._user_fn(name, ctx)):
             vals = [self.expr(a, ctx) for a in args]
             t = T.common(vals[0].type, vals[1].type) if len(vals) == 2 else vals[0].type
@@ -415,9 +415,12 @@ class CallGen:
         rest = [self.expr(a, ctx).code for a in args[2:]]
         return Val(f"_AC.ascendc_assert({', '.join([c.code, fcode] + rest)})", T.VOID)
 
-    def get_tiling(self, args, ctx, node) -> Val:
+    def get_tiling(self, args, ctx, node, targs_node=None) -> Val:
         src = self.expr(args[0], ctx)
-        t = self.tiling_struct_type(ctx, node)
+        if targs_node is not None:  # GET_TILING_DATA_WITH_STRUCT(type, var, tiling)
+            t = self.resolve_type(targs_node.named_children[0], ctx)
+        else:
+            t = self.tiling_struct_type(ctx, node)
         if t.kind == "class":
             return Val(f"_cx.fill_struct({t.decl.py}, {src.code})", t)
         return Val(src.code, t)

@@ -264,8 +264,22 @@ def fill_struct(cls, src):
     """A translated struct filled field by field (by name) from a tiling object or mapping."""
     obj = cls()
     get = src.get if isinstance(src, dict) else (lambda k, d=None: getattr(src, k, d))
+    need = getattr(cls, "_cx_need", {})
     for name, conv in getattr(cls, "_cx_fields", ()):
         v = get(name, None)
+        if v is None and name in need:
+            from .errors import CxxError
+
+            path, line, col, sname = need[name]
+            have = ", ".join(_field_names(src.tiling if hasattr(src, "tiling") else src))
+            raise CxxError(
+                f"tiling field {name!r} of struct {sname} has no value in the tiling object "
+                f"({type(getattr(src, 'tiling', src)).__name__}: {have or 'no fields'})",
+                path,
+                line,
+                col,
+                hint="name the tiling dataclass fields like the struct's fields",
+            )
         if v is not None:
             setattr(obj, name, conv(v) if conv is not None else v)
     return obj
