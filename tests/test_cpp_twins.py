@@ -49,6 +49,7 @@ PAIRS = [
     ("softmax", "default", {}, {}),
     ("softmax", "small", dict(buffer_num=1, block_dim=2), dict(BUFFER_NUM=1, block_dim=2)),
     ("softmax", "wide", {}, {}),
+    ("softmax", "fp32", {}, {}),
     ("rms_norm", "default", {}, {}),
     ("rms_norm", "small", dict(buffer_num=1, block_dim=2), dict(BUFFER_NUM=1, block_dim=2)),
     ("rms_norm", "fp32", {}, {}),
