@@ -26,3 +26,17 @@ def test_an_unknown_case_names_the_spec(tmp_path):
     err = report.errors[0]
     spec = tmp_path / "copy.py"
     assert err.file == str(spec) and spec.read_text().splitlines()[err.line - 1].startswith("CASES")
+
+
+def test_a_failed_build_header_names_no_none_case(tmp_path):
+    import io
+
+    from asc_tui.cli.debug_cmd import print_report
+    from asc_tui.devkit.debug import DebugRequest, debug
+
+    path = make_op(tmp_path, copy_kernel())
+    (tmp_path / "copy.py").write_text((tmp_path / "copy.py").read_text() + "\nsyntax error(\n")
+    out = io.StringIO()
+    print_report(debug(DebugRequest(str(path))), out)
+    header = out.getvalue().splitlines()[0]
+    assert "None" not in header and "copy" in header, header
