@@ -121,3 +121,11 @@ def test_alias_entry_points_exist(alias):
     import shutil
 
     assert shutil.which(alias), f"{alias} not installed"
+
+
+def test_run_without_an_argument_runs_every_bundled_operator_python_and_cpp():
+    p = cli("run", timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr
+    for cpp in ("rms_norm [default] on ascend910b  block_dim=8 BUFFER_NUM=2", "softmax [default]"):
+        assert cpp in p.stdout
+    assert "FAIL" not in p.stdout

@@ -2,6 +2,7 @@
 
 from test_cxx_operator import copy_kernel, make_op
 
+from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.tuner.apply import choice_free_hash, plan_apply
 from asc_tui.devkit.watch import classify
 
@@ -15,10 +16,19 @@ def test_apply_edits_the_bound_constexpr_literal_in_the_cpp_file(tmp_path):
     plan = plan_apply(path, {"DEPTH": 2, "block_dim": 2})
     assert plan.changed
     assert "-constexpr int32_t DEPTH = 1;" in plan.diff() and "+constexpr int32_t DEPTH = 2;" in plan.diff()
-    assert '+PARAMS = {"DEPTH": Param(1, values=[1, 2]), "block_dim": Param(2' in plan.diff()
+    assert '+PARAMS = {"DEPTH": Param(2, values=[1, 2]), "block_dim": Param(2' in plan.diff()
     plan.write()
     assert "constexpr int32_t DEPTH = 2;" in path.read_text()
     assert not plan_apply(path, {"DEPTH": 2, "block_dim": 2}).changed
+
+
+def test_apply_keeps_the_spec_default_in_step_and_the_listing_shows_the_cpp_literal(tmp_path):
+    path = make_op(tmp_path, copy_kernel(), params='{"DEPTH": Param(1, values=[1, 2])}')
+    plan_apply(path, {"DEPTH": 2}).write()
+    assert "Param(2, values=[1, 2])" in (tmp_path / "copy.py").read_text()
+    assert load_operator(path).params["DEPTH"].default == 2
+    path.write_text(path.read_text().replace("DEPTH = 2;", "DEPTH = 1;"))  # edited by hand
+    assert load_operator(path).params["DEPTH"].default == 1  # the C++ literal is the current choice
 
 
 def test_apply_edits_a_define_in_a_header(tmp_path):

@@ -106,7 +106,8 @@ def print_report(r: DebugReport, out=None) -> None:
     tools = ", ".join(r.tools) or "no sanitizer"
     chip = r.run.chip if r.run is not None else None
     case = r.case or (r.deadlock.case if r.deadlock is not None else None)
-    w(f"asc-debug {r.operator} [{case}]" + (f" on {chip}" if chip else "") + f" — {tools}\n")
+    label = f"{r.operator} [{case}]" if case else r.operator  # no case yet: the build failed
+    w(f"asc-debug {label}" + (f" on {chip}" if chip else "") + f" — {tools}\n")
     for f in r.findings:
         w("  " + f.format().replace("\n", "\n  ") + "\n")
     for e in r.errors:

@@ -9,7 +9,7 @@ Pipeline, one module per job:
 - `codegen` (+ `classes`, `typeres`, `names`, `expr`, `calls`, `stmt`, `loops`, `emit`, `scope`,
   `ctype`) — translation on demand from the `__global__` entry with static C++ types, each
   statement on its C++ line.
-- `runtime`, `shims`, `api` — what generated code calls where plain Python is not exact C++,
+- `runtime`, `shims`, `api`, `cmath` — what generated code calls where plain Python is not exact C++,
   the few Ascend C names the twin lacks, and what the translator knows about the twin.
 - `translate`, `cache` — the driver and the content-hash cache; `operator` — C++ operators for
   the loader (kernel + spec); `apply` — `--apply` into C++ literals; `errors` — CxxError with

@@ -3,6 +3,10 @@
 A PARAMS entry bound to a `constexpr`/`const` or `#define` of the kernel (or a local header) has
 its current choice in the C++ source; only that literal's characters change. Parameters that
 live only in the spec (`block_dim`...) are edited in the spec, as for Python operators.
+
+The spec's `Param(default, ...)` of a bound entry is kept in step (edited to the same value), so
+the spec never reads 2048 where the kernel says 8192. Were they out of step anyway (a literal
+edited by hand), the C++ literal wins: the loader makes it the parameter's default.
 """
 
 from __future__ import annotations
@@ -110,14 +114,13 @@ def _replace(text: str, edits: list[tuple[Bound, str]]) -> str:
 def plan_apply_cxx(
     kernel: str | Path, params: dict[str, Any], plan_spec: Callable[[Path, dict], Any]
 ) -> CxxApplyPlan:
-    """Edits for `params`: bound ones in the C++ literals, the rest by `plan_spec` (the tuner's
-    Python-operator planner) in the spec beside the kernel."""
+    """Edits for `params`: bound ones in the C++ literals, and all of them by `plan_spec` (the
+    tuner's Python-operator planner) in the spec beside the kernel."""
     kernel = Path(kernel)
     spec = kernel.with_suffix(".py")
     consts = constants_of(kernel)
     names = set(spec_param_names(spec))
     in_cxx = {k: v for k, v in params.items() if k in consts and k in names}
-    rest = {k: v for k, v in params.items() if k not in in_cxx}
     by_file: dict[str, list] = {}
     for k, v in in_cxx.items():
         b = consts[k]
@@ -128,8 +131,8 @@ def plan_apply_cxx(
     for f in {str(kernel), *by_file}:
         text = Path(f).read_text(encoding="utf-8")
         files.append(FileEdit(f, text, _replace(text, by_file.get(f, []))))
-    if rest:
-        sp = plan_spec(spec, rest)
+    if params:  # the bound ones too: the spec's Param defaults stay in step with the literals
+        sp = plan_spec(spec, params)
         files.append(FileEdit(str(spec), sp.before, sp.after))
     files.sort(key=lambda f: f.path != str(kernel))
     return CxxApplyPlan(str(kernel), tuple(files))

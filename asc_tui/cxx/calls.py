@@ -1,15 +1,23 @@
-"""Calls: user functions and methods (instantiated on demand), the twin API, casts, printf/assert."""
+"""Calls: user functions and methods (instantiated on demand), the twin API, casts, printf/assert.
+
+Over 400 lines; the split seam is the debugging utilities at the end (printf, assert, tiling
+data), which can move to their own mixin when this grows further (<cmath> already lives in
+`cmath`).
+"""
 
 from __future__ import annotations
 
 from . import api
 from . import ctype as T
+from .cmath import cmath_call, cmath_name
+from .errors import CxxError
 from .expr import printf_format
 from .scope import FuncCtx, Val
 from .symbols import ClassInfo, FuncInfo
 
 _CASTS = ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast")
 _PRINTF = {"printf", "PRINTF", "PRINTF_IMPL"}
+_TYPE_NODES = ("identifier", "type_identifier", "qualified_identifier", "primitive_type", "template_type")
 _ASSERT = {"assert", "ascendc_assert", "ASSERT", "ASCENDC_ASSERT"}
 
 
@@ -58,11 +66,28 @@ class CallGen:
         if k in ("primitive_type", "type_identifier", "sized_type_specifier"):
             t = self.resolve_type(fnode, ctx)
             return self.functional_cast(t, args, ctx, node)
-        if fnode.type == "template_function" and name_node.type in _CASTS:
-            pass
+        if k == "parenthesized_expression" and len(args) == 1:  # (half)(a): a C cast
+            t = self._paren_type(fnode, ctx)
+            if t is not None:
+                return self.cast(self.expr(args[0], ctx), t, ctx, node)
         raise self.unsupported(ctx.pf, fnode, f"calling {fnode.type.replace('_', ' ')}")
 
+    def _paren_type(self, fnode, ctx) -> T.CType | None:
+        """The type named by `(T)` when it names one (not a variable), else None."""
+        inner = fnode.named_children
+        if len(inner) != 1 or inner[0].type not in _TYPE_NODES:
+            return None
+        if inner[0].type == "identifier" and ctx.lookup(inner[0].text.decode()) is not None:
+            return None
+        try:
+            return self.resolve_type(inner[0], ctx)
+        except CxxError:
+            return None
+
     def x_template_function(self, node, ctx):
+        trait = self.type_trait(node, ctx)  # is_same_v<A, B> after using namespace std
+        if trait is not None:
+            return trait
         raise self.unsupported(ctx.pf, node, "a function template used as a value")
 
     # -- C++ casts written as templates: static_cast<T>(x) -------------------------------------------
@@ -90,12 +115,14 @@ class CallGen:
         if name == "__cx_is_aic" or name == "__cx_is_aiv":
             return Val(f"_cx.{name[5:]}()", T.BOOL)
         if name == "__cx_get_tiling":
-            return self.get_tiling(args, ctx, node)
+            return self.get_tiling(args, ctx, node, targs_node)
         if name in ("min", "max") and (twin or not self._user_fn(name, ctx)):
             vals = [self.expr(a, ctx) for a in args]
             t = T.common(vals[0].type, vals[1].type) if len(vals) == 2 else vals[0].type
             codes = [self.convert(v, t, ctx, node) if t.is_arith else v.code for v in vals]
             return self._maybe_fold(f"{name}({', '.join(codes)})", t, *vals)
+        if cmath_name(name) and (twin or not self._user_fn(name, ctx)):
+            return cmath_call(self, name, args, ctx, node)
         if not twin and isinstance(ctx.tmap.get(name), T.CType):  # T(x) with a type parameter
             return self.functional_cast(ctx.tmap[name], args, ctx, node)
         if not twin:
@@ -319,7 +346,11 @@ class CallGen:
             codes = [self._targ_code(v, ctx, node) for v in tlist] + codes
         elif name == "GetWithOffset" and tlist:
             codes = codes + [self._targ_code(tlist[0], ctx, node)]
-        return Val(f"{obj.code}.{name}({', '.join(codes)})", api.result_type(name, t, tlist))
+        rt = api.result_type(name, t, tlist)
+        call = f"{obj.code}.{name}({', '.join(codes)})"
+        if name == "GetValue" and rt.is_arith:  # a numpy scalar: the C++ value as a Python number
+            call = f"{'float' if rt.is_float else 'int'}({call})"
+        return Val(call, rt)
 
     def _targ_code(self, v, ctx, node) -> str:
         if isinstance(v, T.CType):
@@ -384,9 +415,12 @@ class CallGen:
         rest = [self.expr(a, ctx).code for a in args[2:]]
         return Val(f"_AC.ascendc_assert({', '.join([c.code, fcode] + rest)})", T.VOID)
 
-    def get_tiling(self, args, ctx, node) -> Val:
+    def get_tiling(self, args, ctx, node, targs_node=None) -> Val:
         src = self.expr(args[0], ctx)
-        t = self.tiling_struct_type(ctx, node)
+        if targs_node is not None:  # GET_TILING_DATA_WITH_STRUCT(type, var, tiling)
+            t = self.resolve_type(targs_node.named_children[0], ctx)
+        else:
+            t = self.tiling_struct_type(ctx, node)
         if t.kind == "class":
             return Val(f"_cx.fill_struct({t.decl.py}, {src.code})", t)
         return Val(src.code, t)

@@ -85,6 +85,7 @@ class ClassGen:
             conv = _field_conv(t)
             convs.append(f"({name!r}, {conv})")
         em.emit(row, 1, f"_cx_fields = ({', '.join(convs)}{',' if len(convs) == 1 else ''})")
+        em.emit(row, 1, f"_cx_need = {_needed_fields(inst)!r}")
         for fi in info.fields:
             if fi.static:
                 v = self.global_value(
@@ -209,3 +210,18 @@ def _field_conv(t: T.CType) -> str:
     if t.kind == "array":
         return "list"
     return "None"
+
+
+def _needed_fields(inst) -> dict:
+    """Fields a tiling object must give (no default member initialiser): name -> where declared
+    (file, line, column, struct name), for the error naming a field the tiling lacks."""
+    need = {}
+    cur = inst
+    while cur is not None:
+        for fi in cur.info.fields:
+            if fi.static or fi.decl.child_by_field_name("default_value") is not None or fi.name in need:
+                continue
+            r, c = fi.decl.start_point
+            need[fi.name] = (cur.info.pf.path, r + 1, c + 1, cur.info.name)
+        cur = cur.base
+    return need

@@ -13,6 +13,9 @@ from .expr import _py
 from .scope import NOCONST, FuncCtx, Val
 from .symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
 
+_SAME = ("is_same", "IsSameType")
+_SAME_V = ("is_same_v",)
+
 
 class NameGen:
     def x_this(self, node, ctx):
@@ -92,6 +95,9 @@ class NameGen:
         raise self.err(ctx.pf, node, f"enum {d.name} has no member {name!r}")
 
     def x_qualified_identifier(self, node, ctx):
+        trait = self.type_trait(node, ctx)
+        if trait is not None:
+            return trait
         text = node.text.decode().replace(" ", "")
         name_node = node.child_by_field_name("name")
         if name_node is not None and name_node.type in ("template_function", "template_type"):
@@ -115,6 +121,32 @@ class NameGen:
         if api.twin_has(parts[0]):
             return self.twin_path("::".join(parts), node, ctx)
         raise self.err(ctx.pf, node, f"unknown identifier {text!r}")
+
+    def type_trait(self, node, ctx) -> Val | None:
+        """`std::is_same<A, B>::value`, `std::is_same_v<A, B>`, `AscendC::IsSameType<A, B>::value`:
+        a constant of the instantiation being translated; None for any other name."""
+        segs = []
+        cur = node
+        while cur is not None and cur.type == "qualified_identifier":
+            segs.append(cur.child_by_field_name("scope"))
+            cur = cur.child_by_field_name("name")
+        segs.append(cur)
+        names = [s.text.decode() if s is not None else "" for s in segs]
+        for i, seg in enumerate(segs):
+            if seg is None or seg.type not in ("template_type", "template_function"):
+                continue
+            base = seg.child_by_field_name("name").text.decode()
+            rest = names[i + 1 :]
+            if not (base in _SAME and rest == ["value"] or base in _SAME_V and not rest):
+                continue
+            if any(n not in ("std", "AscendC", "") for n in names[:i]):
+                return None
+            targs = list(self.template_args(seg.child_by_field_name("arguments"), ctx, None).values())
+            if len(targs) != 2 or not all(isinstance(t, T.CType) for t in targs):
+                raise self.err(ctx.pf, seg, f"{base} takes two types")
+            same = targs[0] == targs[1]
+            return Val("True" if same else "False", T.BOOL, same)
+        return None
 
     def twin_path(self, path: str, node, ctx) -> Val:
         from .. import ascendc

@@ -81,7 +81,7 @@ PREDEFINED_FN = {
     "TILING_DATA_FIELD_DEF_STRUCT": (["type", "name"], "type name"),
     "REGISTER_TILING_DATA_CLASS": (["a", "b"], ""),
     "GET_TILING_DATA": (["var", "tiling"], "__cx_tiling_t var = __cx_get_tiling(tiling)"),
-    "GET_TILING_DATA_WITH_STRUCT": (["type", "var", "tiling"], "type var = __cx_get_tiling(tiling)"),
+    "GET_TILING_DATA_WITH_STRUCT": (["type", "var", "tiling"], "type var = __cx_get_tiling<type>(tiling)"),
     "KERNEL_TASK_TYPE_DEFAULT": (["t"], ""),
     "REGISTER_TILING_DEFAULT": (["t"], ""),
 }

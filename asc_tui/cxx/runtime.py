@@ -7,6 +7,7 @@ pointer arithmetic and the few Ascend C names the twin spells differently.
 
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
@@ -69,6 +70,28 @@ def bf16(x) -> float:
     import ml_dtypes
 
     return float(ml_dtypes.bfloat16(x))
+
+
+def cm(name: str, *args) -> float:
+    """A <cmath> function in double as the C library computes it (nan/inf where Python raises)."""
+    args = [float(a) for a in args]
+    try:
+        if name == "round":
+            return _cround(args[0])
+        if name not in ("fmin", "fmax"):
+            return float(getattr(math, name)(*args))
+    except (ValueError, OverflowError, ZeroDivisionError):
+        pass
+    with np.errstate(all="ignore"):
+        f = {"fabs": np.abs, "fmin": np.fmin, "fmax": np.fmax, "pow": np.power}.get(name)
+        return float((f or getattr(np, name))(*[np.float64(a) for a in args]))
+
+
+def _cround(x: float) -> float:
+    """C round(): halves away from zero."""
+    if x != x or x in (math.inf, -math.inf):
+        return x
+    return float(math.copysign(math.floor(abs(x) + 0.5), x))
 
 
 def fdiv(a: float, b: float) -> float:
@@ -241,8 +264,22 @@ def fill_struct(cls, src):
     """A translated struct filled field by field (by name) from a tiling object or mapping."""
     obj = cls()
     get = src.get if isinstance(src, dict) else (lambda k, d=None: getattr(src, k, d))
+    need = getattr(cls, "_cx_need", {})
     for name, conv in getattr(cls, "_cx_fields", ()):
         v = get(name, None)
+        if v is None and name in need:
+            from .errors import CxxError
+
+            path, line, col, sname = need[name]
+            have = ", ".join(_field_names(src.tiling if hasattr(src, "tiling") else src))
+            raise CxxError(
+                f"tiling field {name!r} of struct {sname} has no value in the tiling object "
+                f"({type(getattr(src, 'tiling', src)).__name__}: {have or 'no fields'})",
+                path,
+                line,
+                col,
+                hint="name the tiling dataclass fields like the struct's fields",
+            )
         if v is not None:
             setattr(obj, name, conv(v) if conv is not None else v)
     return obj

@@ -79,7 +79,10 @@ def list_operators(root: str | Path | None = None, include_bugs: bool = False) -
 
 
 def declared_cases(path: Path) -> list[str]:
-    """Case names from the `CASES = {...}` literal, read with `ast` (never executes the file)."""
+    """Case names from the `CASES = {...}` literal, read with `ast` (never executes the file);
+    a C++ kernel's are in its spec."""
+    if path.suffix in CXX_SUFFIXES:
+        path = spec_for_kernel(path)
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):

@@ -45,13 +45,19 @@ class OperatorModule:
     sources: tuple[str, ...] = ()  # every file the operator is built from (C++: kernel + headers)
     cxx: Any = None  # a C++ operator's binding (asc_tui.cxx.operator.CxxBinding)
 
+    @property
+    def spec_path(self) -> str:
+        """The file of CASES, PARAMS, CONSTRAINTS, tensors() and tiling(): the operator file, or
+        a C++ operator's spec `.py` (its `path` is the kernel)."""
+        return self.sources[-1] if self.cxx is not None and self.sources else self.path
+
     def case(self, name: str | None) -> Case:
         key = name or self.default_case
         if key not in self.cases:
             raise BuildError(
                 f"operator {self.name} has no case {key!r}; cases: {', '.join(self.cases)}",
-                self.path,
-                _line_of(self.path, "CASES"),
+                self.spec_path,
+                _line_of(self.spec_path, "CASES"),
             )
         return self.cases[key]
 
@@ -62,8 +68,8 @@ class OperatorModule:
                 raise BuildError(
                     f"operator {self.name} has no parameter {k!r}; parameters: "
                     f"{', '.join(self.params) or 'none'}",
-                    self.path,
-                    _line_of(self.path, "PARAMS"),
+                    self.spec_path,
+                    _line_of(self.spec_path, "PARAMS"),
                 )
             values[k] = _coerce(v, self.params[k].default)
         return Params(values)
@@ -73,8 +79,8 @@ class OperatorModule:
         if not isinstance(specs, dict) or not all(isinstance(v, TensorSpec) for v in specs.values()):
             raise BuildError(
                 "tensors(case) must return a dict of In(...)/Out(...) specs",
-                self.path,
-                _line_of(self.path, "def tensors"),
+                self.spec_path,
+                _line_of(self.spec_path, "def tensors"),
             )
         return Tensors(specs)
 
@@ -89,7 +95,9 @@ class OperatorModule:
                     ok = bool(eval(c, {"__builtins__": {}}, env))  # noqa: S307 - operator's own text
                 except Exception as exc:
                     raise BuildError(
-                        f"constraint {c!r} failed to evaluate: {exc}", self.path, _line_of(self.path, c)
+                        f"constraint {c!r} failed to evaluate: {exc}",
+                        self.spec_path,
+                        _line_of(self.spec_path, c),
                     ) from None
                 reason = c
             else:
@@ -114,14 +122,14 @@ class OperatorModule:
         if not isinstance(result, Launch):
             raise TilingError(
                 "tiling(case, params) must return Launch(block_dim, tiling)",
-                self.path,
-                _line_of(self.path, "def tiling"),
+                self.spec_path,
+                _line_of(self.spec_path, "def tiling"),
             )
         if not isinstance(result.block_dim, int) or result.block_dim < 1:
             raise TilingError(
                 f"tiling returned block_dim={result.block_dim!r}; it must be a positive integer",
-                self.path,
-                _line_of(self.path, "def tiling"),
+                self.spec_path,
+                _line_of(self.spec_path, "def tiling"),
             )
         return result
 

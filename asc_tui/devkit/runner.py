@@ -15,7 +15,7 @@ from ..npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
 from ..npu.results import EmulationResult
 from .emulation import Emulation
-from .loader import OperatorModule, load_operator
+from .loader import OperatorModule, _line_of, load_operator
 from .precision import PrecisionReport, compare
 from .views.timing import timing
 
@@ -134,7 +134,11 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
     if bad:
-        raise TilingError(f"parameters {dict(p)} violate: {'; '.join(bad)}", op.path)
+        raise TilingError(
+            f"parameters {dict(p)} violate: {'; '.join(bad)}",
+            op.spec_path,
+            _line_of(op.spec_path, "CONSTRAINTS"),
+        )
     specs = op.tensors(case)
     lnch = op.launch(case, p)
     rng = np.random.default_rng(_seed_for(op.name, case.name, seed))

@@ -127,7 +127,7 @@ class RunResults:
             self.app.pane(SourceView).show(None, {})
             return
         app, rep, stale = self.app, st.good, st.stale
-        title = f"{st.path.stem} [{rep.case if rep else st.case or 'default'}]"
+        title = f"{st.path.stem} [{(rep.case if rep else None) or st.case or 'default'}]"
         if rep is None or rep.emulation is None:
             app.pane(ProfilePane).show(None, title)
             app.pane(TimelineView).show(None)

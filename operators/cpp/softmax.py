@@ -1,19 +1,22 @@
-"""Row-wise softmax in half: the C++ kernel softmax.asc, twin of operators/softmax.py (fp16 cases).
+"""Row-wise softmax: the C++ kernel softmax.asc, twin of operators/softmax.py (fp16 and fp32).
 
 The kernel reads its tiling with GET_TILING_DATA: the fields of the Launch's tiling object fill the
-tiling struct by name. BUFFER_NUM is the kernel's constexpr.
+tiling struct by name. BUFFER_NUM is the kernel's constexpr; its element type is the template
+argument T (the tiling object's `T` field), and `IsSameType<T, float>` picks copy or cast.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from asc_tui.ascendc import sizeof
 from asc_tui.operator import Constraint, In, Launch, Out, Param
 
 CASES = {
-    "default": dict(rows=64, cols=1024),
-    "wide": dict(rows=16, cols=8192),
-    "small": dict(rows=5, cols=48),
+    "default": dict(rows=64, cols=1024, dtype="float16"),
+    "fp32": dict(rows=48, cols=768, dtype="float32"),
+    "wide": dict(rows=16, cols=8192, dtype="float16"),
+    "small": dict(rows=5, cols=48, dtype="float16"),
 }
 
 PARAMS = {
@@ -23,14 +26,14 @@ PARAMS = {
 
 
 def _fits(case, p):
-    row = -(-case.cols * 2 // 32) * 32
+    row = -(-case.cols * sizeof(case.dtype) // 32) * 32
     work = -(-case.cols * 4 // 32) * 32
     return 2 * p.BUFFER_NUM * row + 2 * work + 64 <= 196352
 
 
 CONSTRAINTS = [
     Constraint(_fits, "a row (in, out and two fp32 work rows) must fit in UB"),
-    Constraint(lambda c, p: c.cols * 2 % 32 == 0, "a row must be a multiple of 32 B"),
+    Constraint(lambda c, p: c.cols * sizeof(c.dtype) % 32 == 0, "a row must be a multiple of 32 B"),
 ]
 
 
@@ -39,16 +42,17 @@ class SoftmaxTilingData:
     rows: int
     cols: int
     rowsPerBlock: int
+    T: str  # the kernel's template argument: the element type
 
 
 def tensors(case):
     shape = (case.rows, case.cols)
-    return {"x": In(shape, "float16", init=(-8.0, 8.0)), "y": Out(shape, "float16")}
+    return {"x": In(shape, case.dtype, init=(-8.0, 8.0)), "y": Out(shape, case.dtype)}
 
 
 def tiling(case, p):
     per_block = -(-case.rows // p.block_dim)
-    return Launch(-(-case.rows // per_block), SoftmaxTilingData(case.rows, case.cols, per_block))
+    return Launch(-(-case.rows // per_block), SoftmaxTilingData(case.rows, case.cols, per_block, case.dtype))
 
 
 def golden(case, x):

@@ -193,7 +193,7 @@ def check_config(
     p = op.resolve_params(params)
     bad = op.constraint_violations(case, p)
     if bad:
-        return Pruned(params, "", "constraint: " + "; ".join(bad), op.path, _line_of_constraints(op))
+        return Pruned(params, "", "constraint: " + "; ".join(bad), op.spec_path, _line_of_constraints(op))
     try:
         lnch = op.launch(case, p)
     except OperatorError as exc:
@@ -274,7 +274,7 @@ def _shadow_args(op: OperatorModule, case):
 def _line_of(op: OperatorModule, needle: str) -> int | None:
     from ..loader import _line_of as line_of
 
-    return line_of(op.path, needle)
+    return line_of(op.spec_path, needle)
 
 
 def _line_of_constraints(op: OperatorModule) -> int | None:

@@ -1,4 +1,5 @@
-"""The operator tree: one leaf per operator file with a status mark updated in place."""
+"""The operator tree: one leaf per operator file with a status mark updated in place, and a
+"C++" tag after the name of a C++ operator (its kernel `.asc`/`.cpp`)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,8 @@ class OperatorTree(Tree[Path]):
         text = Text()
         text.append(mark + " ", style=self._resolve(style))
         text.append(path.stem)
+        if path.suffix != ".py":  # a C++ kernel (.asc/.cpp); Python operators are the default
+            text.append(" C++", style="dim")
         if stale:
             text.append(" ·stale", style="dim")
         return text
