@@ -73,52 +73,62 @@ def main(args) -> int:
     case = args.case or config.case
     results: queue.Queue = queue.Queue()
     worker = RunWorker(timeout_s=timeout, spare=True, memory_mb=config.worker_memory_mb)
-    rerunner = Rerunner(
-        worker,
-        lambda p: RunRequest(str(p), case=case, chip=chip, timeout_s=timeout),
-        on_result=lambda p, r: results.put((p, r)),
-    )
+    rerunner = watcher = None
+    failed = False
+    try:  # from here on a SIGTERM (SystemExit) or ctrl+c still closes the worker and its temp folder
+        rerunner = Rerunner(
+            worker,
+            lambda p: RunRequest(str(p), case=case, chip=chip, timeout_s=timeout),
+            on_result=lambda p, r: results.put((p, r)),
+        )
 
-    def changed(cs):
-        wanted = [p for p in ops if cs.affects(p)]
-        new = [p for p in cs.operators if only is None and p not in ops]
-        ops.extend(new)
-        for p in cs.removed:
-            print(f"{time.strftime('%H:%M:%S')} {p.stem} removed", flush=True)
-        rerunner.submit(wanted + new)
+        def changed(cs):
+            wanted = [p for p in ops if cs.affects(p)]
+            new = [p for p in cs.operators if only is None and p not in ops]
+            ops.extend(new)
+            for p in cs.removed:
+                print(f"{time.strftime('%H:%M:%S')} {p.stem} removed", flush=True)
+            rerunner.submit(wanted + new)
 
-    watcher = FileWatcher(ops_dir, changed, extra=watched_extras(config.source, chip)).start()
-    watcher.wait_ready()
-    print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr, flush=True)
-    if not args.no_initial:
-        rerunner.submit(ops)
-    last: dict[Path, float] = {}
-    seen, failed = 0, False
-    try:
-        while args.count is None or seen < args.count:
-            try:
-                path, res = results.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            seen += 1
-            rep = res.report
-            failed = failed or not res.passed
-            if args.json:
-                d = (
-                    rep.to_dict()
-                    if rep is not None
-                    else {"operator": path.stem, "errors": [e.to_dict() for e in res.errors]}
-                )
-                d.update(status=res.status, host_seconds=res.seconds)
-                print(json.dumps(d, default=str), flush=True)
-            else:
-                print(format_line(path, res, last.get(path)), flush=True)
-            if rep is not None and rep.emulation is not None and not rep.errors:
-                last[path] = rep.emulation.time_us
+        watcher = FileWatcher(ops_dir, changed, extra=watched_extras(config.source, chip)).start()
+        watcher.wait_ready()
+        print(f"watching {ops_dir} ({len(ops)} operators); ctrl+c stops", file=sys.stderr, flush=True)
+        if not args.no_initial:
+            rerunner.submit(ops)
+        failed = _report(args, results)
     except KeyboardInterrupt:
         pass
     finally:
-        watcher.stop()
-        rerunner.stop()
+        if watcher is not None:
+            watcher.stop()
+        if rerunner is not None:
+            rerunner.stop()
         worker.close()
     return 1 if failed and args.count is not None else 0
+
+
+def _report(args, results: queue.Queue) -> bool:
+    """Print each result as it arrives until `--count` results; True if any failed."""
+    last: dict[Path, float] = {}
+    seen, failed = 0, False
+    while args.count is None or seen < args.count:
+        try:
+            path, res = results.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        seen += 1
+        rep = res.report
+        failed = failed or not res.passed
+        if args.json:
+            d = (
+                rep.to_dict()
+                if rep is not None
+                else {"operator": path.stem, "errors": [e.to_dict() for e in res.errors]}
+            )
+            d.update(status=res.status, host_seconds=res.seconds)
+            print(json.dumps(d, default=str), flush=True)
+        else:
+            print(format_line(path, res, last.get(path)), flush=True)
+        if rep is not None and rep.emulation is not None and not rep.errors:
+            last[path] = rep.emulation.time_us
+    return failed
