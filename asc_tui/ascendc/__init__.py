@@ -133,6 +133,7 @@ from .misc import (
     IsSameType,
     LocalMemAllocator,
     MemDsbT,
+    SetPadValue,
     SyncAll,
     TBufPool,
 )
@@ -156,6 +157,7 @@ from .reduce import (
 from .sort import GetMrgSortResult, MrgSort, MrgSort4Info, MrgSortSrcList, Sort32
 from .sync import PipeBarrier, SetFlag, WaitFlag
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
+from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
 from .vector import (
     Abs,
     Add,
@@ -200,7 +202,6 @@ from .vector_ext import (
     ShiftLeft,
     ShiftRight,
     SubRelu,
-    Transpose,
 )
 from .vector_l0 import Compares, GetCmpMask, SetCmpMask
 

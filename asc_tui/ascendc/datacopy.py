@@ -19,6 +19,7 @@ from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE2, MTE3, V
 from ..npu.records import KIND_WORK
 from .cube import Nd2NzParams, copy_nd2nz
+from .level0 import registers
 from .lineage import gm_written
 from .tensors import GlobalTensor, LocalTensor
 
@@ -328,13 +329,16 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
         need = (params.blockCount - 1) * dstep + padded
         if need > _extent_bytes(dst):
             _local_oob(dst, -(-need // isz), "DataCopyPad writes", fr)
-        if core.numeric and pad is not None and pad.isPad:
+        # isPad fills with paddingValue; without it the tail of each 32 B slot gets the value
+        # SetPadValue left in the core's register (level0.registers), if any
+        fill = pad.paddingValue if pad is not None and pad.isPad else registers(core)[3].get("pad")
+        if core.numeric and fill is not None:
             if core.lazy is not None:
                 core.lazy.settle()
             typed = dst.arr
             step_e = dstep // isz
             for i in range(params.blockCount):
-                typed[i * step_e : i * step_e + padded // isz] = pad.paddingValue
+                typed[i * step_e : i * step_e + padded // isz] = fill
         _strided_copy_into(core, dst, src, params.blockCount, blen, sstep, dstep, left * isz, fr)
         d_ext = need
     else:

@@ -16,6 +16,7 @@ from ..npu import state
 from ..npu.errors import KernelError
 from .dtypes import as_dtype
 from .enums import PIPE_ALL, TPosition
+from .level0 import registers
 from .pipe import TBuf, TPipe
 from .sync import PipeBarrier
 
@@ -85,6 +86,14 @@ def DataSyncBarrier(*_mem) -> None:
     scalar unit waits for every pipe, like `PipeBarrier<PIPE_ALL>`.
     """
     PipeBarrier(PIPE_ALL, _depth=2)
+
+
+def SetPadValue(*args) -> None:
+    """`SetPadValue<T>(value)`: what DataCopyPad writes into the 32 B tail of each block when
+    its DataCopyPadExtParams do not ask for padding (`isPad = false`)."""
+    core = state.core
+    core.scalar(core.chip.scalar_value, "SetPadValue", sys._getframe(1))
+    registers(core)[3]["pad"] = args[-1]
 
 
 class MemDsbT(Enum):

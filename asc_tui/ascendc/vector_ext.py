@@ -1,6 +1,6 @@
 """More element-wise vector instructions, each in its level-2 `(…, count)` and level-0
 `(…, mask, repeatTimes, params)` forms: LeakyRelu, AddRelu, SubRelu, Ors, Ands, ShiftLeft,
-ShiftRight, CreateVecIndex, Brcb, Copy, Transpose (16 x 16, 2-byte elements).
+ShiftRight, CreateVecIndex, Brcb, Copy (transposes: `transpose.py`).
 
 Built with `vector.py`'s factories so that they record, time and sanitize exactly as Add or
 Adds do. Spelling rules for template arguments: `level0.py`.
@@ -125,23 +125,3 @@ def Copy(*args) -> None:
     p = L.params_of(CopyRepeatParams, params)
     u = L.UnaryRepeatParams(p.dstStride, p.srcStride, p.dstRepeatSize, p.srcRepeatSize)
     L.unary("Copy", lambda a: a, dst, src, mask, reps, u, fr)
-
-
-def Transpose(*args) -> None:
-    """`Transpose(dst, src)`: one 16 x 16 matrix of 2-byte elements (512 B)."""
-    fr = sys._getframe(1)
-    rest = L.peel(args)
-    if len(rest) != 2:
-        L.fail("Transpose: only the 16 x 16 form Transpose(dst, src) is emulated", fr)
-    dst, src = rest
-    if src.dtype.itemsize != 2 or dst.dtype.itemsize != 2:
-        L.fail("Transpose(dst, src) works on 2-byte elements (half, int16, uint16)", fr)
-    for t, w in ((src, False), (dst, True)):
-        if t.count < 256:
-            L.oob("Transpose", t, 256, fr, w, 2)
-    core = state.core
-    if core.numeric:
-        L.settle(core)
-        dst.arr[:256] = np.array(src.arr[:256]).reshape(16, 16).T.reshape(-1)
-    whole = np.arange(256)
-    L.account("Transpose", 2, 512, fr, ((src, whole),), ((dst, whole),))

@@ -1,0 +1,132 @@
+"""Kernel set-up and utilities the samples use: InitSocState, LocalMemAllocator, the templated
+event and barrier spellings, and the small helpers (DivCeil, IsSameType, GetSystemCycle...)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from apikit import load, run, store, ub
+
+from asc_tui import ascendc as AscendC
+from asc_tui.ascendc import Hardware, LocalMemAllocator, half, int32
+from asc_tui.npu.errors import KernelError
+
+
+def test_local_mem_allocator_hands_out_consecutive_aligned_buffers():
+    seen = []
+
+    def body():
+        alloc = LocalMemAllocator(Hardware.UB)
+        a = alloc.Alloc(half, 100)  # 200 B, rounded up to 224
+        b = alloc.Alloc(int32, 8)
+        seen.extend([(a.GetPhyAddr(), a.GetSize()), (b.GetPhyAddr(), b.GetSize())])
+
+    run(body)
+    assert seen == [(0, 100), (224, 8)]
+
+
+def test_local_mem_allocator_counts_against_the_ub_capacity():
+    def body():
+        LocalMemAllocator(Hardware.UB).Alloc(half, 200 * 1024)
+
+    with pytest.raises(KernelError, match="UB"):
+        run(body)
+
+
+def test_templated_event_and_barrier_spellings_order_the_pipes_alike():
+    def kernel(subscripted):
+        def body(x, o):
+            (t,) = ub((half, 128))
+            g = AscendC.GlobalTensor(half)
+            g.SetGlobalBuffer(x)
+            AscendC.DataCopy(t, g, 128)
+            if subscripted:
+                AscendC.SetFlag[AscendC.HardEvent.MTE2_V](AscendC.EVENT_ID0)
+                AscendC.WaitFlag[AscendC.HardEvent.MTE2_V](AscendC.EVENT_ID0)
+            else:
+                AscendC.SetFlag(AscendC.HardEvent.MTE2_V, AscendC.EVENT_ID0)
+                AscendC.WaitFlag(AscendC.HardEvent.MTE2_V, AscendC.EVENT_ID0)
+            AscendC.Muls(t, t, 2.0, 128)
+            (
+                AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+                if subscripted
+                else AscendC.PipeBarrier(AscendC.PIPE_ALL)
+            )
+            store(o, t)
+
+        return body
+
+    x = np.ones(128, np.float16)
+    a = run(kernel(True), x, out_a := np.zeros(128, np.float16))
+    b = run(kernel(False), x, out_b := np.zeros(128, np.float16))
+    assert a.kernel_cycles == b.kernel_cycles and (out_a == 2).all() and (out_b == 2).all()
+
+
+def test_init_soc_state_resets_the_vector_mask():
+    a = np.ones(128, np.float16)
+    out = np.zeros(128, np.float16)
+
+    def body(x, o):
+        ta, to = ub((half, 128), (half, 128))
+        load(ta, x)
+        AscendC.SetMaskCount()
+        AscendC.SetVectorMask(0, 3)
+        AscendC.InitSocState()
+        AscendC.Adds(to, ta, 1.0, AscendC.MASK_PLACEHOLDER, 1, AscendC.UnaryRepeatParams())
+        store(o, to)
+
+    run(body, a, out)
+    assert (out == 2).all()  # normal mode, every lane on
+
+
+def test_small_helpers_follow_their_cxx_meaning():
+    assert AscendC.DivCeil(10, 4) == 3 and AscendC.DivCeil(8, 4) == 2
+    assert AscendC.IsSameType(half, AscendC.float16) and not AscendC.IsSameType(half, AscendC.float)
+    assert AscendC.ONE_BLK_SIZE == 32
+
+
+def test_get_system_cycle_advances_with_the_work_issued():
+    seen = []
+
+    def body(x):
+        (t,) = ub((half, 4096))
+        start = AscendC.GetSystemCycle()
+        load(t, x)
+        AscendC.Exp(t, t, 4096)
+        AscendC.PipeBarrier(AscendC.PIPE_ALL)
+        seen.append(AscendC.GetSystemCycle() - start)
+
+    run(body, np.zeros(4096, np.float16))
+    assert seen[0] > 100
+
+
+def test_data_sync_barrier_and_sync_all_drain_the_pipes():
+    def body(x):
+        (t,) = ub((half, 4096))
+        load(t, x)
+        AscendC.Exp(t, t, 4096)
+        AscendC.DataSyncBarrier(AscendC.MemDsbT.ALL)
+        AscendC.SyncAll()
+
+    em = run(body, np.zeros(4096, np.float16))
+    assert em.kernel_cycles > 0
+
+
+def test_set_pad_value_fills_the_block_tail_when_is_pad_is_off():
+    x = np.arange(1, 21, dtype=np.float16)
+    out = np.zeros(32, np.float16)
+
+    def body(gx, go):
+        (t,) = ub((half, 32))
+        g = AscendC.GlobalTensor(half)
+        g.SetGlobalBuffer(gx)
+        AscendC.SetPadValue(half.type(1))
+        AscendC.DataCopyPad(
+            t, g, AscendC.DataCopyExtParams(1, 20 * 2, 0, 0, 0), AscendC.DataCopyPadExtParams(False, 0, 12, 0)
+        )
+        AscendC.SetFlag(AscendC.HardEvent.MTE2_V, 0)
+        AscendC.WaitFlag(AscendC.HardEvent.MTE2_V, 0)
+        store(go, t)
+
+    run(body, x, out)
+    np.testing.assert_array_equal(out, np.concatenate([x, np.ones(12, np.float16)]))
