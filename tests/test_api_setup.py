@@ -130,3 +130,29 @@ def test_set_pad_value_fills_the_block_tail_when_is_pad_is_off():
 
     run(body, x, out)
     np.testing.assert_array_equal(out, np.concatenate([x, np.ones(12, np.float16)]))
+
+
+def test_tbufpool_places_buffers_in_its_region_and_reset_reuses_it():
+    seen = []
+
+    def body():
+        pipe = AscendC.TPipe()
+        first = AscendC.TBuf(AscendC.TPosition.VECCALC)
+        pipe.InitBuffer(first, 64)
+        pool, sub = AscendC.TBufPool(AscendC.TPosition.VECCALC), AscendC.TBufPool(AscendC.TPosition.VECCALC)
+        pipe.InitBufPool(pool, 1024)
+        pool.InitBufPool(sub, 256)
+        q = AscendC.TQue(AscendC.TPosition.VECIN, 1)
+        pool.InitBuffer(q, 1, 512)
+        b = AscendC.TBuf(AscendC.TPosition.VECCALC)
+        sub.InitBuffer(b, 128)
+        seen.append((q.AllocTensor(half).GetPhyAddr(), b.Get(half).GetPhyAddr()))
+        pool.Reset()
+        again = AscendC.TBuf(AscendC.TPosition.VECCALC)
+        pool.InitBuffer(again, 32)
+        seen.append(again.Get(half).GetPhyAddr())
+        with pytest.raises(KernelError, match="pool"):
+            sub.InitBuffer(AscendC.TBuf(AscendC.TPosition.VECCALC), 512)
+
+    run(body)
+    assert seen == [(64 + 256, 64), 64]

@@ -1,6 +1,6 @@
 """Kernel set-up, static allocation and the small utilities the Ascend C samples lean on.
 
-`InitSocState`, `LocalMemAllocator<Hardware::X>`, `TBufPool`, `EVENT_ID0..7`, `ONE_BLK_SIZE`,
+`InitSocState`, `LocalMemAllocator<Hardware::X>`, `EVENT_ID0..7`, `ONE_BLK_SIZE`,
 `IsSameType`, `DivCeil`, `GetSystemCycle`, `DataSyncBarrier` / `MemDsbT`, `SyncAll`.
 Template arguments arrive as leading call arguments (see `level0.py`):
 `ubAllocator.Alloc<half, 256>()` → `ubAllocator.Alloc(half, 256)`,
@@ -155,19 +155,3 @@ class LocalMemAllocator:
 
     def GetCurAddr(self) -> int:
         return state.core.allocated.get(self.hardware.value, 0)
-
-
-class TBufPool:
-    """`TBufPool<pos, n>`: a sub-pool carved from a TPipe, with its own InitBuffer."""
-
-    def __init__(self, position: TPosition = TPosition.VECCALC, bufIDSize: int = 4):
-        self.position = position
-        self._pipe = None
-
-    def InitBuffer(self, que, num_or_len: int, length: int | None = None) -> None:
-        if self._pipe is None:
-            self._pipe = TPipe()
-        self._pipe.InitBuffer(que, num_or_len, length)
-
-    def Reset(self) -> None:
-        """Buffers of a pool are reused after Reset (capacity is still counted once)."""

@@ -136,6 +136,10 @@ class TPipe:
         if peak.get(mem, 0) < used + nbuf * per:
             peak[mem] = used + nbuf * per
 
+    def InitBufPool(self, pool, length: int, shared=None) -> None:
+        """Reserve `length` bytes for a TBufPool (or share another pool's); `bufpool.py`."""
+        pool._reserve(self, int(length), shared)
+
     def Destroy(self) -> None:
         for mem in list(self.core.allocated):
             self.core.allocated[mem] = 0
