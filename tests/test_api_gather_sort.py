@@ -124,3 +124,25 @@ def test_mrgsort_needs_at_least_two_valid_lists():
 
     _, err = sanitized(body, np.zeros(256, np.float32))
     assert isinstance(err, KernelError) and "validBit" in str(err)
+
+
+def test_region_proposal_pipeline_sorts_scores_descending():
+    x = np.random.default_rng(9).uniform(-1000, 1000, 64).astype(np.float16)
+    out = np.zeros(64, np.float16)
+
+    def body(gx, go):
+        src, work, merged, ext = ub((half, 64), (half, 512), (half, 512), (half, 64))
+        load(src, gx)
+        AscendC.Duplicate(work, 0, 512)
+        for g in range(4):
+            AscendC.ProposalConcat(work[g * 128], src[g * 16], 1, 4)
+            AscendC.PipeBarrier(AscendC.PIPE_V)
+            AscendC.RpSort16(work[g * 128], work[g * 128], 1)
+        srcs = MrgSortSrcList(work[0], work[128], work[256], work[384])
+        AscendC.MrgSort4(merged, srcs, MrgSort4Info([16, 16, 16, 16], False, 15, 1))
+        AscendC.PipeBarrier(AscendC.PIPE_V)
+        AscendC.ProposalExtract(ext, merged, 4, 4)
+        store(go, ext)
+
+    run(body, x, out)
+    np.testing.assert_array_equal(out, np.sort(x)[::-1])

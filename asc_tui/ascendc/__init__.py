@@ -154,7 +154,17 @@ from .reduce import (
     WholeReduceMin,
     WholeReduceSum,
 )
-from .sort import GetMrgSortResult, MrgSort, MrgSort4Info, MrgSortSrcList, Sort32
+from .sort import (
+    GetMrgSortResult,
+    MrgSort,
+    MrgSort4,
+    MrgSort4Info,
+    MrgSortSrcList,
+    ProposalConcat,
+    ProposalExtract,
+    RpSort16,
+    Sort32,
+)
 from .sync import PipeBarrier, SetFlag, WaitFlag
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType

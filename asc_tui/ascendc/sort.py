@@ -1,4 +1,5 @@
-"""Sorting: Sort32 (32 elements per repeat) and MrgSort (merge up to four sorted lists).
+"""Sorting: Sort32 (32 elements per repeat) and MrgSort (merge up to four sorted lists); and
+the region-proposal path (ProposalConcat, RpSort16, MrgSort4, ProposalExtract).
 
 Sorted data are 8-byte structures: the value (half or float, in the first bytes) and its
 uint32 index in bytes 4..7, so `n` structures take `2 n` floats or `4 n` halves. Order is
@@ -149,3 +150,122 @@ def GetMrgSortResult():
     core = state.core
     core.scalar(core.chip.scalar_value, "GetMrgSortResult", sys._getframe(1))
     return L.registers(core)[3].get("mrgsort", (0, 0, 0, 0))
+
+
+# ---- region proposals (the older sorting path): 8 elements per proposal, the score is element 4
+RP = 8
+SCORE = 4
+
+
+def _rp_check(op, t, first, n, fr, is_write, reps):
+    need = (first + n) * RP
+    if need > t.count:
+        L.oob(op, t, need, fr, is_write, reps)
+    return np.arange(first * RP, need)
+
+
+def _reps(op, reps, fr) -> int:
+    reps = int(reps)
+    if not 0 <= reps <= L.MAX_REPEAT:
+        L.fail(f"{op}: level-0 repeatTimes {reps} is outside [0, {L.MAX_REPEAT}]", fr)
+    return reps
+
+
+def ProposalConcat(*args) -> None:
+    """`ProposalConcat(dst, src, repeatTimes, modeNumber)`: 16 elements per repeat go into field
+    `modeNumber` of 16 proposals; the other fields are left as they are."""
+    fr = sys._getframe(1)
+    dst, src, reps, mode = L.peel(args)[:4]
+    reps = _reps("ProposalConcat", reps, fr)
+    n = reps * 16
+    if n > src.count:
+        L.oob("ProposalConcat", src, n, fr, False, reps)
+    _rp_check("ProposalConcat", dst, 0, n, fr, True, reps)
+    i_dst = np.arange(n) * RP + int(mode)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        dst.arr[i_dst] = src.arr[:n]
+    L.account(
+        "ProposalConcat", reps, n * RP * src.dtype.itemsize, fr, ((src, np.arange(n)),), ((dst, i_dst),)
+    )
+
+
+def ProposalExtract(*args) -> None:
+    """`ProposalExtract(dst, src, repeatTimes, modeNumber)`: field `modeNumber` of 16 proposals
+    per repeat, packed into dst."""
+    fr = sys._getframe(1)
+    dst, src, reps, mode = L.peel(args)[:4]
+    reps = _reps("ProposalExtract", reps, fr)
+    n = reps * 16
+    if n > dst.count:
+        L.oob("ProposalExtract", dst, n, fr, True, reps)
+    _rp_check("ProposalExtract", src, 0, n, fr, False, reps)
+    i_src = np.arange(n) * RP + int(mode)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        dst.arr[:n] = src.arr[i_src]
+    L.account(
+        "ProposalExtract", reps, n * RP * src.dtype.itemsize, fr, ((src, i_src),), ((dst, np.arange(n)),)
+    )
+
+
+def RpSort16(*args) -> None:
+    """`RpSort16(dst, src, repeatTimes)`: each repeat sorts 16 proposals by score, descending."""
+    fr = sys._getframe(1)
+    dst, src, reps = L.peel(args)[:3]
+    reps = _reps("RpSort16", reps, fr)
+    n = reps * 16
+    i_src = _rp_check("RpSort16", src, 0, n, fr, False, reps)
+    i_dst = _rp_check("RpSort16", dst, 0, n, fr, True, reps)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        rows = np.array(src.arr[: n * RP]).reshape(reps, 16, RP)
+        order = np.argsort(-rows[:, :, SCORE].astype(np.float64), axis=1, kind="stable")
+        dst.arr[: n * RP] = rows[np.arange(reps)[:, None], order].reshape(-1)
+    L.account("RpSort16", reps, n * RP * src.dtype.itemsize, fr, ((src, i_src),), ((dst, i_dst),))
+
+
+def MrgSort4(*args) -> None:
+    """`MrgSort4(dst, MrgSortSrcList, MrgSort4Info)`: merge up to four score-sorted proposal lists
+    (elementLengths count proposals), repeat by repeat as MrgSort."""
+    fr = sys._getframe(1)
+    dst, srcs, info = L.peel(args)[:3]
+    lens = [int(x) for x in info.elementLengths]
+    valid = [j for j in range(4) if int(info.validBit) >> j & 1]
+    if len(valid) < 2 or valid != list(range(len(valid))):
+        L.fail(f"MrgSort4: validBit {int(info.validBit):#06b} must select 2, 3 or 4 lists from src1", fr)
+    reps = _reps("MrgSort4", info.repeatTimes, fr)
+    tensors = [getattr(srcs, f"src{j + 1}") for j in valid]
+    span = sum(lens[j] for j in valid)
+    reads = [
+        (t, _rp_check("MrgSort4", t, 0, (reps - 1) * span + lens[j], fr, False, reps))
+        for j, t in zip(valid, tensors)
+    ]
+    i_dst = _rp_check("MrgSort4", dst, 0, reps * span, fr, True, reps)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        out = []
+        for r in range(reps):
+            rows = [
+                np.array(t.arr[r * span * RP : (r * span + lens[j]) * RP]).reshape(-1, RP)
+                for j, t in zip(valid, tensors)
+            ]
+            base = np.cumsum([0] + [len(x) for x in rows])
+            lists = [(x[:, SCORE], np.arange(len(x)) + base[k]) for k, x in enumerate(rows)]
+            _, ids, taken = _merge(lists, bool(info.ifExhaustedSuspension))
+            out.append(np.concatenate(rows)[np.array(ids, dtype=np.int64)].reshape(-1))
+            L.registers(core)[3]["mrgsort"] = tuple(taken + [0] * (4 - len(taken)))
+        flat = np.concatenate(out) if out else np.empty(0, dst.dtype)
+        dst.arr[: flat.size] = flat
+    L.account(
+        "MrgSort4",
+        reps * max(1, span // 16),
+        reps * span * RP * dst.dtype.itemsize,
+        fr,
+        reads,
+        ((dst, i_dst),),
+    )
