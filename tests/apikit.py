@@ -15,8 +15,8 @@ from asc_tui.npu.records import KIND_WORK
 CHIP = load_chip("ascend910b")
 
 
-def run(body, *arrays, numeric: bool = True, sanitizer=None):
-    """Launch `body(gm_addrs...)` on one core; arrays are updated in place (full mode)."""
+def run(body, *arrays, numeric: bool = True, sanitizer=None, block_dim: int = 1):
+    """Launch `body(gm_addrs...)` on `block_dim` cores; arrays are updated in place (full mode)."""
     gms = [
         make_gm(f"a{i}", a.dtype, a.size, a.reshape(-1) if numeric else None) for i, a in enumerate(arrays)
     ]
@@ -26,7 +26,7 @@ def run(body, *arrays, numeric: bool = True, sanitizer=None):
         AscendC.InitSocState()
         body(*args[:-1])
 
-    return launch(k, gms, None, 1, CHIP, numeric=numeric, sanitizer=sanitizer)
+    return launch(k, gms, None, block_dim, CHIP, numeric=numeric, sanitizer=sanitizer)
 
 
 def sanitized(body, *arrays):

@@ -156,3 +156,42 @@ def test_tbufpool_places_buffers_in_its_region_and_reset_reuses_it():
 
     run(body)
     assert seen == [(64 + 256, 64), 64]
+
+
+def test_get_tpipe_ptr_fetches_distinct_event_ids_until_they_run_out():
+    ids = []
+
+    def body():
+        AscendC.TPipe()
+        LocalMemAllocator(Hardware.UB).Alloc(half, 16)  # its private pipe is not the user's
+        pipe = AscendC.GetTPipePtr()
+        ids.extend(pipe.FetchEventID(AscendC.HardEvent.MTE2_S) for _ in range(3))
+        pipe.ReleaseEventID(AscendC.HardEvent.MTE2_S, ids[1])
+        ids.append(pipe.FetchEventID(AscendC.HardEvent.MTE2_S))
+        for _ in range(5):
+            pipe.FetchEventID(AscendC.HardEvent.MTE2_S)
+        pipe.FetchEventID(AscendC.HardEvent.MTE2_S)
+
+    with pytest.raises(KernelError, match="event ids"):
+        run(body)
+    assert ids == [0, 1, 2, 1]
+
+
+def test_gm_bypass_reads_see_what_an_earlier_block_wrote():
+    src = np.zeros(8, np.int32)
+    dst = np.zeros(8, np.int32)
+
+    def body(s, d):
+        g = AscendC.GlobalTensor(int32)
+        g.SetGlobalBuffer(s)
+        if AscendC.GetBlockIdx() == 0:
+            AscendC.WriteGmByPassDCache(int32, s + 1, 7)
+            AscendC.DataSyncBarrier(AscendC.MemDsbT.DDR)
+            AscendC.WriteGmByPassDCache(int32, s, 6)
+        else:
+            while AscendC.ReadGmByPassDCache(int32, g) != 6:
+                pass
+            AscendC.WriteGmByPassDCache(int32, d, 2 * AscendC.ReadGmByPassDCache(int32, s + 1))
+
+    run(body, src, dst, block_dim=2)
+    assert dst[0] == 14 and list(src[:2]) == [6, 7]

@@ -62,6 +62,7 @@ from .enums import (
 )
 from .fixpipe import Fixpipe, FixpipeParams, FixpipeParamsV220, QuantMode_t
 from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
+from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
 from .hccl import (
     HCCL_DATA_TYPE_FP16,
     HCCL_DATA_TYPE_FP32,
@@ -129,6 +130,7 @@ from .misc import (
     DataSyncBarrier,
     DivCeil,
     GetSystemCycle,
+    GetTPipePtr,
     Hardware,
     InitSocState,
     IsSameType,

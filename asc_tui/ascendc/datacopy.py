@@ -18,8 +18,8 @@ from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE2, MTE3, V
 from ..npu.records import KIND_WORK
+from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
-from .level0 import registers
 from .lineage import gm_written
 from .tensors import GlobalTensor, LocalTensor
 

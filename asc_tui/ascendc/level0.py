@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import astuple, dataclass
-from enum import Enum
 from functools import lru_cache
 
 import numpy as np
@@ -37,17 +36,16 @@ import numpy as np
 from ..npu import state
 from ..npu.errors import KernelError
 from ..npu.pipes import V
+from .corestate import (
+    MaskMode,  # noqa: F401 - re-exported
+    registers,  # noqa: F401 - re-exported for the level-0 modules
+)
 from .tensors import LocalTensor
 
 BLOCK = 32
 REPEAT = 256
 MAX_REPEAT = 255
 MAX_STRIDE = 65535
-
-
-class MaskMode(Enum):
-    NORMAL = 0
-    COUNTER = 1
 
 
 class _Placeholder:
@@ -114,31 +112,19 @@ def template_args(args: tuple) -> tuple[tuple, tuple]:
 
 
 # ---- the mask register -------------------------------------------------------------------------
-def _vmask(core):
-    """The core's vector special registers: [mask mode, mask, CMPMASK bytes, reduce results]."""
-    m = core.vmask
-    if m is None:
-        m = core.vmask = [MaskMode.NORMAL, (2**64 - 1, 2**64 - 1), np.zeros(16, np.uint8), {}]
-    return m
-
-
-def registers(core) -> list:
-    return _vmask(core)
-
-
 def SetMaskCount() -> None:
     """Switch the vector mask to counter mode (the mask counts elements, not lanes)."""
-    _vmask(state.core)[0] = MaskMode.COUNTER
+    registers(state.core)[0] = MaskMode.COUNTER
 
 
 def SetMaskNorm() -> None:
     """Back to normal mode (the mask selects lanes of every repeat)."""
-    _vmask(state.core)[0] = MaskMode.NORMAL
+    registers(state.core)[0] = MaskMode.NORMAL
 
 
 def ResetMask() -> None:
     """All lanes on (the register's reset value)."""
-    _vmask(state.core)[1] = (2**64 - 1, 2**64 - 1)
+    registers(state.core)[1] = (2**64 - 1, 2**64 - 1)
 
 
 def SetVectorMask(*args) -> None:
@@ -155,7 +141,7 @@ def SetVectorMask(*args) -> None:
             mode = a
         elif isinstance(a, (int, np.integer)) and not isinstance(a, bool):
             vals.append(int(a))
-    m = _vmask(core)
+    m = registers(core)
     if mode is None:
         mode = m[0]
     if len(vals) == 1:
@@ -209,7 +195,7 @@ def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
     """
     core = state.core
     lanes = REPEAT // width
-    m = _vmask(core)
+    m = registers(core)
     if m[0] is MaskMode.COUNTER:
         if mask is MASK_PLACEHOLDER:
             reg = m[1]

@@ -14,9 +14,9 @@ from enum import Enum
 
 from ..npu import state
 from ..npu.errors import KernelError
+from .corestate import registers
 from .dtypes import as_dtype
 from .enums import PIPE_ALL, TPosition
-from .level0 import registers
 from .pipe import TBuf, TPipe
 from .sync import PipeBarrier
 
@@ -49,11 +49,23 @@ _POSITION = {
 }
 
 
+def GetTPipePtr():
+    """The TPipe the kernel created last (`GetTPipePtr()->FetchEventID(...)`)."""
+    pipe = registers(state.core)[3].get("tpipe")
+    if pipe is None:
+        fr = sys._getframe(1)
+        raise KernelError("GetTPipePtr() before any TPipe was created", fr.f_code.co_filename, fr.f_lineno)
+    return pipe
+
+
 def InitSocState() -> None:
     """Reset the core's global state registers: here, the vector mask (normal mode, all on)."""
     core = state.core
     if core is not None:
+        tpipe = core.vmask[3].get("tpipe") if core.vmask is not None else None
         core.vmask = None
+        if tpipe is not None:
+            registers(core)[3]["tpipe"] = tpipe
 
 
 def IsSameType(a, b) -> bool:
@@ -145,7 +157,13 @@ class LocalMemAllocator:
             )
         core = state.core
         if self._pipe is None:
-            self._pipe = TPipe()
+            extras = registers(core)[3]
+            current = extras.get("tpipe")
+            self._pipe = TPipe()  # a private pipe: GetTPipePtr() keeps the user's
+            if current is None:
+                extras.pop("tpipe", None)
+            else:
+                extras["tpipe"] = current
         if count is None:
             mem = self.hardware.value
             count = (core.chip.usable.get(mem, 0) - core.allocated.get(mem, 0)) // dtype.itemsize
