@@ -195,3 +195,24 @@ def test_gm_bypass_reads_see_what_an_earlier_block_wrote():
 
     run(body, src, dst, block_dim=2)
     assert dst[0] == 14 and list(src[:2]) == [6, 7]
+
+
+def test_data_copy_slices_pick_the_bursts_of_the_sample():
+    x = np.random.default_rng(0).random((3, 87)).astype(np.float32)
+    out = np.zeros((2, 48), np.float32)
+
+    def body(go, gx):
+        src_info = [AscendC.SliceInfo(16, 70, 7, 3, 87), AscendC.SliceInfo(0, 2, 1, 1, 3)]
+        dst_info = [AscendC.SliceInfo(0, 47, 0, 3, 48), AscendC.SliceInfo(0, 1, 0, 1, 2)]
+        (t,) = ub((AscendC.float32, 96))
+        g, o = AscendC.GlobalTensor(AscendC.float32), AscendC.GlobalTensor(AscendC.float32)
+        g.SetGlobalBuffer(gx)
+        o.SetGlobalBuffer(go)
+        AscendC.DataCopy(t, g, dst_info, src_info, 2)
+        AscendC.SetFlag(AscendC.HardEvent.MTE2_MTE3, 0)
+        AscendC.WaitFlag(AscendC.HardEvent.MTE2_MTE3, 0)
+        AscendC.DataCopy(o, t, dst_info, dst_info, 2)
+
+    run(body, out, x)
+    want = np.concatenate([x[[0, 2], 16:40], x[[0, 2], 47:71]], axis=1)
+    np.testing.assert_array_equal(out, want)

@@ -156,6 +156,7 @@ from .reduce import (
     WholeReduceMin,
     WholeReduceSum,
 )
+from .slicecopy import K_MAX_DIM, SliceInfo
 from .sort import (
     GetMrgSortResult,
     MrgSort,

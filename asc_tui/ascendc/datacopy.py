@@ -21,6 +21,7 @@ from ..npu.records import KIND_WORK
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
 from .lineage import gm_written
+from .slicecopy import copy_slices
 from .tensors import GlobalTensor, LocalTensor
 
 BLOCK = 32
@@ -102,11 +103,14 @@ def _rounded(core, nbytes: int, isz: int, fr, what: str) -> int:
     return nbytes // BLOCK * BLOCK // isz
 
 
-def DataCopy(dst, src, count_or_params) -> None:
-    """DataCopy(dst, src, count) or DataCopy(dst, src, DataCopyParams)."""
+def DataCopy(dst, src, count_or_params, *slices) -> None:
+    """DataCopy(dst, src, count), DataCopy(dst, src, DataCopyParams) or
+    DataCopy(dst, src, dstSliceInfo, srcSliceInfo, dimValue) (slicecopy.py)."""
     core = state.core
     fr = sys._getframe(1)
     if type(count_or_params) is not int:
+        if slices:
+            return copy_slices(core, dst, src, count_or_params, slices[0], slices[1], fr)
         if isinstance(count_or_params, DataCopyParams):
             return _copy_params(core, dst, src, count_or_params, fr)
         if hasattr(count_or_params, "__index__"):
