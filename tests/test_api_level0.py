@@ -230,3 +230,19 @@ def test_strided_writes_mark_only_the_lanes_written_for_initcheck():
     assert err is None
     unin = [f for f in san.findings() if f.kind == "uninitialized"]
     assert len(unin) == 1 and unin[0].offset % 32 == 0
+
+
+def test_racecheck_sees_a_level0_read_of_a_copy_in_flight():
+    a = np.ones(512, np.float32)
+
+    def body(x):
+        ta, to = ub((float32, 512), (float32, 512))
+        g = AscendC.GlobalTensor(float32)
+        g.SetGlobalBuffer(x)
+        AscendC.DataCopy(ta, g, 512)  # no MTE2_V event before the vector read
+        AscendC.Exp(to, ta, 64, 2, UnaryRepeatParams(1, 2, 8, 16))
+
+    san, err = sanitized(body, a)
+    assert err is None
+    races = [f for f in san.findings() if f.kind == "race-raw"]
+    assert races and races[0].tool == "racecheck"

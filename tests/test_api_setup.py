@@ -216,3 +216,14 @@ def test_data_copy_slices_pick_the_bursts_of_the_sample():
     run(body, out, x)
     want = np.concatenate([x[[0, 2], 16:40], x[[0, 2], 47:71]], axis=1)
     np.testing.assert_array_equal(out, want)
+
+
+def test_sync_all_across_blocks_is_flagged_as_not_ordering_them():
+    def body(x):
+        (t,) = ub((half, 128))
+        load(t, x)
+        AscendC.SyncAll()
+
+    em = run(body, np.zeros(128, np.float16), block_dim=2)
+    assert [w.kind for w in em.warnings] == ["sync-all"]
+    assert not run(body, np.zeros(128, np.float16)).warnings

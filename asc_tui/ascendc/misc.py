@@ -116,8 +116,19 @@ class MemDsbT(Enum):
 
 
 def SyncAll(*_targs) -> None:
-    """All-core barrier. Blocks run one after another on the emulator, so each block's own
-    pipes are drained (PIPE_ALL); ordering between blocks is not modelled."""
+    """All-core barrier. The emulator runs blocks one after another, so it cannot hold a block
+    until the later ones arrive: each block's own pipes are drained (PIPE_ALL), and with more
+    than one block the run carries a `sync-all` warning (data a later block writes before its
+    SyncAll is not yet there for an earlier block to read after its own)."""
+    fr = sys._getframe(1)
+    core = state.core
+    if core.run.block_dim > 1:
+        core.run.warn(
+            "sync-all",
+            "SyncAll does not order blocks on the emulator (they run one after another): an "
+            "earlier block reads GM that later blocks write before their SyncAll too early",
+            fr,
+        )
     PipeBarrier(PIPE_ALL, _depth=2)
 
 
