@@ -200,6 +200,8 @@ def _illegal(call):
         (lambda d, s: AscendC.Exp(d, s, [1, 1], 1, UnaryRepeatParams()), "mask[1] must be 0"),
         (lambda d, s: AscendC.Exp(d, s, 64, 256, UnaryRepeatParams(1, 1, 0, 0)), "repeatTimes 256"),
         (lambda d, s: AscendC.Exp(d, s, 64, 1, UnaryRepeatParams(1, -1, 8, 8)), "stride srcBlkStride=-1"),
+        (lambda d, s: AscendC.Exp(d, s, 64, 1, UnaryRepeatParams(1, 1, 256, 8)), "dstRepStride=256"),
+        (lambda d, s: AscendC.Exp(d, s, [0, 0], 1, UnaryRepeatParams()), "at least one lane"),
     ],
 )
 def test_illegal_mask_repeat_or_stride_stops_the_run_and_is_a_finding(call, text):

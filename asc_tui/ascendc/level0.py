@@ -46,6 +46,7 @@ BLOCK = 32
 REPEAT = 256
 MAX_REPEAT = 255
 MAX_STRIDE = 65535
+MAX_REP_STRIDE = 255
 
 
 class _Placeholder:
@@ -236,6 +237,10 @@ def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
             )
         if lanes > 128:
             fail(f"{op}: level-0 bit masks of 8-bit types are not emulated", fr)
+        if low == 0 and high == 0:
+            fail(f"{op}: level-0 mask: a bit mask must turn on at least one lane (both words are 0)", fr)
+        if lanes <= 32 and low >= 2**32:
+            fail(f"{op}: level-0 mask: for 64-bit types only the low 32 bits count (got {low:#x})", fr)
         bits = _lane_bits("bits", (low, high), lanes)
         m[1] = (low, high)
     else:
@@ -263,9 +268,12 @@ def _layout(isz: int, reps: int, lanes: int, blk: int, rep: int) -> np.ndarray:
 
 
 def check_strides(op: str, fr, **strides) -> None:
+    """Repeat strides are uint8 in the params structs ([0, 255] blocks); block strides up to
+    uint16 (UnaryRepeatParams); the C++ compiler would silently wrap larger values."""
     for name, v in strides.items():
-        if not 0 <= int(v) <= MAX_STRIDE:
-            fail(f"{op}: level-0 stride {name}={v} is outside [0, {MAX_STRIDE}] blocks", fr)
+        top = MAX_REP_STRIDE if "Rep" in name else MAX_STRIDE
+        if not 0 <= int(v) <= top:
+            fail(f"{op}: level-0 stride {name}={v} is outside [0, {top}] blocks", fr)
 
 
 def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool, lanes_of=None):
