@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui import ascendc as AscendC
-from asc_tui.ascendc import MrgSort4Info, MrgSortSrcList, float32, half, uint16, uint32
+from asc_tui.ascendc import MrgSort4Info, MrgSortSrcList, float32, half, uint8, uint16, uint32
 from asc_tui.npu.errors import KernelError
 
 
@@ -146,3 +146,26 @@ def test_region_proposal_pipeline_sorts_scores_descending():
 
     run(body, x, out)
     np.testing.assert_array_equal(out, np.sort(x)[::-1])
+
+
+def test_full_and_timing_only_runs_agree_for_gathers_sorts_and_selects():
+    def body(gx, gi, go):
+        tx, ti, work, to, bits = ub(
+            (float32, 256), (uint32, 256), (float32, 512), (float32, 512), (uint8, 64)
+        )
+        load(tx, gx)
+        load(ti, gi)
+        AscendC.Gather(to, tx, ti, 0, 64)
+        AscendC.GatherMask(to, tx, 3, False, 0, (1, 4, 8, 0))
+        AscendC.Sort32(work, tx, ti, 8)
+        AscendC.MrgSort(to, MrgSortSrcList(work[0], work[64], work[128], work[192]), MrgSort4Info([32] * 4))
+        AscendC.Compares(bits, tx, 0.5, AscendC.CMPMODE.GT, 256)
+        AscendC.Select(to, bits, tx, tx, AscendC.SELMODE.VSEL_TENSOR_TENSOR_MODE, 256)
+        AscendC.Transpose(to.ReinterpretCast(half), tx.ReinterpretCast(half))
+        store(go, to)
+
+    x = np.linspace(0, 1, 256).astype(np.float32)
+    offs = (np.arange(256) * 4 % 1024).astype(np.uint32)
+    full = run(body, x, offs, np.zeros(512, np.float32))
+    timing = run(body, x, offs, np.zeros(512, np.float32), numeric=False)
+    assert full.timeline_key() == timing.timeline_key()

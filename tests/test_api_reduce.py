@@ -140,3 +140,28 @@ def test_counter_mode_chain_of_the_reduce_sample_sums_everything():
     em = run(body, x, out)
     assert out[0] == pytest.approx(x.astype(np.float64).sum(), rel=1e-5)
     assert len(vec_ops(em, "ReduceRepeat")) == 3  # 10000 → 157 → 3 → 1
+
+
+@pytest.mark.parametrize("n", [200, 512])
+def test_block_then_repeat_reduction_in_counter_mode_as_in_the_reduce_sample(n):
+    x = np.random.default_rng(n).uniform(0, 1, n).astype(np.float32)
+    out = np.zeros(8, np.float32)
+
+    def body(gx, go):
+        ts, tmp, to = ub((float32, n), (float32, n), (float32, 8))
+        load(ts, gx)
+        AscendC.Duplicate(to, 0.0, 8)
+        AscendC.SetMaskCount()
+        AscendC.SetVectorMask(float32, 0, n)
+        AscendC.ReduceDataBlock(
+            ReduceType.SUM, float32, float32, False, tmp, ts, MASK_PLACEHOLDER, 1, 1, 1, 8
+        )
+        AscendC.PipeBarrier(AscendC.PIPE_V)
+        AscendC.SetVectorMask(float32, 0, -(-n // 8))
+        AscendC.ReduceRepeat(ReduceType.SUM, float32, float32, False, to, tmp, MASK_PLACEHOLDER, 1, 1, 1, 8)
+        AscendC.PipeBarrier(AscendC.PIPE_V)
+        AscendC.SetMaskNorm()
+        store(go, to)
+
+    run(body, x, out)
+    assert out[0] == pytest.approx(x.astype(np.float64).sum(), rel=1e-5)
