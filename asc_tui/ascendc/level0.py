@@ -276,13 +276,10 @@ def check_strides(op: str, fr, **strides) -> None:
             fail(f"{op}: level-0 stride {name}={v} is outside [0, {top}] blocks", fr)
 
 
-def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool, lanes_of=None):
+def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool):
     """Element indices of `t` the active lanes touch (repeat-major), bounds-checked."""
-    isz = t.dtype.itemsize
-    lanes = p.lanes if lanes_of is None else lanes_of
-    off = _layout(isz, p.repeats, lanes, int(blk), int(rep))
-    act = p.active if lanes_of is None else np.ones((p.repeats, lanes), dtype=bool)
-    idx = off[act]
+    off = _layout(t.dtype.itemsize, p.repeats, p.lanes, int(blk), int(rep))
+    idx = off[p.active]
     if idx.size and int(idx.max()) >= t.count:
         oob(op, t, int(idx.max()) + 1, fr, is_write, p.repeats)
     return idx
