@@ -10,7 +10,9 @@ Masks (Ascend C `SetMaskNorm` / `SetMaskCount`), kept per core in `core.vmask`:
   or a list of uint64 words `[low, high]` (bit i = lane i; 32-bit types use only the low word);
   every repeat uses the same lanes.
 - counter mode: the mask is the number of elements in total (`SetVectorMask(0, n)` or the
-  call's `mask`); repeatTimes is ignored and the hardware runs ceil(n / lanes) repeats.
+  call's `mask`); repeatTimes is ignored and the hardware runs ceil(n / lanes) repeats whose
+  blocks follow on at the block stride (repeat strides are not used: the copy_ub2ub sample's
+  golden takes 18 blocks 8 blocks apart in one counter-mode call).
 `MASK_PLACEHOLDER` (the `isSetMask = false` form) uses what `SetVectorMask` left in the register.
 
 Illegal masks, repeat counts and strides stop the run like the hardware's exception would
@@ -187,6 +189,14 @@ class Plan:
     repeats: int
     lanes: int
     active: np.ndarray  # (repeats, lanes) bool
+    counter: bool = False  # counter mode: the blocks run on, repeat strides are not used
+
+    def rep_stride(self, isz: int, blk: int, rep: int) -> int:
+        """The repeat stride (blocks) of an operand: in counter mode its blocks continue from
+        one implicit repeat to the next at the block stride (the copy sample's golden)."""
+        if not self.counter:
+            return int(rep)
+        return self.lanes * isz // BLOCK * int(blk)
 
 
 def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
@@ -209,7 +219,7 @@ def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
             fail(f"{op}: level-0 mask: negative element count {n} in counter mode", fr)
         reps = -(-n // lanes)
         flat = np.arange(reps * lanes) < n
-        return Plan(reps, lanes, flat.reshape(reps, lanes))
+        return Plan(reps, lanes, flat.reshape(reps, lanes), True)
     reps = int(repeat_times)
     if not 0 <= reps <= MAX_REPEAT:
         fail(
@@ -278,7 +288,8 @@ def check_strides(op: str, fr, **strides) -> None:
 
 def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool):
     """Element indices of `t` the active lanes touch (repeat-major), bounds-checked."""
-    off = _layout(t.dtype.itemsize, p.repeats, p.lanes, int(blk), int(rep))
+    isz = t.dtype.itemsize
+    off = _layout(isz, p.repeats, p.lanes, int(blk), p.rep_stride(isz, blk, rep))
     idx = off[p.active]
     if idx.size and int(idx.max()) >= t.count:
         oob(op, t, int(idx.max()) + 1, fr, is_write, p.repeats)
