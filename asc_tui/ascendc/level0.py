@@ -30,7 +30,7 @@ subscript form `SetFlag[HardEvent.MTE2_V](id)`, `PipeBarrier[PIPE_ALL]()`.
 from __future__ import annotations
 
 import sys
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -341,60 +341,3 @@ def account(op: str, reps: int, nbytes: int, fr, reads, writes) -> None:
 def settle(core) -> None:
     if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
         core.lazy.settle()
-
-
-# ---- the level-0 forms of the element-wise families ---------------------------------------------
-def binary(op: str, fn, dst, src0, src1, mask, repeat_times, params, fr) -> None:
-    p = params_of(BinaryRepeatParams, params)
-    check_strides(op, fr, **dict(zip(BinaryRepeatParams.__dataclass_fields__, astuple(p))))
-    width = max(dst.dtype.itemsize, src0.dtype.itemsize, src1.dtype.itemsize)
-    pl = plan(op, mask, repeat_times, width, fr)
-    i0 = indices(op, src0, pl, p.src0BlkStride, p.src0RepStride, fr, False)
-    i1 = indices(op, src1, pl, p.src1BlkStride, p.src1RepStride, fr, False)
-    io = indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
-    core = state.core
-    if core.numeric:
-        settle(core)
-        out = np.empty(io.size, dtype=dst.dtype)
-        with np.errstate(all="ignore"):
-            fn(src0.arr[i0], src1.arr[i1], out=out)
-        dst.arr[io] = out
-    account(op, pl.repeats, pl.repeats * REPEAT, fr, ((src0, i0), (src1, i1)), ((dst, io),))
-
-
-def unary(op: str, fn, dst, src, mask, repeat_times, params, fr) -> None:
-    """`fn(src_values) -> values` in dst's dtype."""
-    p = params_of(UnaryRepeatParams, params)
-    check_strides(op, fr, **dict(zip(UnaryRepeatParams.__dataclass_fields__, astuple(p))))
-    width = max(dst.dtype.itemsize, src.dtype.itemsize)
-    pl = plan(op, mask, repeat_times, width, fr)
-    i0 = indices(op, src, pl, p.srcBlkStride, p.srcRepStride, fr, False)
-    io = indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
-    core = state.core
-    if core.numeric:
-        settle(core)
-        with np.errstate(all="ignore"):
-            dst.arr[io] = np.asarray(fn(src.arr[i0])).astype(dst.dtype, copy=False)
-    account(op, pl.repeats, pl.repeats * REPEAT, fr, ((src, i0),), ((dst, io),))
-
-
-def into(fn):
-    """A unary numpy kernel `fn(src, dst)` as a value function for `unary`."""
-
-    def apply(a):
-        out = np.empty_like(a)
-        fn(a, out)
-        return out
-
-    return apply
-
-
-def scalar_fn(fn, scalar, dtype):
-    s = dtype.type(scalar)
-
-    def apply(a):
-        out = np.empty(a.shape, dtype=dtype)
-        fn(a, s, out=out)
-        return out
-
-    return apply
