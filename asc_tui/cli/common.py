@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_WORKER_TIMEOUT
@@ -81,6 +83,31 @@ def apply_config(args):
     if getattr(args, "timeout", None) is None or isinstance(args.timeout, ConfigDefault):
         args.timeout = config.worker_timeout
     return config
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What a command that runs operators works on, after the project config is applied."""
+
+    config: Any  # asc_tui.config.Config
+    params: dict[str, str]  # --param overrides
+    root: Path | None  # the config's operators directory, if it names one
+    ops: list[str]  # the operators named on the command line, else every one found
+
+
+def targets(args, prog: str) -> Targets | int:
+    """Apply the project config to `args` and list the operators to run; a config error is
+    reported (`config_failure`) and its exit status returned instead."""
+    from ..config import ConfigError, resolve_operators_dir
+    from ..devkit.loader import list_operators
+
+    try:
+        config = apply_config(args)
+    except ConfigError as exc:
+        return config_failure(args, exc, prog)
+    root = resolve_operators_dir(None, config) if config.operators else None
+    ops = args.op or [str(p) for p in list_operators(root)]
+    return Targets(config, parse_params(args.param), root, ops)
 
 
 def config_failure(args, exc, prog: str) -> int:

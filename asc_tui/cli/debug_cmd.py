@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import sys
 
-from ..config import ConfigError, resolve_operators_dir
 from ..devkit.debug import DebugReport, DebugRequest
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
-from ..devkit.loader import list_operators, resolve_operator
+from ..devkit.loader import resolve_operator
 from ..devkit.sanitizer import TOOLS
-from .common import add_target_options, apply_config, config_failure, parse_params, print_json, print_output
+from .common import add_target_options, print_json, print_output, targets
 
 
 def add_parser(sub) -> None:
@@ -62,19 +61,16 @@ def main(args) -> int:
     if args.ranks is not None and args.ranks < 1:
         print("asc-tui debug: --ranks must be at least 1", file=sys.stderr)
         return 2
-    try:
-        config = apply_config(args)
-    except ConfigError as exc:
-        return config_failure(args, exc, "asc-tui debug")
-    params = parse_params(args.param)
-    root = resolve_operators_dir(None, config) if config.operators else None
-    targets = args.op or [str(p) for p in list_operators(root)]
+    t = targets(args, "asc-tui debug")
+    if isinstance(t, int):
+        return t
+    root = t.root
     requests = [
         DebugRequest(
             str(resolve_operator(op, root)) if _exists(op, root) else op,
             args.case,
             args.chip,
-            params,
+            t.params,
             tools,
             args.precision_check,
             args.deadlock_check or args.ranks is not None,
@@ -82,10 +78,10 @@ def main(args) -> int:
             args.timeout,
             args.seed,
         )
-        for op in targets
+        for op in t.ops
     ]
     docs, clean = [], True
-    for res in debug_isolated(requests, args.timeout, config.worker_memory_mb):
+    for res in debug_isolated(requests, args.timeout, t.config.worker_memory_mb):
         clean = clean and res.report.clean
         docs.append(res.to_dict())
         if not args.json:

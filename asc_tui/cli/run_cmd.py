@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from ..config import ConfigError, resolve_operators_dir
 from ..devkit.history import record_run
 from ..devkit.isolated import run_isolated
-from ..devkit.loader import list_operators
 from ..devkit.runner import RunReport, RunRequest
 from .common import (
     add_emulation_options,
     add_target_options,
-    apply_config,
-    config_failure,
-    parse_params,
     print_json,
     print_output,
+    targets,
 )
 
 
@@ -28,28 +24,25 @@ def add_parser(sub) -> None:
 
 
 def main(args) -> int:
-    try:
-        config = apply_config(args)
-    except ConfigError as exc:
-        return config_failure(args, exc, "asc-tui run")
-    params = parse_params(args.param)
-    root = resolve_operators_dir(None, config) if config.operators else None
-    targets = args.op or [str(p) for p in list_operators(root)]
+    t = targets(args, "asc-tui run")
+    if isinstance(t, int):
+        return t
+    root = t.root
     requests = [
         RunRequest(
             op,
             case=args.case,
             chip=args.chip,
-            params=params,
+            params=t.params,
             timing_only=args.timing_only,
             seed=args.seed,
             timeout_s=args.timeout,
             root=str(root) if root else None,
         )
-        for op in targets
+        for op in t.ops
     ]
     docs, ok = [], True
-    for res in run_isolated(requests, args.timeout, config.worker_memory_mb):
+    for res in run_isolated(requests, args.timeout, t.config.worker_memory_mb):
         report = res.report
         record_run(report, kind="run")
         ok = ok and report.passed

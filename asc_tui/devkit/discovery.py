@@ -11,17 +11,25 @@ import ast
 from pathlib import Path
 
 from .. import BUNDLED_OPERATORS
+from ..cxx.files import CXX_SUFFIXES, cxx_kernels, kernel_for_spec, spec_for_kernel
 from ..npu.errors import BuildError
 
 
 def is_operator_file(path: Path) -> bool:
-    """A Python operator module: `*.py` whose name does not start with '_' (helpers do)."""
-    return path.suffix == ".py" and not path.name.startswith("_")
+    """An operator: a Python module `*.py` (not `_helper.py`, not the spec of a C++ kernel
+    beside it), or a C++ kernel `.asc`/`.cpp` with its spec beside it."""
+    if path.name.startswith("_"):
+        return False
+    if path.suffix == ".py":
+        return kernel_for_spec(path) is None
+    return path.suffix in CXX_SUFFIXES and spec_for_kernel(path).is_file()
 
 
 def find_operators(directory: str | Path) -> list[Path]:
-    """The operator files directly in `directory`, resolved and sorted."""
-    return sorted(p.resolve() for p in Path(directory).glob("*.py") if is_operator_file(p))
+    """The operators in `directory` (C++ ones in `directory/cpp` too), resolved and sorted."""
+    d = Path(directory)
+    python = [p.resolve() for p in d.glob("*.py") if is_operator_file(p)]
+    return sorted(python) + [k.resolve() for k in cxx_kernels(d)]
 
 
 def operator_dirs(root: str | Path | None = None) -> list[Path]:
@@ -43,7 +51,7 @@ def operator_dirs(root: str | Path | None = None) -> list[Path]:
 def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
     """A path to an operator file, or a name looked up in `operator_dirs`."""
     p = Path(ref)
-    if p.suffix == ".py" or p.exists():
+    if p.suffix in (".py", *CXX_SUFFIXES) or p.exists():
         if not p.exists():
             raise BuildError(f"operator file not found: {ref}")
         return p.resolve()
@@ -51,6 +59,9 @@ def resolve_operator(ref: str, root: str | Path | None = None) -> Path:
         cand = d / f"{ref}.py"
         if cand.exists():
             return cand
+        for cand in cxx_kernels(d):  # C++ operators: operators/cpp/<name>.asc + <name>.py
+            if cand.stem == ref:
+                return cand
     known = sorted({q.stem for d in operator_dirs(root) for q in find_operators(d)})
     raise BuildError(f"unknown operator {ref!r}; known: {', '.join(known) or 'none'}")
 
@@ -61,7 +72,7 @@ def list_operators(root: str | Path | None = None, include_bugs: bool = False) -
     if not dirs:
         return []
     base = dirs[0]
-    files = sorted(p for p in base.glob("*.py") if is_operator_file(p))
+    files = sorted(p for p in base.glob("*.py") if is_operator_file(p)) + cxx_kernels(base)
     if include_bugs:
         files += sorted(p for p in (base / "bugs").glob("*.py") if is_operator_file(p))
     return files

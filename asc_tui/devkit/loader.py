@@ -3,6 +3,7 @@ cases/params."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.util
 import itertools
@@ -14,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ..ascendc.kernel import KernelFunction, Launch
+from ..cxx.files import CXX_SUFFIXES, kernel_for_spec, spec_for_kernel
 from ..npu.errors import BuildError, TilingError, location_from_traceback
 from ..operator import Case, Constraint, Param, Params, Tensors, TensorSpec
 from .discovery import (  # noqa: F401 - re-exported: finding operators is discovery's job
@@ -40,6 +42,8 @@ class OperatorModule:
     params: dict[str, Param]
     source_hash: str
     doc: str
+    sources: tuple[str, ...] = ()  # every file the operator is built from (C++: kernel + headers)
+    cxx: Any = None  # a C++ operator's binding (asc_tui.cxx.operator.CxxBinding)
 
     def case(self, name: str | None) -> Case:
         key = name or self.default_case
@@ -161,7 +165,47 @@ def _line_of(path: str, needle: str) -> int | None:
 def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorModule:
     """Import an operator file afresh (no caching: a saved file is always re-read)."""
     path = resolve_operator(str(ref), root)
+    if path.suffix in CXX_SUFFIXES or (path.suffix == ".py" and kernel_for_spec(path) is not None):
+        return _load_cxx_operator(path)
     source = path.read_bytes()
+    module = _import(path, source)
+    return _validate(module, path, source)
+
+
+def _load_cxx_operator(path: Path) -> OperatorModule:
+    """A C++ operator: import its spec, bind PARAMS to the kernel's constants, translate."""
+    from ..cxx.operator import bind_operator
+
+    kernel_path = path if path.suffix in CXX_SUFFIXES else kernel_for_spec(path)
+    spec = spec_for_kernel(kernel_path)
+    if not spec.is_file():
+        raise BuildError(
+            f"C++ kernel {kernel_path.name} has no spec {spec.name} beside it",
+            str(kernel_path),
+            1,
+            hint="write the operator's CASES, tensors(), tiling() and golden() in " + spec.name,
+        )
+    source = spec.read_bytes()
+    module = _import(spec, source)
+    params = {
+        k: (p if isinstance(p, Param) else Param(p)) for k, p in dict(getattr(module, "PARAMS", {})).items()
+    }
+    binding = bind_operator(kernel_path, module, params)
+    module.PARAMS = params
+    digest = hashlib.sha256(source)
+    for f in binding.sources:
+        digest.update(Path(f).read_bytes())
+    op = _validate(module, spec, source, kernel=binding.kernel)
+    return dataclasses.replace(
+        op,
+        path=str(kernel_path),
+        source_hash=digest.hexdigest()[:16],
+        sources=(*binding.sources, str(spec)),
+        cxx=binding,
+    )
+
+
+def _import(path: Path, source: bytes) -> ModuleType:
     try:
         code = compile(source, str(path), "exec")
     except SyntaxError as exc:
@@ -183,7 +227,7 @@ def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorMo
         raise BuildError(f"importing the operator raised {type(exc).__name__}: {exc}", file, line) from None
     finally:
         sys.modules.pop(mod_name, None)
-    return _validate(module, path, source)
+    return module
 
 
 _SYNTAX_HINTS = (
@@ -218,10 +262,11 @@ def _remember_source(path: str, source: bytes) -> None:
     linecache.cache[path] = (len(text), None, text.splitlines(True), path)
 
 
-def _validate(module: ModuleType, path: Path, source: bytes) -> OperatorModule:
+def _validate(module: ModuleType, path: Path, source: bytes, kernel=None) -> OperatorModule:
     missing = [n for n in REQUIRED if not hasattr(module, n)]
     kernels = [v for v in vars(module).values() if isinstance(v, KernelFunction)]
-    kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
+    if kernel is None:
+        kernel = getattr(module, "KERNEL", None) or (kernels[0] if len(kernels) == 1 else None)
     if kernel is None:
         missing.append(
             "a kernel (@AscendC.kernel)"

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cxx.files import CXX_SUFFIXES, HEADER_SUFFIXES, kernel_for_spec, spec_for_kernel
 from ..npu.errors import ErrorInfo
 from .discovery import is_operator_file
 from .runner import RunRequest
@@ -29,6 +30,9 @@ from .worker import RunWorker, WorkResult, WorkStatus
 DEFAULT_STEP_MS = 15
 #: Longest time changes are grouped for while events keep coming (milliseconds).
 DEFAULT_DEBOUNCE_MS = 800
+
+#: Saves of these files can change a run: operators, C++ kernels and headers, chips/config.
+WATCHED_SUFFIXES = (".py", ".toml", *CXX_SUFFIXES, *HEADER_SUFFIXES)
 
 _TEMP_SUFFIXES = (".tmp", ".swp", ".swx", ".swo", "~", ".bak", ".part")
 
@@ -70,8 +74,18 @@ def classify(
         if p in extra or p.suffix == ".toml":
             everything = True
             config = config or p.name in ("asc-tui.toml", "pyproject.toml")
-        elif is_operator_file(p) and p.parent == root:
+        elif p.suffix == ".py" and is_operator_file(p) and p.parent == root:
             (ops if p.exists() else removed).add(p)
+        elif p.suffix in CXX_SUFFIXES + (".py",) and p.parent in (root, root / "cpp"):
+            kernel = p if p.suffix != ".py" else kernel_for_spec(p)  # a C++ operator or its spec
+            if kernel is None:
+                everything = True
+            elif spec_for_kernel(kernel).exists():
+                (ops if kernel.exists() else removed).add(kernel)
+            else:
+                continue
+        elif p.suffix in HEADER_SUFFIXES + CXX_SUFFIXES:
+            everything = True  # a header some C++ kernel may include
         elif p.suffix == ".py":
             everything = True  # a helper module the operators may import
         else:
@@ -127,7 +141,7 @@ class FileWatcher:
 
         def relevant(_change, path: str) -> bool:
             p = Path(path)
-            return p.suffix in (".py", ".toml") and not is_temp_file(p)
+            return p.suffix in WATCHED_SUFFIXES and not is_temp_file(p)
 
         gen = watchfiles.watch(
             *self._targets(),
