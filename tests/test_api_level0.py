@@ -266,3 +266,24 @@ def test_counter_mode_blocks_follow_on_at_the_block_stride_across_implicit_repea
 
     run(body, src, out)
     np.testing.assert_array_equal(out, src.reshape(18, 64)[:, :8].reshape(-1))
+
+
+def test_multi_block_timing_only_runs_match_full_runs_with_level0_calls():
+    def body(x, o):
+        ta, to = ub((half, 1024), (half, 1024))
+        g = AscendC.GlobalTensor(half)
+        g.SetGlobalBuffer(x + AscendC.GetBlockIdx() * 1024)
+        AscendC.DataCopy(ta, g, 1024)
+        AscendC.SetFlag(AscendC.HardEvent.MTE2_V, 0)
+        AscendC.WaitFlag(AscendC.HardEvent.MTE2_V, 0)
+        AscendC.SetMaskCount()
+        AscendC.SetVectorMask(half, MaskMode.COUNTER, 0, 1000)
+        AscendC.Add(to, ta, ta, MASK_PLACEHOLDER, 1, BinaryRepeatParams())
+        AscendC.SetMaskNorm()
+        AscendC.ReduceRepeat(AscendC.ReduceType.MAX, half, to, to, 128, 8, 1, 1, 8)
+        store(o + AscendC.GetBlockIdx() * 1024, to)
+
+    x = np.ones(4096, np.float16)
+    full = run(body, x, np.zeros(4096, np.float16), block_dim=4)
+    timing = run(body, x, np.zeros(4096, np.float16), block_dim=4, numeric=False)
+    assert full.timeline_key() == timing.timeline_key()
