@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import os
 import resource
+import sys
 import tempfile
 import time
+from pathlib import Path
 
-from asc_tui.devkit.store import Store
-from asc_tui.devkit.tuner import TuneRequest, tune
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from host import host_loop_s  # noqa: E402
+
+from asc_tui.devkit.store import Store  # noqa: E402
+from asc_tui.devkit.tuner import TuneRequest, tune  # noqa: E402
 
 # The bundled PARAMS (176 valid configs) widened to >= 200: block_dim 8/16/20/24 instead of
 # 8/24, and tile_k >= 64 (tile_k 32 configs cost a few seconds each) -> 240 valid configs.
@@ -36,6 +42,7 @@ def main() -> dict:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     out: dict = {"cpus": cpus}
     runs = {}
+    hosts = [host_loop_s()]
     for workers in (1, 2):
         store = Store(tempfile.mkdtemp(prefix="bench-tune-"))
         r, wall, cpu = _exhaustive(workers, store)
@@ -51,6 +58,7 @@ def main() -> dict:
         out[f"workers{workers}_s"] = round(wall, 3)
         out[f"workers{workers}_cpu_s"] = round(cpu, 2)
         out[f"workers{workers}_configs_per_s"] = round(rate, 2)
+        hosts.append(host_loop_s())
     r1, r2 = runs[1][0], runs[2][0]
     assert r1.best.time_us == r2.best.time_us, "workers changed the result"
     speedup = runs[1][1] / runs[2][1]
@@ -60,6 +68,14 @@ def main() -> dict:
         f"(1-min load average now {load:.1f}: other jobs share these CPUs)"
     )
     out["load_average"] = round(load, 2)
+    host = sorted(hosts)[len(hosts) // 2]
+    w2 = runs[2][1]
+    print(
+        f"  host: 5M-addition loop {host:.3f} s CPU (median of {len(hosts)}, around the runs); "
+        f"--workers 2 wall = {w2 / host:.0f} host loops, CPU = {out['workers2_cpu_s'] / host:.0f} "
+        "host loops  target <= 5 s wall"
+    )
+    out["host_loop_s"] = round(host, 4)
     out.update(
         valid_configs=r2.evaluated,
         pruned=len(r2.invalid),

@@ -15,6 +15,7 @@ from ..npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ..npu.launch import launch, make_gm
 from ..npu.results import EmulationResult
 from .emulation import Emulation
+from .inputs import cache_key, cached_inputs, keep_inputs
 from .loader import OperatorModule, _line_of, load_operator
 from .precision import PrecisionReport, compare
 from .views.timing import timing
@@ -141,14 +142,22 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
         )
     specs = op.tensors(case)
     lnch = op.launch(case, p)
-    rng = np.random.default_rng(_seed_for(op.name, case.name, seed))
+    rng_seed = _seed_for(op.name, case.name, seed)
+    key = None if timing_only else cache_key(specs.specs, rng_seed)
+    kept = cached_inputs(key)
+    rng = np.random.default_rng(rng_seed) if kept is None else None
     arrays: dict[str, np.ndarray] = {}
     gm_args = []
     for name, spec in specs.specs.items():
         data = None
         try:
             if not timing_only:
-                arr = spec.generate(rng) if not spec.is_output else np.zeros(spec.shape, spec.np_dtype)
+                if kept is not None:
+                    arr = kept[name]
+                elif spec.is_output:
+                    arr = np.zeros(spec.shape, spec.np_dtype)
+                else:
+                    arr = spec.generate(rng)
                 arrays[name] = arr
                 data = arr.reshape(-1)
             gm_args.append(make_gm(name, spec.np_dtype, spec.count, data))
@@ -160,6 +169,8 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
                 line,
                 hint="use a smaller case, or raise worker_memory_mb in the config",
             ) from None
+    if kept is None:
+        keep_inputs(key, arrays)
     return case, p, specs, lnch, arrays, gm_args
 
 

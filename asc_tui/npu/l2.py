@@ -32,7 +32,7 @@ import numpy as np
 from . import state
 from .errors import OperatorError
 from .gm import GM_ADDR, GmBuffer
-from .replay import BlockIndex, guards_of
+from .replay import BlockIndex
 
 CHUNK = 512  # bytes per tracked GM chunk
 
@@ -175,18 +175,18 @@ class L2Model:
         """`read` in a template run (npu/replay.py): the template's own read, kept for the
         blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
         which every admitted block must share (a guard) in the real pass."""
-        plain = tuple(a.v if type(a) is BlockIndex else a for a in args)
+        tainted = BlockIndex in map(type, args)
+        plain = tuple([a.v if type(a) is BlockIndex else a for a in args]) if tainted else args
         if not self.record and (not self.counts or self.counts.get(buf.name) is None):
             g.pin()  # the first-read fallback keeps order-dependent state
         hit = self._read(buf, *plain)
         nbytes = plain[1] * plain[2] * plain[3]
-        tainted = guards_of(*args) is not None
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
             g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
         if self.record:
             if self.enabled and nbytes > 0:  # counted: so it is in every admitted block
-                per_block = tuple(a.values() if type(a) is BlockIndex else a for a in args)
+                per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
                 g.l2.regions.append((buf.name, per_block))
             return hit
         if tainted and not g.pinned:
@@ -194,14 +194,17 @@ class L2Model:
             if len(later):
                 cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
                 hits = self.hits
-                found = [hits.get(key) for key in zip(repeat(buf.name), *cols)]
-                same = np.ones(len(g.xs), dtype=bool)
-                for x, key, h in zip(later.tolist(), zip(repeat(buf.name), *cols), found):
+                differ = []  # later blocks whose region hits L2 otherwise
+                for x, key in zip(later.tolist(), zip(repeat(buf.name), *cols)):
+                    h = hits.get(key)
                     if h is None:
                         h = hits[key] = self._region_hits([key])[key]
                     if h != hit:
-                        same[x] = False
-                g.agree(same)
+                        differ.append(x)
+                if differ:
+                    same = np.ones(len(g.xs), dtype=bool)
+                    same[differ] = False
+                    g.agree(same)
         g.l2.hit += hit
         g.l2.miss += nbytes - hit
         return hit
