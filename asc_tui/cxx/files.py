@@ -37,3 +37,77 @@ def cxx_kernels(base: Path) -> list[Path]:
                 if k.suffix in CXX_SUFFIXES and not k.stem.startswith("_") and spec_for_kernel(k).is_file()
             ]
     return out
+
+
+# -- sample directories (asc-devkit `examples/` style: kernel + host main() + data scripts) --
+class SampleLayout:
+    """What a sample directory holds: the kernel file, the host file (the same `.asc`, or
+    `main.cpp`), the data scripts (optional) and the architecture CMakeLists.txt names."""
+
+    def __init__(self, root: Path, kernel: Path, main: Path | None):
+        self.root = root
+        self.kernel = kernel
+        self.main = main  # None: main() is in the kernel file
+        s = root / "scripts"
+        self.gen_data = s / "gen_data.py" if (s / "gen_data.py").is_file() else None
+        self.verify = s / "verify_result.py" if (s / "verify_result.py").is_file() else None
+        self.cmake = root / "CMakeLists.txt" if (root / "CMakeLists.txt").is_file() else None
+        self.arch = sample_arch(self.cmake)
+
+    @property
+    def name(self) -> str:
+        return self.root.name
+
+
+def sample_arch(cmake: Path | None) -> str:
+    """`CMAKE_ASC_ARCHITECTURES` (or `--npu-arch=`) of a CMakeLists.txt; dav-2201 by default."""
+    import re
+
+    if cmake is None:
+        return "dav-2201"
+    text = cmake.read_text(encoding="utf-8", errors="replace")
+    m = re.search(r"CMAKE_ASC_ARCHITECTURES\s+\"?(dav-\w+)", text) or re.search(r"--npu-arch=(dav-\w+)", text)
+    return m.group(1) if m else "dav-2201"
+
+
+def _has_main(path: Path) -> bool:
+    import re
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*(?:int|int32_t)\s+main\s*\(", text, re.M) is not None
+
+
+def sample_layout(d: Path) -> SampleLayout | None:
+    """The sample in directory `d`: `<name>.asc` with main(), or a kernel `.cpp` + `main.cpp`."""
+    d = Path(d)
+    if not d.is_dir():
+        return None
+    srcs = [p for p in sorted(d.iterdir()) if p.suffix in CXX_SUFFIXES and p.is_file()]
+    if any(spec_for_kernel(p).is_file() for p in srcs):
+        return None  # a kernel with a spec is a C++ operator, not a sample
+    main = d / "main.cpp"
+    if main.is_file():
+        kern = [
+            p for p in srcs if p != main and "__global__" in p.read_text(encoding="utf-8", errors="replace")
+        ]
+        return SampleLayout(d, kern[0], main) if kern else None
+    for p in srcs:
+        if _has_main(p) and "__global__" in p.read_text(encoding="utf-8", errors="replace"):
+            return SampleLayout(d, p, None)
+    return None
+
+
+def find_samples(root: Path) -> list[SampleLayout]:
+    """Every sample directory under `root` (itself included), sorted by path."""
+    root = Path(root)
+    out = []
+    for d in sorted([root, *(p for p in root.rglob("*") if p.is_dir())]):
+        if "build" in d.relative_to(root).parts:
+            continue
+        s = sample_layout(d)
+        if s is not None:
+            out.append(s)
+    return out

@@ -60,6 +60,7 @@ class RunReport:
     flops: float = 0.0
     io_bytes: int = 0
     baseline: str | None = None
+    sample: dict | None = None  # a sample directory's run (devkit/samples.py): launches, verify, stdout
 
     @property
     def ok(self) -> bool:
@@ -118,6 +119,8 @@ class RunReport:
             "errors": [e.to_dict() for e in self.errors],
             "passed": self.passed,
         }
+        if self.sample is not None:
+            d["sample"] = {k: v for k, v in self.sample.items() if k != "emulations"}
         return d
 
 
@@ -158,6 +161,10 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
 
 def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
     """Run the whole pipeline; never raises for the user's mistakes (they become `errors`)."""
+    if op is None and _is_sample(request.op):
+        from .samples import run_sample
+
+        return run_sample(request, sanitizer=sanitizer, configure=configure)
     stages: list[Stage] = []
     errors: list[ErrorInfo] = []
     t0 = time.perf_counter()
@@ -212,6 +219,14 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
             errors.append(exc.info())
             stages.append(Stage("verify", time.perf_counter() - t2, False, exc.message))
     return _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs)
+
+
+def _is_sample(ref) -> bool:
+    from pathlib import Path
+
+    from ..cxx.files import sample_layout
+
+    return isinstance(ref, str) and Path(ref).is_dir() and sample_layout(Path(ref)) is not None
 
 
 def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:

@@ -1,0 +1,398 @@
+"""Host code expressions (the `Expressions` half of `host.Host`): C integer semantics, casts,
+sizeof, `&`/`*`, subscripts, fields, assignments and calls — library calls (hostapi.py),
+host functions of the file, and kernel launches."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..ascendc import dtypes as D
+from . import runtime as R
+from .acl import CONSTANTS, Ptr
+
+INTS = {
+    "int8_t": (8, True), "char": (8, True), "uint8_t": (8, False), "int16_t": (16, True),
+    "short": (16, True), "uint16_t": (16, False), "int32_t": (32, True), "int": (32, True),
+    "uint32_t": (32, False), "unsigned": (32, False), "int64_t": (64, True), "long": (64, True),
+    "uint64_t": (64, False), "size_t": (64, False), "aclError": (32, True),
+}  # fmt: skip
+FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double": np.dtype(np.float64)}
+
+
+def np_type(name: str) -> np.dtype:
+    name = name.replace("const", "").replace("unsigned int", "uint32_t").strip()
+    if name in FLOATS:
+        return np.dtype(FLOATS[name])
+    if name in INTS:
+        bits, signed = INTS[name]
+        return np.dtype(f"{'i' if signed else 'u'}{bits // 8}")
+    if name == "bool":
+        return np.dtype(np.bool_)
+    return np.dtype(np.uint8)
+
+
+class Ref:
+    """`&name`: a variable a call may set (`aclrtMalloc((void**)&p, …)`)."""
+
+    def __init__(self, env: dict, name: str):
+        self.env, self.name = env, name
+
+    def get(self):
+        return self.env[self.name][0]
+
+    def set(self, v):
+        self.env[self.name] = (v, self.env[self.name][1])
+
+
+class Expressions:
+    """Evaluation of expression nodes; `Host` supplies where/error/conv/default/launch."""
+
+    # -- expressions ----------------------------------------------------------
+    def expr(self, n, env):
+        m = getattr(self, "e_" + n.type, None)
+        if m is None:
+            self.unsupported(n, f"expression {n.type} `{n.text.decode()[:40]}`")
+        return m(n, env)
+
+    def e_number_literal(self, n, env):
+        return _number(n.text.decode())
+
+    def e_string_literal(self, n, env):
+        return (
+            "".join(c.text.decode() for c in n.named_children if c.type == "string_content")
+            .encode()
+            .decode("unicode_escape")
+        )
+
+    def e_concatenated_string(self, n, env):
+        return "".join(self.expr(c, env) for c in n.named_children)
+
+    def e_char_literal(self, n, env):
+        return ord(n.text.decode()[1:-1].encode().decode("unicode_escape"))
+
+    def e_true(self, n, env):
+        return True
+
+    def e_false(self, n, env):
+        return False
+
+    def e_null(self, n, env):
+        return None
+
+    def e_nullptr(self, n, env):
+        return None
+
+    def e_parenthesized_expression(self, n, env):
+        return self.expr(n.named_children[-1], env)
+
+    def e_identifier(self, n, env):
+        name = n.text.decode()
+        if name in env:
+            return env[name][0]
+        return self.global_value(name, n)
+
+    def e_qualified_identifier(self, n, env):
+        text = n.text.decode().replace(" ", "")
+        if text in ("std::endl",):
+            return "\n"
+        if text == "std::cout":
+            return self.acl.out
+        return self.global_value(text.split("::")[-1], n)
+
+    def global_value(self, name, n):
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name in self.cvals:
+            return self.cvals[name]
+        if name in self.consts:
+            node, pf = self.consts[name]
+            saved, self.pf = self.pf, pf
+            try:
+                v = self.cvals[name] = self.expr(node, {})
+            finally:
+                self.pf = saved
+            return v
+        self.error(n, f"unknown name {name!r} in host code")
+
+    def e_field_expression(self, n, env):
+        obj = self.expr(n.child_by_field_name("argument"), env)
+        name = n.child_by_field_name("field").text.decode()
+        if isinstance(obj, (list, str)) and name in ("size", "data", "begin", "c_str"):
+            return _Method(obj, name)
+        if not hasattr(obj, name):
+            self.error(n, f"no field {name!r} set on this object")
+        return getattr(obj, name)
+
+    def e_subscript_expression(self, n, env):
+        obj = self.expr(n.child_by_field_name("argument"), env)
+        idx = int(self.expr(_index(n), env))
+        try:
+            return obj.get(idx) if isinstance(obj, Ptr) else obj[idx]
+        except IndexError:
+            self.error(n, f"index {idx} is out of bounds")
+
+    def e_pointer_expression(self, n, env):
+        op = n.children[0].type
+        arg = n.child_by_field_name("argument")
+        if op == "&":
+            if arg.type == "identifier":
+                name = arg.text.decode()
+                if name not in env:
+                    self.error(arg, f"unknown name {name!r}")
+                return Ref(env, name)
+            if arg.type == "subscript_expression":
+                base = self.expr(arg.child_by_field_name("argument"), env)
+                if isinstance(base, Ptr):
+                    return base.moved(int(self.expr(_index(arg), env)))
+            self.unsupported(n, f"taking the address of `{arg.text.decode()}`")
+        v = self.expr(arg, env)
+        if isinstance(v, Ptr):
+            return v.get(0)
+        if isinstance(v, Ref):
+            return v.get()
+        self.error(n, f"dereferencing a {'null pointer' if v is None else type(v).__name__}")
+
+    def e_cast_expression(self, n, env):
+        ttext = n.child_by_field_name("type").text.decode()
+        v = self.expr(n.child_by_field_name("value"), env)
+        return self.cast(ttext, v)
+
+    def cast(self, ttext, v):
+        if "*" in ttext:
+            base = _base(ttext.replace("*", ""))
+            if isinstance(v, Ptr) and ttext.count("*") == 1 and base != "void":
+                return v.cast(np_type(base))
+            return v
+        return self.conv(ttext, v)
+
+    def e_sizeof_expression(self, n, env):
+        t = n.child_by_field_name("type")
+        if t is not None:
+            return self.sizeof(_type_text(t) if t.type == "type_descriptor" else t.text.decode(), n)
+        v = n.child_by_field_name("value")
+        inner = v.named_children[-1] if v.type == "parenthesized_expression" else v
+        if inner.type == "identifier" and inner.text.decode() in env:
+            val, ttext = env[inner.text.decode()]
+            if isinstance(val, list):
+                return len(val) * self.sizeof(_base(ttext), n)
+            return self.sizeof(ttext, n)
+        return self.sizeof(inner.text.decode(), n)
+
+    def sizeof(self, ttext, node):
+        if "*" in ttext:
+            return 8
+        base = _base(ttext)
+        if base in INTS or base in FLOATS or base == "bool":
+            return np_type(base).itemsize
+        self.unsupported(node, f"sizeof({ttext}) on the host")
+
+    def e_binary_expression(self, n, env):
+        op = n.children[1].type
+        left = self.expr(n.child_by_field_name("left"), env)
+        if op == "&&":
+            return bool(left) and bool(self.expr(n.child_by_field_name("right"), env))
+        if op == "||":
+            return bool(left) or bool(self.expr(n.child_by_field_name("right"), env))
+        right = self.expr(n.child_by_field_name("right"), env)
+        if op == "<<" and hasattr(left, "write"):
+            left.write(_fmt(right))
+            return left
+        if isinstance(left, Ptr) and op in "+-":
+            return left.moved(right if op == "+" else -right)
+        try:
+            return _BIN[op](left, right)
+        except (TypeError, KeyError, ZeroDivisionError) as exc:
+            self.error(n, f"host expression `{n.text.decode()[:60]}`: {exc}")
+
+    def e_unary_expression(self, n, env):
+        op = n.children[0].type
+        v = self.expr(n.child_by_field_name("argument"), env)
+        return {"-": lambda x: -x, "+": lambda x: x, "!": lambda x: not x, "~": lambda x: ~x}[op](v)
+
+    def e_update_expression(self, n, env):
+        arg = n.child_by_field_name("argument")
+        old = self.expr(arg, env)
+        new = (
+            old.moved(1 if "++" in n.text.decode() else -1)
+            if isinstance(old, Ptr)
+            else old + (1 if "++" in n.text.decode() else -1)
+        )
+        self.assign(arg, new, env)
+        return new if n.children[0].type in ("++", "--") else old
+
+    def e_assignment_expression(self, n, env):
+        op = n.children[1].type
+        left = n.child_by_field_name("left")
+        v = self.expr(n.child_by_field_name("right"), env)
+        if op != "=":
+            cur = self.expr(left, env)
+            v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else _BIN[op[:-1]](cur, v)
+        self.assign(left, v, env)
+        return v
+
+    def assign(self, left, v, env):
+        t = left.type
+        if t == "identifier":
+            name = left.text.decode()
+            if name not in env:
+                self.error(left, f"assignment to unknown name {name!r}")
+            ttext = env[name][1]
+            env[name] = (v if "*" in ttext else self.conv(ttext, v), ttext)
+        elif t == "subscript_expression":
+            obj = self.expr(left.child_by_field_name("argument"), env)
+            idx = int(self.expr(_index(left), env))
+            if isinstance(obj, Ptr):
+                obj.set(idx, v)
+            else:
+                obj[idx] = v
+        elif t == "field_expression":
+            setattr(
+                self.expr(left.child_by_field_name("argument"), env),
+                left.child_by_field_name("field").text.decode(),
+                v,
+            )
+        elif t == "pointer_expression" and left.children[0].type == "*":
+            p = self.expr(left.child_by_field_name("argument"), env)
+            p.set(v) if isinstance(p, Ref) else p.set(0, v)
+        elif t == "parenthesized_expression":
+            self.assign(left.named_children[-1], v, env)
+        else:
+            self.unsupported(left, f"assignment to {t}")
+
+    def e_conditional_expression(self, n, env):
+        c = self.expr(n.child_by_field_name("condition"), env)
+        return self.expr(n.child_by_field_name("consequence" if c else "alternative"), env)
+
+    def e_comma_expression(self, n, env):
+        self.expr(n.child_by_field_name("left"), env)
+        return self.expr(n.child_by_field_name("right"), env)
+
+    def e_call_expression(self, n, env):
+        fn = n.child_by_field_name("function")
+        args_node = n.child_by_field_name("arguments")
+        cfg = next((c for c in n.named_children if c.type == "kernel_call_syntax"), None)
+        if cfg is not None:  # k<<<blocks, smem, stream>>>(args) / k<T, N><<<…>>>(args)
+            name, targs = fn, []
+            if fn.type == "template_function":
+                name = fn.child_by_field_name("name")
+                targs = [self.targ(a, env) for a in fn.child_by_field_name("arguments").named_children]
+            blocks = self.expr(cfg.named_children[0], env)
+            args = [self.expr(a, env) for a in args_node.named_children]
+            return self.launch(self.where(n), name.text.decode(), targs, blocks, args)
+        if fn.type == "call_expression" and fn.child_by_field_name("function").text == b"ACLRT_LAUNCH_KERNEL":
+            kname = fn.child_by_field_name("arguments").named_children[0].text.decode()
+            args = [self.expr(a, env) for a in args_node.named_children]
+            if len(args) < 2:
+                self.error(
+                    n, "ACLRT_LAUNCH_KERNEL(kernel)(blockDim, stream, args...) needs blockDim and stream"
+                )
+            return self.launch(self.where(n), kname, [], args[0], args[2:])
+        name = fn.text.decode().replace(" ", "")
+        if fn.type == "field_expression":
+            obj = self.expr(fn, env)
+            if isinstance(obj, _Method):
+                return obj()
+        args = [self.expr(a, env) for a in args_node.named_children]
+        from .hostapi import call_builtin
+
+        done, v = call_builtin(self, name, args, n)
+        if done:
+            return v
+        short = name.split("::")[-1]
+        if short in self.funcs:
+            return self.call_function(self.funcs[short], args)
+        if short in self.kernels:
+            self.error(
+                n, f"kernel {short} called like a host function; launch it with <<<blocks, nullptr, stream>>>"
+            )
+        self.unsupported(fn, f"call to {name}")
+
+    def targ(self, a, env):
+        if a.type == "type_descriptor":
+            return _type_text(a)
+        return self.expr(a, env)
+
+    def e_initializer_list(self, n, env):
+        return [self.expr(c, env) for c in n.named_children]
+
+
+class _Method:
+    def __init__(self, obj, name):
+        self.obj, self.name = obj, name
+
+    def __call__(self):
+        return len(self.obj) if self.name == "size" else self.obj
+
+
+def _cdiv(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return R.cdiv(a, b)
+    return a / b
+
+
+def _cmod(a, b):
+    return R.cmod(a, b) if isinstance(a, int) and isinstance(b, int) else float(np.fmod(a, b))
+
+
+_BIN = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _cdiv, "%": _cmod,
+    "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+}  # fmt: skip
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _number(text: str):
+    t = text.replace("'", "")
+    low = t.lower()
+    if low.startswith("0x"):
+        return int(low.rstrip("ul"), 16)
+    if any(c in low for c in ".e") or (low.endswith("f") and not low.startswith("0x")):
+        return float(low.rstrip("f"))
+    return int(low.rstrip("ul") or "0", 8 if len(low.rstrip("ul")) > 1 and low.startswith("0") else 10)
+
+
+def _index(n):
+    idx = n.child_by_field_name("index") or n.child_by_field_name("indices")
+    if idx is not None and idx.type == "subscript_argument_list":
+        idx = idx.named_children[0]
+    return idx
+
+
+def _kinds(n) -> list[str]:
+    out = []
+    while n is not None:
+        out.append(n.type)
+        n = n.child_by_field_name("declarator")
+    return out
+
+
+def _decl_name(n) -> str | None:
+    while n is not None and n.type not in ("identifier", "field_identifier"):
+        nxt = n.child_by_field_name("declarator")
+        if nxt is None:
+            return next((c.text.decode() for c in n.named_children if c.type == "identifier"), None)
+        n = nxt
+    return n.text.decode() if n is not None else None
+
+
+def _type_text(n) -> str:
+    t = n.child_by_field_name("type")
+    text = t.text.decode() if t is not None else n.text.decode()
+    d = n.child_by_field_name("declarator")
+    if d is not None and n.type == "type_descriptor":
+        text += d.text.decode()
+    return text
+
+
+def _base(ttext: str) -> str:
+    t = re.sub(r"\b(const|constexpr|static|volatile|std::|AscendC::)\b", "", ttext)
+    return t.replace("&", "").replace("[]", "").strip()
