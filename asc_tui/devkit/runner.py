@@ -17,6 +17,7 @@ from ..npu.results import EmulationResult
 from .emulation import Emulation
 from .loader import OperatorModule, load_operator
 from .precision import PrecisionReport, compare
+from .samples import run_sample
 
 
 @dataclass(frozen=True)
@@ -162,9 +163,9 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
 def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
     """Run the whole pipeline; never raises for the user's mistakes (they become `errors`)."""
     if op is None and _is_sample(request.op):
-        from .samples import run_sample
-
-        return run_sample(request, sanitizer=sanitizer, configure=configure)
+        rep = run_sample(request, sanitizer=sanitizer, configure=configure)
+        rep["stages"] = tuple(Stage(*st) for st in rep["stages"])
+        return RunReport(**rep)
     stages: list[Stage] = []
     errors: list[ErrorInfo] = []
     t0 = time.perf_counter()

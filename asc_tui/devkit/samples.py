@@ -22,7 +22,6 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +30,6 @@ from ..cxx.files import SampleLayout, sample_layout
 from ..npu.chip import load_chip
 from ..npu.errors import BuildError, ErrorInfo, OperatorError
 from .precision import PrecisionReport, compare
-from .runner import RunReport, RunRequest, Stage
 
 #: CMake architectures → chip models; any other architecture is out of scope.
 ARCH_CHIPS = {"dav-2201": "ascend910b"}
@@ -126,13 +124,14 @@ def scratch_copy(s: SampleLayout) -> Path:
     return dst / "build"
 
 
-def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport:
-    """The whole loop for one sample directory; the user's mistakes become `errors`."""
+def run_sample(request, sanitizer=None, configure=None) -> dict:
+    """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
+    `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
     s = sample_layout(Path(request.op))
-    stages: list[Stage] = []
+    stages: list[tuple] = []
     errors: list[ErrorInfo] = []
     extra: dict = {"launches": [], "verify": None, "stdout": "", "gen_data_s": None, "status": None}
-    rep = RunReport(
+    rep = dict(
         operator=s.name,
         path=str(s.kernel),
         case=None,
@@ -149,9 +148,9 @@ def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport
     if why and not request.chip:
         extra["status"] = "OUT OF SCOPE"
         errors.append(ErrorInfo("scope", f"out of scope: {why}", str(s.kernel), None, None, None))
-        return replace(rep, errors=tuple(errors))
+        return dict(rep, errors=tuple(errors))
     chip = load_chip(request.chip or ARCH_CHIPS.get(s.arch, "ascend910b"))
-    rep = replace(rep, chip=chip.name)
+    rep = dict(rep, chip=chip.name)
     build = scratch_copy(s)
     timeout = request.timeout_s
     try:
@@ -170,7 +169,7 @@ def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport
                 raise BuildError(
                     f"scripts/gen_data.py failed (exit {code}): {text.strip()[-300:]}", str(s.gen_data), line
                 )
-            stages.append(Stage("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
+            stages.append(("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
         t1 = time.perf_counter()
         overrides = {k: _num(v) for k, v in request.params.items()}
         acl = _host(s, build, chip, request, overrides, sanitizer, configure)
@@ -182,14 +181,14 @@ def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport
         extra["emulations"] = [ln.result for ln in acl.launches]
         em = acl.launches[-1].result if acl.launches else None
         n = len(acl.launches)
-        stages.append(Stage("emulate", time.perf_counter() - t1, True, f"main() ran, {n} launch(es)"))
-        rep = replace(rep, emulation=em, block_dim=acl.launches[-1].blocks if n else None)
+        stages.append(("emulate", time.perf_counter() - t1, True, f"main() ran, {n} launch(es)"))
+        rep = dict(rep, emulation=em, block_dim=acl.launches[-1].blocks if n else None)
     except OperatorError as exc:
         errors.append(exc.info())
-        stages.append(Stage("emulate" if stages else "gen_data", 0.0, False, exc.message))
+        stages.append(("emulate" if stages else "gen_data", 0.0, False, exc.message))
         extra["status"] = "FAIL"
         _cleanup(build)
-        return replace(rep, stages=tuple(stages), errors=tuple(errors))
+        return dict(rep, stages=tuple(stages), errors=tuple(errors))
     precision = None
     out_bin, golden = build / "output" / "output.bin", build / "output" / "golden.bin"
     if s.verify is not None and golden.is_file():
@@ -204,7 +203,7 @@ def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport
         except ScriptTimeout:
             code, text = 1, f"verify_result.py did not finish in {timeout:g} s"
         extra["verify"] = {"exit": code, "output": text}
-        stages.append(Stage("verify", time.perf_counter() - t2, code == 0, f"verify_result.py exit {code}"))
+        stages.append(("verify", time.perf_counter() - t2, code == 0, f"verify_result.py exit {code}"))
         if code != 0:
             errors.append(
                 ErrorInfo(
@@ -235,7 +234,7 @@ def run_sample(request: RunRequest, sanitizer=None, configure=None) -> RunReport
     else:
         extra["precision"] = "not checked: no golden"
     _cleanup(build)
-    return replace(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
+    return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
 
 
 def _host(s, build, chip, request, overrides, sanitizer, configure):
