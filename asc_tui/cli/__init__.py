@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips", "serve")
+COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips", "serve", "conformance")
 
 
 def build_parser() -> argparse.ArgumentParser:

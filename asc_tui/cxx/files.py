@@ -102,12 +102,13 @@ def sample_layout(d: Path) -> SampleLayout | None:
 
 def find_samples(root: Path) -> list[SampleLayout]:
     """Every sample directory under `root` (itself included), sorted by path."""
+    import os
+
     root = Path(root)
     out = []
-    for d in sorted([root, *(p for p in root.rglob("*") if p.is_dir())]):
-        if "build" in d.relative_to(root).parts:
-            continue
-        s = sample_layout(d)
+    for dirpath, dirnames, _files in os.walk(root, followlinks=True):
+        dirnames[:] = sorted(n for n in dirnames if n not in ("build", "scripts", ".git", "input", "output"))
+        s = sample_layout(Path(dirpath))
         if s is not None:
             out.append(s)
-    return out
+    return sorted(out, key=lambda s: str(s.root))
