@@ -53,6 +53,28 @@ class SampleLayout:
         self.verify = s / "verify_result.py" if (s / "verify_result.py").is_file() else None
         self.cmake = root / "CMakeLists.txt" if (root / "CMakeLists.txt").is_file() else None
         self.arch = sample_arch(self.cmake)
+        self.cmake_vars = cmake_defines(self.cmake, root)
+
+    def defines(self, given: dict | None = None) -> dict[str, str]:
+        """The `-D` macros the build passes (`target_compile_definitions`), `given` first."""
+        given = given or {}
+        return {k: str(given.get(k, v)) for k, v in self.cmake_vars.items()}
+
+    def script_args(self, script: str, defines: dict[str, str]) -> list[str]:
+        """The arguments the README's run order gives `scripts/<script>` (`$VAR` filled in)."""
+        import re
+        import shlex
+
+        for readme in ("README.md", "README_en.md"):
+            f = self.root / readme
+            if not f.is_file():
+                continue
+            pat = r"python3?\s+\S*scripts/" + re.escape(script) + r"([^\n#;&|]*)"
+            m = re.search(pat, f.read_text(errors="replace"))
+            if m:
+                text = re.sub(r"\$\{?(\w+)\}?", lambda v: defines.get(v.group(1), v.group(0)), m.group(1))
+                return shlex.split(text)
+        return []
 
     @property
     def name(self) -> str:
@@ -68,6 +90,35 @@ def sample_arch(cmake: Path | None) -> str:
     text = cmake.read_text(encoding="utf-8", errors="replace")
     m = re.search(r"CMAKE_ASC_ARCHITECTURES\s+\"?(dav-\w+)", text) or re.search(r"--npu-arch=(dav-\w+)", text)
     return m.group(1) if m else "dav-2201"
+
+
+def cmake_defines(cmake: Path | None, root: Path) -> dict[str, str]:
+    """`target_compile_definitions(… NAME=${VAR} …)` of a CMakeLists.txt, with each variable's
+    default: a `set(VAR x)`, else the README's `VAR=x`, else 0."""
+    import re
+
+    if cmake is None:
+        return {}
+    text = cmake.read_text(encoding="utf-8", errors="replace")
+    readme = ""
+    for r in ("README.md", "README_en.md"):
+        if (root / r).is_file():
+            readme += (root / r).read_text(encoding="utf-8", errors="replace")
+    out = {}
+    for block in re.findall(r"target_compile_definitions\s*\(([^)]*)\)", text):
+        for item in block.split()[2:]:
+            m = re.fullmatch(r"-?D?(\w+)(?:=(.*))?", item)
+            if not m:
+                continue
+            name, val = m.group(1), m.group(2) or "1"
+            var = re.fullmatch(r"\$\{(\w+)\}", val)
+            if var:
+                d = re.search(r"set\(\s*" + var.group(1) + r"\s+\"?([\w.-]+)", text) or re.search(
+                    r"^\s*" + var.group(1) + r"=(\w+)", readme, re.M
+                )
+                val = d.group(1) if d else "0"
+            out[name] = val
+    return out
 
 
 def _has_main(path: Path) -> bool:

@@ -311,7 +311,12 @@ class Expressions:
 
     def targ(self, a, env):
         if a.type == "type_descriptor":
-            return _type_text(a)
+            name = _type_text(a)
+            if name in env:  # `k<M, N>`: the grammar reads a bare name as a type
+                return env[name][0]
+            if name in self.consts or name in CONSTANTS:
+                return self.global_value(name, a)
+            return name
         return self.expr(a, env)
 
     def e_initializer_list(self, n, env):

@@ -151,13 +151,19 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         return dict(rep, errors=tuple(errors))
     chip = load_chip(request.chip or ARCH_CHIPS.get(s.arch, "ascend910b"))
     rep = dict(rep, chip=chip.name)
+    defines = s.defines(request.params)
     build = scratch_copy(s)
     timeout = request.timeout_s
     try:
         if s.gen_data is not None:
             t0 = time.perf_counter()
             try:
-                code, text, secs = run_script(build.parent / "scripts" / "gen_data.py", [], build, timeout)
+                code, text, secs = run_script(
+                    build.parent / "scripts" / "gen_data.py",
+                    s.script_args("gen_data.py", defines),
+                    build,
+                    timeout,
+                )
             except ScriptTimeout:
                 raise BuildError(
                     f"scripts/gen_data.py did not finish in {timeout:g} s", str(s.gen_data)
@@ -171,8 +177,8 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
                 )
             stages.append(("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
         t1 = time.perf_counter()
-        overrides = {k: _num(v) for k, v in request.params.items()}
-        acl = _host(s, build, chip, request, overrides, sanitizer, configure)
+        overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
+        acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
         extra["stdout"] = acl.out.getvalue()
         extra["launches"] = [
             {"kernel": ln.kernel, "line": ln.line, "blocks": ln.blocks, "time_us": ln.result.time_us}
@@ -196,7 +202,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         try:
             code, text, _secs = run_script(
                 build.parent / "scripts" / "verify_result.py",
-                ["output/output.bin", "output/golden.bin"],
+                s.script_args("verify_result.py", defines) or ["output/output.bin", "output/golden.bin"],
                 build,
                 timeout,
             )
@@ -237,7 +243,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
     return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
 
 
-def _host(s, build, chip, request, overrides, sanitizer, configure):
+def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
     from ..cxx.hostrun import run_host
 
     old = os.getcwd()
@@ -250,6 +256,7 @@ def _host(s, build, chip, request, overrides, sanitizer, configure):
             numeric=not request.timing_only,
             timeout_s=request.timeout_s,
             overrides=overrides,
+            defines=defines,
             sanitizer=sanitizer,
             configure=configure,
         )
