@@ -105,16 +105,18 @@ def cmake_defines(cmake: Path | None, root: Path) -> dict[str, str]:
         if (root / r).is_file():
             readme += (root / r).read_text(encoding="utf-8", errors="replace")
     out = {}
-    for block in re.findall(r"target_compile_definitions\s*\(([^)]*)\)", text):
-        for item in block.split()[2:]:
+    items = [i for b in re.findall(r"target_compile_definitions\s*\(([^)]*)\)", text) for i in b.split()[2:]]
+    items += [i for b in re.findall(r"add_definitions\s*\(([^)]*)\)", text) for i in b.split()]
+    for item in items:
+        if True:
             m = re.fullmatch(r"-?D?(\w+)(?:=(.*))?", item)
             if not m:
                 continue
             name, val = m.group(1), m.group(2) or "1"
             var = re.fullmatch(r"\$\{(\w+)\}", val)
             if var:
-                d = re.search(r"set\(\s*" + var.group(1) + r"\s+\"?([\w.-]+)", text) or re.search(
-                    r"^\s*" + var.group(1) + r"=(\w+)", readme, re.M
+                d = re.search(r"^\s*" + var.group(1) + r"=(\w+)", readme, re.M) or re.search(
+                    r"set\(\s*" + var.group(1) + r"\s+\"?([\w.-]+)", text
                 )
                 val = d.group(1) if d else "0"
             out[name] = val

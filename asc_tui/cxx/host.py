@@ -12,6 +12,7 @@ kernel launches (`k<<<…>>>`, `k<T, N><<<…>>>`, `ACLRT_LAUNCH_KERNEL(k)(…)`
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
-from .hostexpr import FLOATS, INTS, Expressions, _base, _decl_name, _kinds, _type_text
+from .hostexpr import FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
 
 
 class _Return(Exception):
@@ -60,10 +61,12 @@ class Host(Expressions):
         raise CxxError(msg, *self.where(node), hint=hint)
 
     # -- functions ------------------------------------------------------------
-    def call_function(self, f, args: list):
+    def call_function(self, f, args: list, targs=None):
         saved = self.pf
         self.pf = f.pf
         env: dict = {}
+        for tp, v in zip(f.tparams or [], targs or []):
+            env[tp.name] = (v, "typename" if tp.is_type else "auto")
         decl = f.node.child_by_field_name("declarator")
         while decl is not None and decl.type != "function_declarator":
             decl = decl.child_by_field_name("declarator")
@@ -195,7 +198,12 @@ class Host(Expressions):
     def construct(self, ttext, args, node):
         if "vector" in ttext:
             n = int(args[0]) if args else 0
-            return [args[1] if len(args) > 1 else 0] * n
+            m = re.search(r"<\s*([\w:]+)\s*>", ttext)
+            elem = np_type(_base(m.group(1))) if m else np.dtype(np.uint8)
+            p = self.acl.alloc(self.where(node), None, n * elem.itemsize, False, "std::vector").cast(elem)
+            if len(args) > 1:
+                p.view(n)[:] = args[1]
+            return Vec(p, n)
         if "string" in ttext:
             return str(args[0]) if args else ""
         if len(args) == 1:

@@ -106,6 +106,9 @@ class Expressions:
             return CONSTANTS[name]
         if name in self.cvals:
             return self.cvals[name]
+        if name in self.funcs:  # a host function as a value (`KernelCall(run_it, …)`)
+            f = self.funcs[name]
+            return lambda *a: self.call_function(f, list(a))
         if name in self.consts:
             node, pf = self.consts[name]
             saved, self.pf = self.pf, pf
@@ -119,7 +122,7 @@ class Expressions:
     def e_field_expression(self, n, env):
         obj = self.expr(n.child_by_field_name("argument"), env)
         name = n.child_by_field_name("field").text.decode()
-        if isinstance(obj, (list, str)) and name in ("size", "data", "begin", "c_str"):
+        if isinstance(obj, (list, str, Vec)) and name in ("size", "data", "begin", "c_str"):
             return _Method(obj, name)
         if not hasattr(obj, name):
             self.error(n, f"no field {name!r} set on this object")
@@ -129,7 +132,7 @@ class Expressions:
         obj = self.expr(n.child_by_field_name("argument"), env)
         idx = int(self.expr(_index(n), env))
         try:
-            return obj.get(idx) if isinstance(obj, Ptr) else obj[idx]
+            return obj.get(idx) if isinstance(obj, (Ptr, Vec)) else obj[idx]
         except IndexError:
             self.error(n, f"index {idx} is out of bounds")
 
@@ -243,7 +246,7 @@ class Expressions:
         elif t == "subscript_expression":
             obj = self.expr(left.child_by_field_name("argument"), env)
             idx = int(self.expr(_index(left), env))
-            if isinstance(obj, Ptr):
+            if isinstance(obj, (Ptr, Vec)):
                 obj.set(idx, v)
             else:
                 obj[idx] = v
@@ -290,11 +293,23 @@ class Expressions:
                 )
             return self.launch(self.where(n), kname, [], args[0], args[2:])
         name = fn.text.decode().replace(" ", "")
+        targs = None
+        if fn.type == "template_function":
+            name = fn.child_by_field_name("name").text.decode().replace(" ", "")
+            targs = [self.targ(a, env) for a in fn.child_by_field_name("arguments").named_children]
+            if name.endswith("_cast") and len(args_node.named_children) == 1:
+                return self.cast(str(targs[0]), self.expr(args_node.named_children[0], env))
         if fn.type == "field_expression":
             obj = self.expr(fn, env)
             if isinstance(obj, _Method):
                 return obj()
+        if fn.type == "identifier" and name in env and callable(env[name][0]):
+            return env[name][0](*[self.expr(a, env) for a in args_node.named_children])
         args = [self.expr(a, env) for a in args_node.named_children]
+        if name == "assert":
+            if not args[0]:
+                self.error(n, f"assertion failed: {args_node.named_children[0].text.decode()}")
+            return None
         from .hostapi import call_builtin
 
         done, v = call_builtin(self, name, args, n)
@@ -302,7 +317,7 @@ class Expressions:
             return v
         short = name.split("::")[-1]
         if short in self.funcs:
-            return self.call_function(self.funcs[short], args)
+            return self.call_function(self.funcs[short], args, targs)
         if short in self.kernels:
             self.error(
                 n, f"kernel {short} called like a host function; launch it with <<<blocks, nullptr, stream>>>"
@@ -328,7 +343,25 @@ class _Method:
         self.obj, self.name = obj, name
 
     def __call__(self):
+        if isinstance(self.obj, Vec):
+            return self.obj.n if self.name == "size" else self.obj.ptr
         return len(self.obj) if self.name == "size" else self.obj
+
+
+class Vec:
+    """A `std::vector<T>` of the host: a host buffer (so `.data()` is a pointer) and a count."""
+
+    def __init__(self, ptr: Ptr, n: int):
+        self.ptr, self.n = ptr, n
+
+    def get(self, i):
+        return self.ptr.get(i)
+
+    def set(self, i, v):
+        self.ptr.set(i, v)
+
+    def __len__(self):
+        return self.n
 
 
 def _cdiv(a, b):
