@@ -2,8 +2,19 @@
 
 Use it as `from asc_tui import ascendc as AscendC`; names, argument order and semantics follow
 Ascend C, with templates turned into arguments (`que.AllocTensor(half)`).
+
+Template spelling, for people and for the C++ translator: `F<X, Y>(args)` is `F(X, Y, args)`
+(template arguments lead). Vector instructions peel leading non-tensor arguments, so type-only
+template arguments C++ deduces may be passed or dropped (`Duplicate<half>(d, v, n)` →
+`Duplicate(half, d, v, n)` or `Duplicate(d, v, n)`), while semantic ones are passed
+(`ReduceRepeat<ReduceType::SUM, T>(…)` → `ReduceRepeat(ReduceType.SUM, T, …)`). Events and
+barriers also take the subscript form: `SetFlag[HardEvent.MTE2_V](EVENT_ID0)`,
+`PipeBarrier[PIPE_ALL]()`. A brace-initialised params argument (`{1, 1, 8, 8}`) may be passed
+as a tuple: the struct's positional constructor. C++ reference out-parameters (GatherMask's
+`rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
+from .bufpool import TBufPool
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .datacopy import (
@@ -50,6 +61,8 @@ from .enums import (
     pipe_t,
 )
 from .fixpipe import Fixpipe, FixpipeParams, FixpipeParamsV220, QuantMode_t
+from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
+from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
 from .hccl import (
     HCCL_DATA_TYPE_FP16,
     HCCL_DATA_TYPE_FP32,
@@ -78,6 +91,18 @@ from .kernel import (
     printf,
     trap,
 )
+from .level0 import (  # the level-0 vector API: masks, repeats and repeat strides
+    MASK_PLACEHOLDER,
+    BinaryRepeatParams,
+    GatherRepeatParams,
+    GetVecLen,
+    MaskMode,
+    ResetMask,
+    SetMaskCount,
+    SetMaskNorm,
+    SetVectorMask,
+    UnaryRepeatParams,
+)
 from .loaddata import LoadData, LoadData2DParams
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,
@@ -88,9 +113,64 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
     MultiCoreMatmulTiling,
     TCubeTiling,
 )
+from .misc import (
+    DEFAULT_BLK_NUM,
+    EVENT_ID0,
+    EVENT_ID1,
+    EVENT_ID2,
+    EVENT_ID3,
+    EVENT_ID4,
+    EVENT_ID5,
+    EVENT_ID6,
+    EVENT_ID7,
+    MAX_REPEAT_TIMES,
+    ONE_BLK_SIZE,
+    ONE_REPEAT_BYTE_SIZE,
+    CeilDivision,
+    DataSyncBarrier,
+    DivCeil,
+    GetSystemCycle,
+    GetTPipePtr,
+    Hardware,
+    InitSocState,
+    IsSameType,
+    LocalMemAllocator,
+    MemDsbT,
+    SetPadValue,
+    SyncAll,
+)
 from .pipe import TBuf, TPipe, TQue, TQueBind
+from .reduce import (
+    BlockReduceMax,
+    BlockReduceMin,
+    BlockReduceSum,
+    GetReduceRepeatMaxMinSpr,
+    GetReduceRepeatSumSpr,
+    PairReduceSum,
+    ReduceDataBlock,
+    ReduceOrder,
+    ReducePairElem,
+    ReduceRepeat,
+    ReduceType,
+    WholeReduceMax,
+    WholeReduceMin,
+    WholeReduceSum,
+)
+from .slicecopy import K_MAX_DIM, SliceInfo
+from .sort import (
+    GetMrgSortResult,
+    MrgSort,
+    MrgSort4,
+    MrgSort4Info,
+    MrgSortSrcList,
+    ProposalConcat,
+    ProposalExtract,
+    RpSort16,
+    Sort32,
+)
 from .sync import PipeBarrier, SetFlag, WaitFlag
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
+from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
 from .vector import (
     Abs,
     Add,
@@ -122,6 +202,21 @@ from .vector import (
     Sqrt,
     Sub,
 )
+from .vector_ext import (
+    AddRelu,
+    Ands,
+    Brcb,
+    BrcbRepeatParams,
+    Copy,
+    CopyRepeatParams,
+    CreateVecIndex,
+    LeakyRelu,
+    Ors,
+    ShiftLeft,
+    ShiftRight,
+    SubRelu,
+)
+from .vector_l0 import Compares, GetCmpMask, SetCmpMask
 
 __all__ = [name for name in dir() if not name.startswith("_")]
 

@@ -18,8 +18,10 @@ from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE2, MTE3, V
 from ..npu.records import KIND_WORK
+from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
 from .lineage import gm_written
+from .slicecopy import copy_slices
 from .tensors import GlobalTensor, LocalTensor
 
 BLOCK = 32
@@ -101,11 +103,14 @@ def _rounded(core, nbytes: int, isz: int, fr, what: str) -> int:
     return nbytes // BLOCK * BLOCK // isz
 
 
-def DataCopy(dst, src, count_or_params) -> None:
-    """DataCopy(dst, src, count) or DataCopy(dst, src, DataCopyParams)."""
+def DataCopy(dst, src, count_or_params, *slices) -> None:
+    """DataCopy(dst, src, count), DataCopy(dst, src, DataCopyParams) or
+    DataCopy(dst, src, dstSliceInfo, srcSliceInfo, dimValue) (slicecopy.py)."""
     core = state.core
     fr = sys._getframe(1)
     if type(count_or_params) is not int:
+        if slices:
+            return copy_slices(core, dst, src, count_or_params, slices[0], slices[1], fr)
         if isinstance(count_or_params, DataCopyParams):
             return _copy_params(core, dst, src, count_or_params, fr)
         if hasattr(count_or_params, "__index__"):
@@ -328,13 +333,16 @@ def DataCopyPad(dst, src, params: DataCopyExtParams, pad: DataCopyPadExtParams |
         need = (params.blockCount - 1) * dstep + padded
         if need > _extent_bytes(dst):
             _local_oob(dst, -(-need // isz), "DataCopyPad writes", fr)
-        if core.numeric and pad is not None and pad.isPad:
+        # isPad fills with paddingValue; without it the tail of each 32 B slot gets the value
+        # SetPadValue left in the core's register (level0.registers), if any
+        fill = pad.paddingValue if pad is not None and pad.isPad else registers(core)[3].get("pad")
+        if core.numeric and fill is not None:
             if core.lazy is not None:
                 core.lazy.settle()
             typed = dst.arr
             step_e = dstep // isz
             for i in range(params.blockCount):
-                typed[i * step_e : i * step_e + padded // isz] = pad.paddingValue
+                typed[i * step_e : i * step_e + padded // isz] = fill
         _strided_copy_into(core, dst, src, params.blockCount, blen, sstep, dstep, left * isz, fr)
         d_ext = need
     else:

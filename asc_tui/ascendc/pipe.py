@@ -17,6 +17,7 @@ from enum import StrEnum
 from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.records import KIND_WAIT
+from .corestate import registers
 from .dtypes import as_dtype, dtype_name
 from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
@@ -78,6 +79,30 @@ class TPipe:
         if self.core is None:
             raise RuntimeError("TPipe() must be created inside a kernel launched by asc-tui")
         self._queues: list = []
+        self._event_ids: dict = {}
+        registers(self.core)[3]["tpipe"] = self  # GetTPipePtr()
+
+    def FetchEventID(self, event) -> int:
+        """`FetchEventID(HardEvent)` / `AllocEventID<evt>()`: the lowest id of `event` not yet
+        taken; running out is an error, as the hardware has `events.ids_per_type` of them."""
+        taken = self._event_ids.setdefault(event, set())
+        for i in range(self.core.chip.event_ids):
+            if i not in taken:
+                taken.add(i)
+                return i
+        file, line = user_location()
+        raise KernelError(
+            f"FetchEventID({getattr(event, 'name', event)}): all {self.core.chip.event_ids} event ids "
+            "per event type are taken",
+            file,
+            line,
+            hint="ReleaseEventID the ids you no longer use",
+        )
+
+    AllocEventID = FetchEventID
+
+    def ReleaseEventID(self, event, event_id: int) -> None:
+        self._event_ids.setdefault(event, set()).discard(int(event_id))
 
     def InitBuffer(self, que, num_or_len: int, length: int | None = None) -> None:
         core = self.core
@@ -135,6 +160,10 @@ class TPipe:
         peak = core.run.peak
         if peak.get(mem, 0) < used + nbuf * per:
             peak[mem] = used + nbuf * per
+
+    def InitBufPool(self, pool, length: int, shared=None) -> None:
+        """Reserve `length` bytes for a TBufPool (or share another pool's); `bufpool.py`."""
+        pool._reserve(self, int(length), shared)
 
     def Destroy(self) -> None:
         for mem in list(self.core.allocated):

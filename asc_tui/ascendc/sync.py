@@ -1,4 +1,9 @@
-"""SetFlag / WaitFlag / PipeBarrier: explicit ordering between pipes."""
+"""SetFlag / WaitFlag / PipeBarrier: explicit ordering between pipes.
+
+C++ `SetFlag<HardEvent::MTE2_V>(id)` and `PipeBarrier<PIPE_ALL>()` are spelled either with the
+template argument first (`SetFlag(HardEvent.MTE2_V, id)`, `PipeBarrier(PIPE_ALL)`) or subscripted
+(`SetFlag[HardEvent.MTE2_V](id)`, `PipeBarrier[PIPE_ALL]()`).
+"""
 
 from __future__ import annotations
 
@@ -48,11 +53,26 @@ SetFlag = _FlagOp("SetFlag", True)
 WaitFlag = _FlagOp("WaitFlag", False)
 
 
-def PipeBarrier(pipe: Pipe = Pipe.PIPE_ALL) -> None:
-    """Order a pipe after its own earlier work (PIPE_ALL: after every pipe's)."""
-    core = state.core
-    fr = sys._getframe(1)
-    core.barrier(None if Pipe(pipe) is Pipe.PIPE_ALL else int(pipe), fr)
-    san = core.san
-    if san is not None:
-        san.barrier(core, None if Pipe(pipe) is Pipe.PIPE_ALL else int(pipe), fr)
+class _Barrier:
+    """`PipeBarrier(PIPE_V)` or `PipeBarrier[PIPE_V]()` (C++ `PipeBarrier<PIPE_V>()`)."""
+
+    __name__ = "PipeBarrier"
+
+    def __call__(self, pipe: Pipe = Pipe.PIPE_ALL, _depth: int = 1) -> None:
+        """Order a pipe after its own earlier work (PIPE_ALL: after every pipe's)."""
+        core = state.core
+        fr = sys._getframe(_depth)
+        p = None if Pipe(pipe) is Pipe.PIPE_ALL else int(pipe)
+        core.barrier(p, fr)
+        san = core.san
+        if san is not None:
+            san.barrier(core, p, fr)
+
+    def __getitem__(self, pipe: Pipe):
+        def bound() -> None:
+            self(pipe, _depth=2)
+
+        return bound
+
+
+PipeBarrier = _Barrier()

@@ -1,5 +1,9 @@
 """Vector instructions (PIPE_V), `(dst, src..., count)` in Ascend C order.
 
+Past 400 lines; the seam to split on: the element-wise families (binary, unary, scalar) | the
+typed ones (Duplicate, Cast, reductions, Compare, Select). Their level-0 forms (mask,
+repeatTimes, repeat strides) live in `level0.py`, `vector_l0.py` and `reduce.py`.
+
 Numerics run in the tensors' own dtype (so fp16 rounds like fp16); cost is
 startup + repeats x cycles-per-repeat, one repeat = 256 B, a new startup every 255 repeats.
 """
@@ -13,7 +17,9 @@ import numpy as np
 from ..npu import state
 from ..npu.errors import KernelError
 from ..npu.pipes import V
+from . import level0, reduce, vector_l0
 from .enums import CMPMODE, SELMODE, RoundMode
+from .tensors import LocalTensor
 
 
 def _cost(core, op: str, nbytes: int) -> float:
@@ -71,9 +77,15 @@ def _issue(core, op: str, nbytes: int, fr, reads, writes) -> None:
 
 
 def _binary(op: str, fn):
-    def instr(dst, src0, src1, count):
+    def instr(dst, src0, src1, count, *l0):
         core = state.core
         fr = sys._getframe(1)
+        if l0 or type(dst) is not LocalTensor:  # level-0 (mask, repeatTimes, params) or template args
+            args = level0.peel((dst, src0, src1, count, *l0))
+            if len(args) != 4:
+                d, a, b, mask, reps, params = (*args, None)[:6]
+                return level0.binary(op, fn, d, a, b, mask, reps, params, fr)
+            dst, src0, src1, count = args
         n = (
             count
             if (
@@ -105,9 +117,15 @@ def _binary(op: str, fn):
 
 
 def _unary(op: str, fn):
-    def instr(dst, src, count):
+    def instr(dst, src, count, *l0):
         core = state.core
         fr = sys._getframe(1)
+        if l0 or type(dst) is not LocalTensor:
+            args = level0.peel((dst, src, count, *l0))
+            if len(args) != 3:
+                d, a, mask, reps, params = (*args, None)[:5]
+                return level0.unary(op, level0.into(fn), d, a, mask, reps, params, fr)
+            dst, src, count = args
         n = (
             count
             if (type(count) is int and 0 <= count <= dst.count and count <= src.count)
@@ -126,9 +144,15 @@ def _unary(op: str, fn):
 
 
 def _scalar_op(op: str, fn):
-    def instr(dst, src, scalar, count):
+    def instr(dst, src, scalar, count, *l0):
         core = state.core
         fr = sys._getframe(1)
+        if l0 or type(dst) is not LocalTensor:
+            args = level0.peel((dst, src, scalar, count, *l0))
+            if len(args) != 4:
+                d, a, sc, mask, reps, params = (*args, None)[:6]
+                return level0.unary(op, level0.scalar_fn(fn, sc, d.dtype), d, a, mask, reps, params, fr)
+            dst, src, scalar, count = args
         n = (
             count
             if (type(count) is int and 0 <= count <= dst.count and count <= src.count)
@@ -198,10 +222,17 @@ Relu = _unary("Relu", _relu)
 Not = _unary("Not", _into(np.invert))
 
 
-def Duplicate(dst, scalar, count) -> None:
-    """Fill `count` elements of dst with a scalar."""
+def Duplicate(dst, scalar, count, *l0) -> None:
+    """Fill `count` elements of dst with a scalar; level-0: `(dst, scalar, mask, repeatTimes,
+    dstBlockStride, dstRepeatStride)`."""
     core = state.core
     fr = sys._getframe(1)
+    if l0 or type(dst) is not LocalTensor:
+        args = level0.peel((dst, scalar, count, *l0))
+        if len(args) > 3:
+            d, sc, mask, reps, blk, rep = (*args, 1, 8)[:6]
+            return vector_l0.duplicate(d, sc, mask, reps, blk, rep, fr)
+        dst, scalar, count = args
     n = _check("Duplicate", count, fr, dst)
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
@@ -234,10 +265,18 @@ _ROUND = {
 }
 
 
-def Cast(dst, src, round_mode: RoundMode, count) -> None:
-    """Convert src to dst's type; float→int conversions honour the round mode."""
+def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
+    """Convert src to dst's type; float→int conversions honour the round mode.
+
+    Level-0: `Cast(dst, src, roundMode, mask, repeatTimes, UnaryRepeatParams)`."""
     core = state.core
     fr = sys._getframe(1)
+    if l0 or type(dst) is not LocalTensor:
+        args = level0.peel((dst, src, round_mode, count, *l0))
+        if len(args) > 4:
+            d, a, rm, mask, reps, params = (*args, None)[:6]
+            return vector_l0.cast(d, a, rm, mask, reps, params, fr)
+        dst, src, round_mode, count = args
     n = _check("Cast", count, fr, dst, src)
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
@@ -255,9 +294,17 @@ def Cast(dst, src, round_mode: RoundMode, count) -> None:
 
 
 def _reduce(op: str, fn, arg=None):
-    def instr(dst, src, work, count, calIndex=False):
+    def instr(dst, src, work, count, *more, calIndex=False):
         core = state.core
         fr = sys._getframe(1)
+        if len(more) > 1 or type(dst) is not LocalTensor:  # level-0 or template arguments
+            args = level0.peel((dst, src, work, count, *more))
+            if len(args) > 5:
+                d, s, w, mask, reps, rep, ci = (*args, calIndex)[:7]
+                return reduce.reduce_all(op, _KIND[op], d, s, w, mask, reps, rep, bool(ci), fr)
+            dst, src, work, count, *more = args
+        if more:
+            calIndex = more[0]
         n = _check(op, count, fr, src)
         if dst.count < (2 if calIndex else 1):
             _fail(f"{op}: dst needs room for {2 if calIndex else 1} element(s)", fr)
@@ -267,6 +314,7 @@ def _reduce(op: str, fn, arg=None):
             a = src.arr[:n]
             acc = a.astype(np.float32) if src.dtype.kind == "f" else a
             dst.arr[0] = dst.dtype.type(fn(acc))
+            level0.registers(core)[3]["sum" if op == "ReduceSum" else "maxmin"] = (dst.arr[0], None)
             if calIndex and arg is not None:
                 idx = int(arg(a))
                 ints = dst.arr[:2].view(np.dtype(f"u{dst.dtype.itemsize}"))
@@ -287,6 +335,11 @@ def _reduce(op: str, fn, arg=None):
     return instr
 
 
+_KIND = {
+    "ReduceSum": reduce.ReduceType.SUM,
+    "ReduceMax": reduce.ReduceType.MAX,
+    "ReduceMin": reduce.ReduceType.MIN,
+}
 ReduceSum = _reduce("ReduceSum", np.sum)
 ReduceMax = _reduce("ReduceMax", np.max, np.argmax)
 ReduceMin = _reduce("ReduceMin", np.min, np.argmin)
@@ -301,10 +354,22 @@ _CMP = {
 }
 
 
-def Compare(dst, src0, src1, mode: CMPMODE, count) -> None:
-    """dst (uint8) receives one bit per element, little-endian within each byte."""
+def Compare(dst, src0, src1, mode: CMPMODE, count, *l0) -> None:
+    """dst (uint8) receives one bit per element, little-endian within each byte.
+
+    Level-0: `Compare(dst, src0, src1, cmpMode, mask, repeatTimes, BinaryRepeatParams)`, and
+    `Compare(src0, src1, cmpMode, mask, BinaryRepeatParams)` into the CMPMASK register."""
     core = state.core
     fr = sys._getframe(1)
+    if l0 or type(dst) is not LocalTensor or isinstance(src1, CMPMODE):
+        args = level0.peel((dst, src0, src1, mode, count, *l0))
+        if isinstance(args[2], CMPMODE):
+            a, b, m, mask, params = (*args, None)[:5]
+            return vector_l0.compare_register(a, b, m, mask, params, fr)
+        if len(args) > 5:
+            d, a, b, m, mask, reps, params = (*args, None)[:7]
+            return vector_l0.compare(d, a, b, m, mask, reps, params, fr)
+        dst, src0, src1, mode, count = args
     n = _check("Compare", count, fr, src0, src1)
     need_bytes = -(-n // 8)
     if dst.count * dst.dtype.itemsize < need_bytes:
@@ -340,10 +405,25 @@ def CompareScalar(dst, src0, scalar, mode: CMPMODE, count) -> None:
     _issue(core, "CompareScalar", n * src0.dtype.itemsize, fr, ((src0, n),), ())
 
 
-def Select(dst, mask, src0, src1, mode: SELMODE, count) -> None:
-    """Where the mask bit is 1 take src0, else src1 (a tensor, or a scalar in scalar mode)."""
+def Select(dst, mask, src0, src1, mode: SELMODE, count, *l0) -> None:
+    """Where the mask bit is 1 take src0, else src1 (a tensor, or a scalar in scalar mode).
+
+    In `VSEL_CMPMASK_SPR` mode the first repeat's bits (256 B / sizeof(T) of them) apply to every
+    repeat. Level-0: `Select(dst, selMask, src0, src1, selMode, mask, repeatTimes, params)`, and
+    `Select(dst, src0, src1, repeatTimes, params)` with the CMPMASK register."""
     core = state.core
     fr = sys._getframe(1)
+    if l0 or type(dst) is not LocalTensor or not isinstance(mode, SELMODE):
+        args = level0.peel((dst, mask, src0, src1, mode, count, *l0))
+        if not isinstance(args[4], SELMODE):
+            d, a, b, reps, params = (*args, None)[:5]
+            return vector_l0.select(
+                d, None, a, b, SELMODE.VSEL_CMPMASK_SPR, level0.MASK_PLACEHOLDER, reps, params, fr
+            )
+        if len(args) > 6:
+            d, sel, a, b, m, mk, reps, params = (*args, None)[:8]
+            return vector_l0.select(d, sel, a, b, m, mk, reps, params, fr)
+        dst, mask, src0, src1, mode, count = args
     scalar_mode = mode is SELMODE.VSEL_TENSOR_SCALAR_MODE
     n = (
         _check("Select", count, fr, dst, src0)
@@ -353,7 +433,7 @@ def Select(dst, mask, src0, src1, mode: SELMODE, count) -> None:
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
             core.lazy.settle()
-        bits = np.unpackbits(mask.arr.view(np.uint8), bitorder="little")[:n].astype(bool)
+        bits = vector_l0.select_bits(mask, mode, n, 256 // dst.dtype.itemsize)
         other = dst.dtype.type(src1) if scalar_mode else src1.arr[:n]
         dst.arr[:n] = np.where(bits, src0.arr[:n], other)
     reads = ((src0, n),) if scalar_mode else ((src0, n), (src1, n))

@@ -15,6 +15,7 @@ TITLES = {
     "out-of-bounds": "Out-of-bounds access detected",
     "misaligned": "Misaligned access detected",
     "misaligned-length": "Misaligned DataCopy length detected",
+    "illegal-vector-param": "Illegal vector mask, repeat or stride detected",
     "use-after-free": "Use-after-free detected",
     "illegal-free": "Illegal free detected",
     "leak": "Memory leak detected",

@@ -152,6 +152,7 @@ _ERROR_RULES = (
     ("kernel", "tensor holds", "memcheck", "out-of-bounds"),  # cube path (L1, L0A/B/C)
     ("kernel", "are there", "memcheck", "out-of-bounds"),
     ("kernel", " aligned", "memcheck", "misaligned"),
+    ("kernel", "level-0", "memcheck", "illegal-vector-param"),  # mask, repeatTimes, strides
 )
 
 

@@ -59,6 +59,7 @@ class Core:
         "sub_block",
         "sub_block_num",
         "group",
+        "vmask",
     )
 
     def __init__(self, run, block: int, core_id: int, wave: int, t0: float, n_active: int):
@@ -97,6 +98,8 @@ class Core:
         self.sub_block = 0
         self.sub_block_num = 1
         self.group = None
+        # the vector mask register (ascendc/level0.py): None = normal mode, every lane on
+        self.vmask = None
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:
