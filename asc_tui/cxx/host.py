@@ -17,10 +17,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ..npu.errors import OperatorError
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
-from .hostexpr import FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
+from .hostexpr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
 
 
 class _Return(Exception):
@@ -62,22 +63,38 @@ class Host(Expressions):
 
     # -- functions ------------------------------------------------------------
     def call_function(self, f, args: list, targs=None):
+        return self.call_node(f.node, f.pf, args, f.tparams, targs)
+
+    def call_node(self, node, pf, args: list, tparams=None, targs=None, outer=None):
+        """Run a function (or a lambda: `outer` is the scope it captures) with `args`."""
         saved = self.pf
-        self.pf = f.pf
-        env: dict = {}
-        for tp, v in zip(f.tparams or [], targs or []):
+        self.pf = pf
+        env: dict = dict(outer or {})
+        for tp, v in zip(tparams or [], targs or []):
             env[tp.name] = (v, "typename" if tp.is_type else "auto")
-        decl = f.node.child_by_field_name("declarator")
-        while decl is not None and decl.type != "function_declarator":
+            if tp.is_type and isinstance(v, str):
+                ALIASES[tp.name] = v
+        decl = node.child_by_field_name("declarator")
+        while decl is not None and decl.type not in (
+            "function_declarator",
+            "abstract_function_declarator",
+            "lambda_declarator",
+        ):
             decl = decl.child_by_field_name("declarator")
         params = decl.child_by_field_name("parameters").named_children if decl is not None else []
         params = [p for p in params if p.type == "parameter_declaration"]
+        if tparams and not targs:  # deduce `template <typename T> f(std::vector<T>& x)` from x
+            targs = [_deduce(tp.name, params, args) for tp in tparams]
+            for tp, v in zip(tparams, targs):
+                if v is not None:
+                    env[tp.name] = (v, "typename")
+                    ALIASES[tp.name] = v
         for p, v in zip(params, args):
             name = _decl_name(p.child_by_field_name("declarator"))
             if name:
                 env[name] = (v, _type_text(p))
         try:
-            self.block(f.node.child_by_field_name("body"), env)
+            self.block(node.child_by_field_name("body"), env)
         except _Return as r:
             return r.value
         finally:
@@ -90,6 +107,16 @@ class Host(Expressions):
             self.stmt(s, env)
 
     def stmt(self, n, env):
+        try:
+            self._stmt(n, env)
+        except (_Return, _Break, _Continue, OperatorError, SystemExit):
+            raise
+        except Exception as exc:  # an interpreter limit: still the user's line
+            raise Unsupported(
+                f"host code this statement needs ({type(exc).__name__}: {exc})", *self.where(n)
+            ) from None
+
+    def _stmt(self, n, env):
         t = n.type
         if t == "expression_statement":
             if n.named_children:
@@ -124,7 +151,9 @@ class Host(Expressions):
             raise _Break
         elif t == "continue_statement":
             raise _Continue
-        elif t in ("comment", "empty_statement", "type_definition", "alias_declaration", "using_declaration"):
+        elif t == "alias_declaration":
+            ALIASES[n.child_by_field_name("name").text.decode()] = _type_text(n)
+        elif t in ("comment", "empty_statement", "type_definition", "using_declaration"):
             pass
         else:
             self.unsupported(n, f"statement {t}")
@@ -161,6 +190,11 @@ class Host(Expressions):
     def declaration(self, n, env):
         ttext = _type_text(n)
         for d in n.children_by_field_name("declarator"):
+            if d.type == "function_declarator":  # `std::vector<float> x(n);` parses as a function
+                args = [self.targ(p.child_by_field_name("type") or p, env) for p in
+                        d.child_by_field_name("parameters").named_children]  # fmt: skip
+                env[_decl_name(d)] = (self.construct(ttext, args, n), ttext)
+                continue
             init = d.child_by_field_name("value") if d.type == "init_declarator" else None
             target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
             name = _decl_name(target)
@@ -196,6 +230,14 @@ class Host(Expressions):
         return SimpleNamespace()  # a struct of the unit: fields appear as they are set
 
     def construct(self, ttext, args, node):
+        if "vector" in ttext and len(args) == 2 and isinstance(args[0], Ptr):  # vector(first, last)
+            first, last = args
+            m = re.search(r"<\s*([\w:]+)\s*>", ttext)
+            elem = np_type(m.group(1)) if m else first.elem
+            n = (last.off - first.off) // elem.itemsize
+            p = self.acl.alloc(self.where(node), None, n * elem.itemsize, False, "std::vector").cast(elem)
+            p.view(n)[:] = first.cast(elem).view(n)
+            return Vec(p, n)
         if "vector" in ttext:
             n = int(args[0]) if args else 0
             m = re.search(r"<\s*([\w:]+)\s*>", ttext)
@@ -221,3 +263,24 @@ class Host(Expressions):
         if base == "bool":
             return bool(v)
         return v
+
+
+_C_NAMES = {"float32": "float", "float16": "half", "int32": "int32_t", "uint32": "uint32_t", "int8": "int8_t",
+            "uint8": "uint8_t", "int16": "int16_t", "uint16": "uint16_t", "int64": "int64_t",
+            "bfloat16": "bfloat16_t"}  # fmt: skip
+
+
+def _deduce(name: str, params, args):
+    """A type template parameter from the first argument whose parameter type names it."""
+    for p, a in zip(params, args):
+        t = _type_text(p)
+        if not re.search(r"\b" + name + r"\b", t + (p.child_by_field_name("declarator").text.decode())):
+            continue
+        elem = getattr(a, "elem", None) or getattr(getattr(a, "ptr", None), "elem", None)
+        if elem is not None:
+            return _C_NAMES.get(str(elem), str(elem))
+        if isinstance(a, float):
+            return "float"
+        if isinstance(a, int):
+            return "int32_t"
+    return None

@@ -22,7 +22,7 @@ FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double"
 
 
 def np_type(name: str) -> np.dtype:
-    name = name.replace("const", "").replace("unsigned int", "uint32_t").strip()
+    name = _base(name.replace("unsigned int", "uint32_t"))
     if name in FLOATS:
         return np.dtype(FLOATS[name])
     if name in INTS:
@@ -93,6 +93,8 @@ class Expressions:
             return env[name][0]
         return self.global_value(name, n)
 
+    e_type_identifier = e_identifier  # a name the grammar took for a type (`vector<T> x(n)`)
+
     def e_qualified_identifier(self, n, env):
         text = n.text.decode().replace(" ", "")
         if text in ("std::endl",):
@@ -122,7 +124,7 @@ class Expressions:
     def e_field_expression(self, n, env):
         obj = self.expr(n.child_by_field_name("argument"), env)
         name = n.child_by_field_name("field").text.decode()
-        if isinstance(obj, (list, str, Vec)) and name in ("size", "data", "begin", "c_str"):
+        if isinstance(obj, (list, str, Vec)) and name in ("size", "data", "begin", "end", "c_str"):
             return _Method(obj, name)
         if not hasattr(obj, name):
             self.error(n, f"no field {name!r} set on this object")
@@ -178,6 +180,8 @@ class Expressions:
         inner = v.named_children[-1] if v.type == "parenthesized_expression" else v
         if inner.type == "identifier" and inner.text.decode() in env:
             val, ttext = env[inner.text.decode()]
+            if ttext == "typename":
+                return self.sizeof(val, n)
             if isinstance(val, list):
                 return len(val) * self.sizeof(_base(ttext), n)
             return self.sizeof(ttext, n)
@@ -334,6 +338,10 @@ class Expressions:
             return name
         return self.expr(a, env)
 
+    def e_lambda_expression(self, n, env):
+        pf = self.pf
+        return lambda *a: self.call_node(n, pf, list(a), outer=env)
+
     def e_initializer_list(self, n, env):
         return [self.expr(c, env) for c in n.named_children]
 
@@ -344,7 +352,8 @@ class _Method:
 
     def __call__(self):
         if isinstance(self.obj, Vec):
-            return self.obj.n if self.name == "size" else self.obj.ptr
+            v = self.obj
+            return {"size": v.n, "end": v.ptr.moved(v.n)}.get(self.name, v.ptr)
         return len(self.obj) if self.name == "size" else self.obj
 
 
@@ -431,6 +440,15 @@ def _type_text(n) -> str:
     return text
 
 
+#: `using X = T;` / `typedef T X;` of the host unit (set by `Host` before it runs).
+ALIASES: dict[str, str] = {}
+
+
 def _base(ttext: str) -> str:
     t = re.sub(r"\b(const|constexpr|static|volatile|std::|AscendC::)\b", "", ttext)
-    return t.replace("&", "").replace("[]", "").strip()
+    t = t.replace("&", "").replace("[]", "").strip()
+    for _ in range(8):
+        if t not in ALIASES:
+            break
+        t = ALIASES[t]
+    return t

@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..npu.launch import launch as npu_launch
+from . import hostexpr
 from .acl import AclRuntime
 from .cache import get_program
 from .errors import CxxError
 from .host import Host
 from .operator import SIDE_MACROS, CxxKernel, CxxLaunch
-from .symbols import FuncInfo, VarInfo, all_decls
+from .symbols import AliasInfo, FuncInfo, VarInfo, all_decls
 from .translate import analyse, core_type_of, kernels
 
 HOST_EXCLUDE = ("__global__", "__aicore__", "__vector__", "__cube__")
@@ -59,6 +60,7 @@ def run_host(
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
     funcs, consts = {}, {}
+    hostexpr.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
         for d in all_decls(col.root):
             if isinstance(d, FuncInfo) and d.owner is None and not set(d.quals) & set(HOST_EXCLUDE):
@@ -66,6 +68,8 @@ def run_host(
                     funcs.setdefault(d.name, d)
             elif isinstance(d, VarInfo) and d.value is not None:
                 consts.setdefault(d.name, (d.value, d.pf))
+            elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
+                hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
 
     def launch(where, name, targs, blocks, args):

@@ -44,6 +44,8 @@ def classify(report) -> tuple[str, str]:
         return "FAIL", msg
     if report.emulation is None and not sample.get("launches"):
         return "FAIL", "main() launched no kernel"
+    if sample.get("exit_code"):
+        return "FAIL", f"main() returned {sample['exit_code']}"
     v = sample.get("verify")
     if v is None:
         return "RAN", "not checked: no golden"

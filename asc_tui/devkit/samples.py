@@ -154,6 +154,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
     defines = s.defines(request.params)
     build = scratch_copy(s)
     timeout = request.timeout_s
+    step = "gen_data"
     try:
         if s.gen_data is not None:
             t0 = time.perf_counter()
@@ -177,9 +178,11 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
                 )
             stages.append(("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
         t1 = time.perf_counter()
+        step = "emulate"
         overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
         acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
         extra["stdout"] = acl.out.getvalue()
+        extra["exit_code"] = acl.exit_code
         extra["launches"] = [
             {"kernel": ln.kernel, "line": ln.line, "blocks": ln.blocks, "time_us": ln.result.time_us}
             for ln in acl.launches
@@ -191,7 +194,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         rep = dict(rep, emulation=em, block_dim=acl.launches[-1].blocks if n else None)
     except OperatorError as exc:
         errors.append(exc.info())
-        stages.append(("emulate" if stages else "gen_data", 0.0, False, exc.message))
+        stages.append((step, 0.0, False, exc.message))
         extra["status"] = "FAIL"
         _cleanup(build)
         return dict(rep, stages=tuple(stages), errors=tuple(errors))
