@@ -43,7 +43,10 @@ class Ref:
         return self.env[self.name][0]
 
     def set(self, v):
-        self.env[self.name] = (v, self.env[self.name][1])
+        ttext = self.env[self.name][1]
+        if isinstance(v, Ptr) and ttext.count("*") == 1 and _base(ttext.replace("*", "")) != "void":
+            v = v.cast(np_type(ttext.replace("*", "")))  # `float* p; aclrtMallocHost((void**)&p, …)`
+        self.env[self.name] = (v, ttext)
 
 
 class Expressions:

@@ -127,7 +127,7 @@ def scratch_copy(s: SampleLayout) -> Path:
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
     `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
-    s = sample_layout(Path(request.op))
+    s = sample_layout(Path(request.op).resolve())
     stages: list[tuple] = []
     errors: list[ErrorInfo] = []
     extra: dict = {"launches": [], "verify": None, "stdout": "", "gen_data_s": None, "status": None}
@@ -183,6 +183,12 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
         extra["stdout"] = acl.out.getvalue()
         extra["exit_code"] = acl.exit_code
+        if acl.exit_code:
+            errors.append(
+                ErrorInfo(
+                    "exit", f"main() returned {acl.exit_code}", str(s.main or s.kernel), None, None, None
+                )
+            )
         extra["launches"] = [
             {"kernel": ln.kernel, "line": ln.line, "blocks": ln.blocks, "time_us": ln.result.time_us}
             for ln in acl.launches
