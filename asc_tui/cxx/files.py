@@ -60,6 +60,20 @@ class SampleLayout:
         given = given or {}
         return {k: str(given.get(k, v)) for k, v in self.cmake_vars.items()}
 
+    def readme_vars(self) -> dict[str, str]:
+        """`VAR=value` assignments in the README's shell lines (the documented defaults)."""
+        import re
+
+        out: dict[str, str] = {}
+        for readme in ("README.md", "README_en.md"):
+            f = self.root / readme
+            if f.is_file():
+                for k, v in re.findall(
+                    r"(?:^|[\s`])([A-Z][A-Z0-9_]+)=([\w.-]+)", f.read_text(errors="replace"), re.M
+                ):
+                    out.setdefault(k, v)
+        return out
+
     def script_args(self, script: str, defines: dict[str, str]) -> list[str]:
         """The arguments the README's run order gives `scripts/<script>` (`$VAR` filled in)."""
         import re
@@ -72,7 +86,10 @@ class SampleLayout:
             pat = r"python3?\s+\S*scripts/" + re.escape(script) + r"([^\n#;&|]*)"
             m = re.search(pat, f.read_text(errors="replace"))
             if m:
-                text = re.sub(r"\$\{?(\w+)\}?", lambda v: defines.get(v.group(1), v.group(0)), m.group(1))
+                known = {**self.readme_vars(), "ASC_ARCH": self.arch, **defines}
+                text = re.sub(
+                    r"\$\{?(\w+)\}?", lambda v, known=known: known.get(v.group(1), v.group(0)), m.group(1)
+                )
                 return shlex.split(text)
         return []
 

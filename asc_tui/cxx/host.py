@@ -48,6 +48,8 @@ class Host(Expressions):
         self.acl = acl
         self.launch = launch
         self.kernels = kernels
+        self.evaluating: set[str] = set()  # global constants being evaluated (cycle guard)
+        self.structs: dict[str, list[str]] = {}  # struct name -> field names (brace init order)
         self.pf = None
 
     # -- where ----------------------------------------------------------------
@@ -151,6 +153,12 @@ class Host(Expressions):
             raise _Break
         elif t == "continue_statement":
             raise _Continue
+        elif t in ("struct_specifier", "class_specifier"):  # a local struct: its field names
+            body = n.child_by_field_name("body")
+            self.structs[n.child_by_field_name("name").text.decode()] = [
+                _decl_name(d) for f in (body.named_children if body else []) if f.type == "field_declaration"
+                for d in f.children_by_field_name("declarator")
+            ]  # fmt: skip
         elif t == "alias_declaration":
             ALIASES[n.child_by_field_name("name").text.decode()] = _type_text(n)
         elif t in ("comment", "empty_statement", "type_definition", "using_declaration"):
@@ -212,14 +220,26 @@ class Host(Expressions):
                 args = [self.expr(a, env) for a in init.named_children]
                 v = self.construct(ttext, args, n)
             elif init.type == "initializer_list":
-                v = self.default(ttext, n)
-                for field_name, c in zip(
-                    list(vars(v)) if isinstance(v, SimpleNamespace) else [], init.named_children
-                ):
-                    setattr(v, field_name, self.expr(c, env))
+                v = self.brace(ttext, init, env)
             else:
                 v = self.expr(init, env)
             env[name] = (v if is_ptr else self.conv(ttext, v), ttext + ("*" if is_ptr else ""))
+
+    def brace(self, ttext, init, env):
+        """`T x = {…}`: a vector of elements, a struct field by field, or a scalar."""
+        m = re.fullmatch(r"\s*(?:std::)?vector\s*<\s*([\w:]+)\s*>\s*", _base(ttext).replace("const", ""))
+        items = init.named_children
+        if m:
+            return [
+                self.brace(m.group(1), c, env) if c.type == "initializer_list" else self.expr(c, env)
+                for c in items
+            ]
+        v = self.default(ttext, init)
+        if isinstance(v, SimpleNamespace):
+            for field_name, c in zip(self.structs.get(_base(ttext), []), items):
+                setattr(v, field_name, self.expr(c, env))
+            return v
+        return self.expr(items[0], env) if items else v
 
     def default(self, ttext, node):
         base = _base(ttext)
@@ -227,7 +247,7 @@ class Host(Expressions):
             return 0
         if base in ("aclrtStream", "aclrtContext", "aclrtEvent", "void"):
             return None
-        return SimpleNamespace()  # a struct of the unit: fields appear as they are set
+        return SimpleNamespace(**dict.fromkeys(self.structs.get(base, []), 0))  # a struct of the unit
 
     def construct(self, ttext, args, node):
         if "vector" in ttext and len(args) == 2 and isinstance(args[0], Ptr):  # vector(first, last)
@@ -238,6 +258,14 @@ class Host(Expressions):
             p = self.acl.alloc(self.where(node), None, n * elem.itemsize, False, "std::vector").cast(elem)
             p.view(n)[:] = first.cast(elem).view(n)
             return Vec(p, n)
+        elem_t = re.search(r"<\s*([\w:]+\s*\**)\s*>", ttext)
+        if (
+            "vector" in ttext
+            and elem_t
+            and ("*" in elem_t.group(1) or _base(elem_t.group(1)) in self.structs)
+        ):
+            n = int(args[0]) if args else 0  # pointers or structs: a list of values
+            return [args[1] if len(args) > 1 else self.default(elem_t.group(1), node) for _ in range(n)]
         if "vector" in ttext:
             n = int(args[0]) if args else 0
             m = re.search(r"<\s*([\w:]+)\s*>", ttext)

@@ -17,7 +17,7 @@ from .cache import get_program
 from .errors import CxxError
 from .host import Host
 from .operator import SIDE_MACROS, CxxKernel, CxxLaunch
-from .symbols import AliasInfo, FuncInfo, VarInfo, all_decls
+from .symbols import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
 from .translate import analyse, core_type_of, kernels
 
 HOST_EXCLUDE = ("__global__", "__aicore__", "__vector__", "__cube__")
@@ -59,7 +59,7 @@ def run_host(
         )
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
-    funcs, consts = {}, {}
+    funcs, consts, structs = {}, {}, {}
     hostexpr.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
         for d in all_decls(col.root):
@@ -68,6 +68,8 @@ def run_host(
                     funcs.setdefault(d.name, d)
             elif isinstance(d, VarInfo) and d.value is not None:
                 consts.setdefault(d.name, (d.value, d.pf))
+            elif isinstance(d, ClassInfo) and not d.tparams:
+                structs[d.name] = [f.name for f in d.fields if not f.static]
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
@@ -114,6 +116,7 @@ def run_host(
         return acl.launch(where, name, blocks, args, run)
 
     host = Host(None, funcs, consts, acl, launch, set(kinfo))
-    code = host.call_function(main, [0, None])
+    host.structs.update(structs)
+    code = host.call_function(main, [1, ["./demo"]])
     acl.exit_code = int(code) if isinstance(code, int) else 0
     return acl

@@ -8,6 +8,7 @@ each with the usual timeout and memory cap.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -48,6 +49,9 @@ def classify(report) -> tuple[str, str]:
         return "FAIL", f"main() returned {sample['exit_code']}"
     v = sample.get("verify")
     if v is None:
+        out = (sample.get("stdout") or "").lower()
+        if re.search(r"\b(test )?pass(ed)?\b", out) and not re.search(r"\bfail", out):
+            return "PASS", "verified by main() itself (no golden.bin)"
         return "RAN", "not checked: no golden"
     if v["exit"] != 0:
         return "FAIL", "verify_result.py failed"
