@@ -182,3 +182,15 @@ def find_samples(root: Path) -> list[SampleLayout]:
         if s is not None:
             out.append(s)
     return sorted(out, key=lambda s: str(s.root))
+
+
+def sample_for(path: Path) -> SampleLayout | None:
+    """The sample a path belongs to: the directory itself, or a file in it or its scripts/."""
+    p = Path(path)
+    if p.is_dir():
+        return sample_layout(p)
+    for d in (p.parent, p.parent.parent):
+        s = sample_layout(d)
+        if s is not None and (p.parent == s.root or p.parent == s.root / "scripts"):
+            return s
+    return None

@@ -225,9 +225,15 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
 def _is_sample(ref) -> bool:
     from pathlib import Path
 
-    from ..cxx.files import sample_layout
+    from ..cxx.files import CXX_SUFFIXES, sample_for
 
-    return isinstance(ref, str) and Path(ref).is_dir() and sample_layout(Path(ref)) is not None
+    if not isinstance(ref, str):
+        return False
+    p = Path(ref)
+    if not (p.is_dir() or (p.suffix in CXX_SUFFIXES and p.is_file())):
+        return False
+    s = sample_for(p)
+    return s is not None and (p.is_dir() or p.resolve() == s.kernel.resolve())
 
 
 def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cxx.files import SampleLayout, sample_layout
+from ..cxx.files import SampleLayout, sample_for, sample_layout
 from ..npu.chip import load_chip
 from ..npu.errors import BuildError, ErrorInfo, OperatorError
 from .precision import PrecisionReport, compare
@@ -127,7 +127,7 @@ def scratch_copy(s: SampleLayout) -> Path:
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
     `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
-    s = sample_layout(Path(request.op).resolve())
+    s = sample_for(Path(request.op).resolve())
     stages: list[tuple] = []
     errors: list[ErrorInfo] = []
     extra: dict = {"launches": [], "verify": None, "stdout": "", "gen_data_s": None, "status": None}
