@@ -48,6 +48,7 @@ class Host(Expressions):
         self.acl = acl
         self.launch = launch
         self.kernels = kernels
+        self.overrides: dict = {}  # parameter values for the file's constants (`--param`)
         self.evaluating: set[str] = set()  # global constants being evaluated (cycle guard)
         self.structs: dict[str, list[str]] = {}  # struct name -> field names (brace init order)
         self.pf = None
@@ -223,6 +224,8 @@ class Host(Expressions):
                 v = self.brace(ttext, init, env)
             else:
                 v = self.expr(init, env)
+            if name in self.overrides and "const" in ttext:  # `--param NAME=v` on a constant of main()
+                v = self.overrides[name]
             env[name] = (v if is_ptr else self.conv(ttext, v), ttext + ("*" if is_ptr else ""))
 
     def brace(self, ttext, init, env):

@@ -87,6 +87,8 @@ class Expressions:
     def global_value(self, name, n):
         if name in CONSTANTS:
             return CONSTANTS[name]
+        if name in self.overrides:
+            return self.overrides[name]
         if name in self.cvals:
             return self.cvals[name]
         if name in self.funcs:  # a host function as a value (`KernelCall(run_it, …)`)

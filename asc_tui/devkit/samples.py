@@ -180,6 +180,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         t1 = time.perf_counter()
         step = "emulate"
         overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
+        _check_params(s, overrides, defines)
         acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
         extra["stdout"] = acl.out.getvalue()
         extra["exit_code"] = acl.exit_code
@@ -271,6 +272,23 @@ def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
         )
     finally:
         os.chdir(old)
+
+
+def _check_params(s, overrides: dict, defines: dict) -> None:
+    """Every `--param` names a constant of the sample (or a CMake -D definition)."""
+    if not overrides:
+        return
+    from ..cxx.hostrun import sample_constants
+
+    known = sample_constants(str(s.kernel), str(s.main) if s.main else None, defines)
+    bad = [k for k in overrides if k not in known]
+    if bad:
+        raise BuildError(
+            f"sample {s.name} has no constant {', '.join(map(repr, bad))}; parameters: "
+            f"{', '.join(sorted(set(known) | set(defines))) or 'none'}",
+            str(s.kernel),
+            1,
+        )
 
 
 def _cleanup(build: Path) -> None:
