@@ -165,3 +165,24 @@ def test_conformance_cli(tmp_path, fmt, capsys):
     assert main(["conformance", str(tmp_path), fmt]) == 0
     out = capsys.readouterr().out
     assert "RAN" in out and "nogold" in out
+
+
+def test_param_overrides_a_constexpr_of_the_sample(tmp_path):
+    base = _run(SAMPLES / "vadd")
+    r = _run(SAMPLES / "vadd", params={"TILE": "1024"})
+    assert r.passed and r.params == {"TILE": "1024"}
+    assert r.emulation.kernel_cycles < base.emulation.kernel_cycles  # fewer, larger tiles
+    e = _error(_run(SAMPLES / "vadd", params={"NOPE": "1"}))
+    assert "no constant 'NOPE'" in e.message and "TILE, TOTAL" in e.message
+
+
+def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
+    from asc_tui.cli import main
+
+    d = _copy(tmp_path)
+    argv = ["tune", str(d), "--param-values", "TILE=128,1024", "--apply", "--yes"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "best: TILE=1024" in out
+    assert "constexpr uint32_t TILE = 1024;" in (d / "vadd.asc").read_text()
+    assert main(["tune", str(d)]) == 2  # a sample names its values

@@ -125,18 +125,18 @@ def run_host(
 
 def sample_constants(kernel_file: str, main_file: str | None = None, defines=None) -> dict:
     """The integer constants a sample's parameters may name: namespace-scope `constexpr`/`const`
-    and object-like `#define`s of its files, and the `constexpr` locals of `main()`; name ->
-    (file, line, literal text)."""
+    and object-like `#define`s of its files, and the `constexpr` locals of `main()`; name -> the
+    `Bound` literal (where `--apply` edits it)."""
     import re
 
-    from .translate import constants_of
+    from .translate import Bound, constants_of
 
     out = {}
     for f in filter(None, (kernel_file, main_file)):
         for k, b in constants_of(f, defines).items():
-            out.setdefault(k, (b.file, b.line, b.text))
+            out.setdefault(k, b)
         text = Path(f).read_text(encoding="utf-8", errors="replace")
         for i, line in enumerate(text.splitlines(), 1):
             for m in re.finditer(r"\bconstexpr\s+[\w:]+\s+(\w+)\s*=\s*([0-9][\w.]*)\s*;", line):
-                out.setdefault(m.group(1), (f, i, m.group(2)))
+                out.setdefault(m.group(1), Bound(m.group(1), f, i, m.start(2), m.group(2)))
     return out
