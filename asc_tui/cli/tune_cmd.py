@@ -147,9 +147,9 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
 
 
 def is_sample_target(op) -> bool:
-    from ..cxx.files import sample_for
+    from ..devkit.sample_tune import is_sample
 
-    return isinstance(op, str) and os.path.exists(op) and sample_for(op) is not None
+    return isinstance(op, str) and os.path.exists(op) and is_sample(op)
 
 
 def tune_sample(args, op: str, fixed: dict) -> int:

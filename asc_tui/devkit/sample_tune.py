@@ -28,6 +28,11 @@ class SweepRow:
     reason: str
 
 
+def is_sample(path) -> bool:
+    """A sample directory (or its kernel file) rather than an operator."""
+    return sample_for(Path(path)) is not None
+
+
 def parse_values(items: list[str]) -> dict[str, list]:
     """`NAME=a,b,c` → {NAME: [a, b, c]} (numbers where they parse)."""
     out = {}
