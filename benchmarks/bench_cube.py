@@ -38,7 +38,7 @@ def _timed(fn) -> tuple[float, float, object]:
 def main() -> dict:
     chip = load_chip("ascend910b")
     op = load_operator("matmul")
-    case, p, specs, lnch, arrays, gm = prepare(op, "default", {}, numeric=True, seed=0)
+    case, p, specs, lnch, arrays, gm = prepare(op, "default", {}, timing_only=False, seed=0)
     a, b = arrays["a"], arrays["b"]
 
     def emulate():
@@ -67,7 +67,7 @@ def main() -> dict:
     )
 
     off = load_operator("matmul_official")
-    _, _, _, lnch_t, _, gm_t = prepare(off, "large", {}, numeric=False, seed=0)
+    _, _, _, lnch_t, _, gm_t = prepare(off, "large", {}, timing_only=True, seed=0)
     w, c, res = _timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False))
     flops = 2.0 * 4096**3
     tflops = flops / (res.time_us * 1e-6) / 1e12

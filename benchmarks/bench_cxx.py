@@ -168,7 +168,7 @@ def emulation(case: str = "large", rounds: int = 11) -> dict:
         ("python", py, dict(tile_length=2048, buffer_num=2, block_dim=8)),
         ("cxx", cxx, dict(tile_length=2048, BUFFER_NUM=2, block_dim=8)),
     ):
-        _c, _p, _s, lnch, _arrays, gm = prepare(op, case, params, numeric=True, seed=0)
+        _c, _p, _s, lnch, _arrays, gm = prepare(op, case, params, timing_only=False, seed=0)
         runs[name] = (op, lnch, gm)
     times = {"python": [], "cxx": []}
     cycles = {}

@@ -248,3 +248,42 @@ def test_racecheck_sees_a_level0_read_of_a_copy_in_flight():
     assert err is None
     races = [f for f in san.findings() if f.kind == "race-raw"]
     assert races and races[0].tool == "racecheck"
+
+
+def test_counter_mode_blocks_follow_on_at_the_block_stride_across_implicit_repeats():
+    src = np.arange(18 * 64, dtype=np.int32)
+    out = np.zeros(144, np.int32)
+
+    def body(x, o):
+        ts, to = ub((AscendC.int32, 18 * 64), (AscendC.int32, 144))
+        load(ts, x)
+        AscendC.SetMaskCount()
+        AscendC.SetVectorMask(AscendC.int32, MaskMode.COUNTER, 144)
+        AscendC.Copy(AscendC.int32, False, to, ts, MASK_PLACEHOLDER, 1, (1, 8, 8, 8))
+        AscendC.SetMaskNorm()
+        AscendC.ResetMask()
+        store(o, to)
+
+    run(body, src, out)
+    np.testing.assert_array_equal(out, src.reshape(18, 64)[:, :8].reshape(-1))
+
+
+def test_multi_block_timing_only_runs_match_full_runs_with_level0_calls():
+    def body(x, o):
+        ta, to = ub((half, 1024), (half, 1024))
+        g = AscendC.GlobalTensor(half)
+        g.SetGlobalBuffer(x + AscendC.GetBlockIdx() * 1024)
+        AscendC.DataCopy(ta, g, 1024)
+        AscendC.SetFlag(AscendC.HardEvent.MTE2_V, 0)
+        AscendC.WaitFlag(AscendC.HardEvent.MTE2_V, 0)
+        AscendC.SetMaskCount()
+        AscendC.SetVectorMask(half, MaskMode.COUNTER, 0, 1000)
+        AscendC.Add(to, ta, ta, MASK_PLACEHOLDER, 1, BinaryRepeatParams())
+        AscendC.SetMaskNorm()
+        AscendC.ReduceRepeat(AscendC.ReduceType.MAX, half, to, to, 128, 8, 1, 1, 8)
+        store(o + AscendC.GetBlockIdx() * 1024, to)
+
+    x = np.ones(4096, np.float16)
+    full = run(body, x, np.zeros(4096, np.float16), block_dim=4)
+    timing = run(body, x, np.zeros(4096, np.float16), block_dim=4, numeric=False)
+    assert full.timeline_key() == timing.timeline_key()

@@ -227,3 +227,19 @@ def test_sync_all_across_blocks_is_flagged_as_not_ordering_them():
     em = run(body, np.zeros(128, np.float16), block_dim=2)
     assert [w.kind for w in em.warnings] == ["sync-all"]
     assert not run(body, np.zeros(128, np.float16)).warnings
+
+
+def test_local_tensor_at_an_address_as_in_the_copy_samples():
+    x = np.arange(64, dtype=np.int32)
+    out = np.zeros(64, np.int32)
+
+    def body(gx, go):
+        src = AscendC.LocalTensor(int32, AscendC.TPosition.VECIN, 0, 64)
+        dst = AscendC.LocalTensor(int32, AscendC.TPosition.VECOUT, 256, 64)
+        load(src, gx)
+        AscendC.Copy(dst, src, 64, 1, (1, 1, 8, 8))
+        store(go, dst)
+        assert dst.GetPhyAddr() == 256
+
+    run(body, x, out)
+    np.testing.assert_array_equal(out, x)

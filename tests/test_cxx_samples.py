@@ -34,7 +34,7 @@ STOPS = {
         "GetTensorC to a local tensor",
     ),
     "04_reg_compute/add": ("add", "not supported yet: asc_vf_call"),
-    "04_reg_compute/gelu": ("gelu", "asc_vf_call (register-level / SIMT compute)"),
+    "04_reg_compute/gelu": ("gelu", "not supported yet: asc_vf_call"),  # GetVecLen: twin has it
 }
 #: Samples that share a spec (same shapes; their golden matters once the twin runs them).
 SHARED_SPECS = {

@@ -180,7 +180,7 @@ def gm_read_cost(
     if l2.record:
         return  # the pre-pass only counts reads; its timeline is never looked at
     miss = nbytes - hit
-    cycles = core.dma_lat + miss / core.rd_bpc + (hit / l2.bpc if hit else 0.0)
+    cycles = core.dma_read_cycles(miss, hit, l2.bpc)
     core.work(MTE2, cycles, op, nbytes, fr)
     core.gm_read += nbytes
 

@@ -141,7 +141,7 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         tp = core.tp
         t = tp[MTE2]
         start = t if t > ts else ts
-        end = tp[MTE2] = start + core.dma_lat + nb / core.rd_bpc
+        end = tp[MTE2] = start + core.dma_read_cycles(nb)
         rec = core.rec
         core.last[MTE2] = len(rec)
         rec.append((MTE2, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
@@ -172,7 +172,7 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         tp = core.tp
         t = tp[MTE3]
         start = t if t > ts else ts
-        end = tp[MTE3] = start + core.dma_lat + nb / core.wr_bpc
+        end = tp[MTE3] = start + core.dma_write_cycles(nb)
         rec = core.rec
         core.last[MTE3] = len(rec)
         rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
@@ -277,10 +277,10 @@ def _account(
 ) -> None:
     """Time the copy; the sanitizer sees each side's extent in bytes (strided: first to last)."""
     if type(src) is GlobalTensor:
-        core.work(MTE2, core.dma_lat + nb / core.rd_bpc, op, nb, fr)
+        core.work(MTE2, core.dma_read_cycles(nb), op, nb, fr)
         core.gm_read += nb
     elif type(dst) is GlobalTensor:
-        core.work(MTE3, core.dma_lat + nb / core.wr_bpc, op, nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb), op, nb, fr)
         core.gm_write += nb
     else:
         core.work(V, _local_copy_cycles(core, nb), op, nb, fr)

@@ -145,7 +145,7 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
     if to_gm:
-        wr = out_bytes / core.wr_bpc
+        wr = core.gm_write_cycles(out_bytes)
         cycles = wr if wr > cycles else cycles
         core.gm_write += out_bytes
     core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)

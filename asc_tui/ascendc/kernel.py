@@ -50,7 +50,8 @@ class Launch:
 
 
 def GetBlockIdx() -> int:
-    return state.core.block
+    """This block's index (in a template run a `npu.replay.BlockIndex`, which acts as one)."""
+    return state.core.block_index
 
 
 def GetBlockNum() -> int:

@@ -10,7 +10,9 @@ Masks (Ascend C `SetMaskNorm` / `SetMaskCount`), kept per core in `core.vmask`:
   or a list of uint64 words `[low, high]` (bit i = lane i; 32-bit types use only the low word);
   every repeat uses the same lanes.
 - counter mode: the mask is the number of elements in total (`SetVectorMask(0, n)` or the
-  call's `mask`); repeatTimes is ignored and the hardware runs ceil(n / lanes) repeats.
+  call's `mask`); repeatTimes is ignored and the hardware runs ceil(n / lanes) repeats whose
+  blocks follow on at the block stride (repeat strides are not used: the copy_ub2ub sample's
+  golden takes 18 blocks 8 blocks apart in one counter-mode call).
 `MASK_PLACEHOLDER` (the `isSetMask = false` form) uses what `SetVectorMask` left in the register.
 
 Illegal masks, repeat counts and strides stop the run like the hardware's exception would
@@ -28,7 +30,7 @@ subscript form `SetFlag[HardEvent.MTE2_V](id)`, `PipeBarrier[PIPE_ALL]()`.
 from __future__ import annotations
 
 import sys
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -187,6 +189,14 @@ class Plan:
     repeats: int
     lanes: int
     active: np.ndarray  # (repeats, lanes) bool
+    counter: bool = False  # counter mode: the blocks run on, repeat strides are not used
+
+    def rep_stride(self, isz: int, blk: int, rep: int) -> int:
+        """The repeat stride (blocks) of an operand: in counter mode its blocks continue from
+        one implicit repeat to the next at the block stride (the copy sample's golden)."""
+        if not self.counter:
+            return int(rep)
+        return self.lanes * isz // BLOCK * int(blk)
 
 
 def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
@@ -209,7 +219,7 @@ def plan(op: str, mask, repeat_times, width: int, fr) -> Plan:
             fail(f"{op}: level-0 mask: negative element count {n} in counter mode", fr)
         reps = -(-n // lanes)
         flat = np.arange(reps * lanes) < n
-        return Plan(reps, lanes, flat.reshape(reps, lanes))
+        return Plan(reps, lanes, flat.reshape(reps, lanes), True)
     reps = int(repeat_times)
     if not 0 <= reps <= MAX_REPEAT:
         fail(
@@ -276,13 +286,11 @@ def check_strides(op: str, fr, **strides) -> None:
             fail(f"{op}: level-0 stride {name}={v} is outside [0, {top}] blocks", fr)
 
 
-def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool, lanes_of=None):
+def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: bool):
     """Element indices of `t` the active lanes touch (repeat-major), bounds-checked."""
     isz = t.dtype.itemsize
-    lanes = p.lanes if lanes_of is None else lanes_of
-    off = _layout(isz, p.repeats, lanes, int(blk), int(rep))
-    act = p.active if lanes_of is None else np.ones((p.repeats, lanes), dtype=bool)
-    idx = off[act]
+    off = _layout(isz, p.repeats, p.lanes, int(blk), p.rep_stride(isz, blk, rep))
+    idx = off[p.active]
     if idx.size and int(idx.max()) >= t.count:
         oob(op, t, int(idx.max()) + 1, fr, is_write, p.repeats)
     return idx
@@ -333,60 +341,3 @@ def account(op: str, reps: int, nbytes: int, fr, reads, writes) -> None:
 def settle(core) -> None:
     if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
         core.lazy.settle()
-
-
-# ---- the level-0 forms of the element-wise families ---------------------------------------------
-def binary(op: str, fn, dst, src0, src1, mask, repeat_times, params, fr) -> None:
-    p = params_of(BinaryRepeatParams, params)
-    check_strides(op, fr, **dict(zip(BinaryRepeatParams.__dataclass_fields__, astuple(p))))
-    width = max(dst.dtype.itemsize, src0.dtype.itemsize, src1.dtype.itemsize)
-    pl = plan(op, mask, repeat_times, width, fr)
-    i0 = indices(op, src0, pl, p.src0BlkStride, p.src0RepStride, fr, False)
-    i1 = indices(op, src1, pl, p.src1BlkStride, p.src1RepStride, fr, False)
-    io = indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
-    core = state.core
-    if core.numeric:
-        settle(core)
-        out = np.empty(io.size, dtype=dst.dtype)
-        with np.errstate(all="ignore"):
-            fn(src0.arr[i0], src1.arr[i1], out=out)
-        dst.arr[io] = out
-    account(op, pl.repeats, pl.repeats * REPEAT, fr, ((src0, i0), (src1, i1)), ((dst, io),))
-
-
-def unary(op: str, fn, dst, src, mask, repeat_times, params, fr) -> None:
-    """`fn(src_values) -> values` in dst's dtype."""
-    p = params_of(UnaryRepeatParams, params)
-    check_strides(op, fr, **dict(zip(UnaryRepeatParams.__dataclass_fields__, astuple(p))))
-    width = max(dst.dtype.itemsize, src.dtype.itemsize)
-    pl = plan(op, mask, repeat_times, width, fr)
-    i0 = indices(op, src, pl, p.srcBlkStride, p.srcRepStride, fr, False)
-    io = indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
-    core = state.core
-    if core.numeric:
-        settle(core)
-        with np.errstate(all="ignore"):
-            dst.arr[io] = np.asarray(fn(src.arr[i0])).astype(dst.dtype, copy=False)
-    account(op, pl.repeats, pl.repeats * REPEAT, fr, ((src, i0),), ((dst, io),))
-
-
-def into(fn):
-    """A unary numpy kernel `fn(src, dst)` as a value function for `unary`."""
-
-    def apply(a):
-        out = np.empty_like(a)
-        fn(a, out)
-        return out
-
-    return apply
-
-
-def scalar_fn(fn, scalar, dtype):
-    s = dtype.type(scalar)
-
-    def apply(a):
-        out = np.empty(a.shape, dtype=dtype)
-        fn(a, s, out=out)
-        return out
-
-    return apply

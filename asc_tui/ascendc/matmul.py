@@ -23,6 +23,7 @@ from enum import Enum
 import numpy as np
 
 from ..npu.errors import KernelError, TilingError, user_frame
+from ..npu.replay import trange
 from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
@@ -304,7 +305,7 @@ class Matmul:
         sm = self.tail_m or t.singleCoreM
         sn = self.tail_n or t.singleCoreN
         sk = self.tail_k or t.singleCoreK
-        blocks = [(i, j) for i in range(0, sm, t.baseM) for j in range(0, sn, t.baseN)]
+        blocks = [(i, j) for i in trange(0, sm, t.baseM) for j in trange(0, sn, t.baseN)]
         if t.iterateOrder == 1:
             blocks.sort(key=lambda b: (b[1], b[0]))
         return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
@@ -357,7 +358,7 @@ class Matmul:
             DataCopyPad(bias_t, self.bias[n0], DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
         ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
         a1 = b1 = None
-        for ks in range(0, sk, t.baseK):
+        for ks in trange(0, sk, t.baseK):
             kt = min(t.baseK, sk - ks)
             if ks % ka == 0:  # a new L1 chunk of A (stepKa base slices)
                 if a1 is not None:

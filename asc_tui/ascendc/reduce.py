@@ -66,7 +66,8 @@ def _index_bits(idx: np.ndarray, dtype) -> np.ndarray:
 def _gather(src, pl, blk, rep, fr, op):
     """Every (repeat, lane) value of src (inactive lanes included where in bounds) and the flat
     indices of the active ones."""
-    off = L._layout(src.dtype.itemsize, pl.repeats, pl.lanes, int(blk), int(rep))
+    isz = src.dtype.itemsize
+    off = L._layout(isz, pl.repeats, pl.lanes, int(blk), pl.rep_stride(isz, blk, rep))
     idx = off[pl.active]
     if idx.size and int(idx.max()) >= src.count:
         L.oob(op, src, int(idx.max()) + 1, fr, False, pl.repeats)

@@ -5,7 +5,8 @@ a multi-dimensional tensor (dimension 0 innermost).
 startIndex, each `burstLen` long (dimension 0: in 32 B blocks; higher dimensions: in elements of
 that dimension), separated by `stride` elements, while the burst ends at or before endIndex
 (inclusive). Source and destination are walked in the same order and must select the same
-number of elements. One DMA of all the bursts on MTE2 (GM→UB) or MTE3 (UB→GM).
+number of elements. One DMA of all the bursts on MTE2 (GM→UB) or MTE3 (UB→GM), timed by the
+Core's DMA seam (`dma_read_cycles` / `dma_write_cycles`).
 """
 
 from __future__ import annotations
@@ -87,10 +88,10 @@ def copy_slices(core, dst, src, dst_info, src_info, dims: int, fr) -> None:
             dst.arr[dst.start + i_dst] = src.arr[i_src]
     nb = int(i_src.size) * isz
     if type(src) is GlobalTensor:
-        core.work(MTE2, core.dma_lat + nb / core.rd_bpc, "DataCopy", nb, fr)
+        core.work(MTE2, core.dma_read_cycles(nb), "DataCopy", nb, fr)
         core.gm_read += nb
     else:
-        core.work(MTE3, core.dma_lat + nb / core.wr_bpc, "DataCopy", nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb), "DataCopy", nb, fr)
         core.gm_write += nb
     san = core.san
     if san is not None:

@@ -16,6 +16,7 @@ from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.offload import gm_ready
 from .dtypes import as_dtype, dtype_name
+from .enums import POSITION_MEMORY
 from .lineage import gm_written
 from .mmad_numbers import flush_cube
 
@@ -129,7 +130,10 @@ class LocalTensor:
 
     __slots__ = ("pos", "mem", "dtype", "offset", "count", "arr", "slot", "name")
 
-    def __init__(self, pos, mem: str, dtype, offset: int, count: int, arr, slot=None):
+    def __init__(self, pos, mem=None, dtype=None, offset=None, count=None, arr=None, slot=None):
+        if count is None:  # Ascend C's LocalTensor<T>(TPosition pos, uint32_t addr, uint32_t len)
+            self._at(pos, mem, dtype, offset)
+            return
         self.pos = pos
         self.mem = mem
         self.dtype = dtype
@@ -137,6 +141,28 @@ class LocalTensor:
         self.count = count
         self.arr = arr
         self.slot = slot
+        self.name = None
+
+    def _at(self, *args) -> None:
+        """A tensor at a byte address of the position's memory: `LocalTensor(T, pos, addr, len)`
+        (template argument first) or `LocalTensor(pos, addr, len)` (then uint8)."""
+        args = [a for a in args if a is not None]
+        dtype = as_dtype(args.pop(0)) if len(args) == 4 else as_dtype("uint8")
+        pos, addr, n = args[0], int(args[1]), int(args[2])
+        core = state.core
+        mem = POSITION_MEMORY[pos]
+        cap = core.chip.usable.get(mem, 0)
+        if addr < 0 or addr + n * dtype.itemsize > cap:
+            file, line = user_location()
+            raise KernelError(
+                f"LocalTensor at {mem.upper()}+{addr} of {n} elements ({n * dtype.itemsize} B) is "
+                f"outside {mem.upper()} ({cap} B)",
+                file,
+                line,
+            )
+        self.pos, self.mem, self.dtype, self.offset, self.count = pos, mem, dtype, addr, n
+        self.arr = core.memory(mem)[addr : addr + n * dtype.itemsize].view(dtype) if core.numeric else None
+        self.slot = None
         self.name = None
 
     def __getitem__(self, off: int) -> LocalTensor:

@@ -84,7 +84,7 @@ def _binary(op: str, fn):
             args = level0.peel((dst, src0, src1, count, *l0))
             if len(args) != 4:
                 d, a, b, mask, reps, params = (*args, None)[:6]
-                return level0.binary(op, fn, d, a, b, mask, reps, params, fr)
+                return vector_l0.binary(op, fn, d, a, b, mask, reps, params, fr)
             dst, src0, src1, count = args
         n = (
             count
@@ -124,7 +124,7 @@ def _unary(op: str, fn):
             args = level0.peel((dst, src, count, *l0))
             if len(args) != 3:
                 d, a, mask, reps, params = (*args, None)[:5]
-                return level0.unary(op, level0.into(fn), d, a, mask, reps, params, fr)
+                return vector_l0.unary(op, vector_l0.into(fn), d, a, mask, reps, params, fr)
             dst, src, count = args
         n = (
             count
@@ -151,7 +151,7 @@ def _scalar_op(op: str, fn):
             args = level0.peel((dst, src, scalar, count, *l0))
             if len(args) != 4:
                 d, a, sc, mask, reps, params = (*args, None)[:6]
-                return level0.unary(op, level0.scalar_fn(fn, sc, d.dtype), d, a, mask, reps, params, fr)
+                return vector_l0.unary(op, vector_l0.scalar_fn(fn, sc, d.dtype), d, a, mask, reps, params, fr)
             dst, src, scalar, count = args
         n = (
             count

@@ -16,6 +16,7 @@ import numpy as np
 from ..npu import state
 from . import level0 as L
 from .vector import _binary, _scalar_op
+from .vector_l0 import unary
 
 
 def _leaky(a, alpha, out):
@@ -124,4 +125,4 @@ def Copy(*args) -> None:
     dst, src, mask, reps, params = (*L.peel(args), None)[:5]
     p = L.params_of(CopyRepeatParams, params)
     u = L.UnaryRepeatParams(p.dstStride, p.srcStride, p.dstRepeatSize, p.srcRepeatSize)
-    L.unary("Copy", lambda a: a, dst, src, mask, reps, u, fr)
+    unary("Copy", lambda a: a, dst, src, mask, reps, u, fr)

@@ -1,4 +1,5 @@
-"""Level-0 forms of Duplicate, Cast, Compare and Select, and the CMPMASK register.
+"""Level-0 forms of the element-wise families (binary, unary, scalar), Duplicate, Cast,
+Compare and Select, and the CMPMASK register.
 
 `vector.py` keeps the level-2 (count) forms on its hot paths and hands these calls over when a
 mask / repeatTimes / params follow. Semantics and spelling rules: `level0.py`.
@@ -12,6 +13,7 @@ and `Select` in `VSEL_CMPMASK_SPR` mode applies the same lane bits to every repe
 from __future__ import annotations
 
 import sys
+from dataclasses import astuple
 
 import numpy as np
 
@@ -65,6 +67,63 @@ def cast_values(a: np.ndarray, dtype: np.dtype, round_mode: RoundMode) -> np.nda
     return a.astype(dtype)
 
 
+# ---- the level-0 forms of the element-wise families ---------------------------------------------
+def binary(op: str, fn, dst, src0, src1, mask, repeat_times, params, fr) -> None:
+    p = L.params_of(L.BinaryRepeatParams, params)
+    L.check_strides(op, fr, **dict(zip(L.BinaryRepeatParams.__dataclass_fields__, astuple(p))))
+    width = max(dst.dtype.itemsize, src0.dtype.itemsize, src1.dtype.itemsize)
+    pl = L.plan(op, mask, repeat_times, width, fr)
+    i0 = L.indices(op, src0, pl, p.src0BlkStride, p.src0RepStride, fr, False)
+    i1 = L.indices(op, src1, pl, p.src1BlkStride, p.src1RepStride, fr, False)
+    io = L.indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        out = np.empty(io.size, dtype=dst.dtype)
+        with np.errstate(all="ignore"):
+            fn(src0.arr[i0], src1.arr[i1], out=out)
+        dst.arr[io] = out
+    L.account(op, pl.repeats, pl.repeats * L.REPEAT, fr, ((src0, i0), (src1, i1)), ((dst, io),))
+
+
+def unary(op: str, fn, dst, src, mask, repeat_times, params, fr) -> None:
+    """`fn(src_values) -> values` in dst's dtype."""
+    p = L.params_of(L.UnaryRepeatParams, params)
+    L.check_strides(op, fr, **dict(zip(L.UnaryRepeatParams.__dataclass_fields__, astuple(p))))
+    width = max(dst.dtype.itemsize, src.dtype.itemsize)
+    pl = L.plan(op, mask, repeat_times, width, fr)
+    i0 = L.indices(op, src, pl, p.srcBlkStride, p.srcRepStride, fr, False)
+    io = L.indices(op, dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
+    core = state.core
+    if core.numeric:
+        L.settle(core)
+        with np.errstate(all="ignore"):
+            dst.arr[io] = np.asarray(fn(src.arr[i0])).astype(dst.dtype, copy=False)
+    L.account(op, pl.repeats, pl.repeats * L.REPEAT, fr, ((src, i0),), ((dst, io),))
+
+
+def into(fn):
+    """A unary numpy kernel `fn(src, dst)` as a value function for `unary`."""
+
+    def apply(a):
+        out = np.empty_like(a)
+        fn(a, out)
+        return out
+
+    return apply
+
+
+def scalar_fn(fn, scalar, dtype):
+    s = dtype.type(scalar)
+
+    def apply(a):
+        out = np.empty(a.shape, dtype=dtype)
+        fn(a, s, out=out)
+        return out
+
+    return apply
+
+
 def duplicate(dst, scalar, mask, repeat_times, blk, rep, fr) -> None:
     L.check_strides("Duplicate", fr, dstBlockStride=blk, dstRepeatStride=rep)
     pl = L.plan("Duplicate", mask, repeat_times, dst.dtype.itemsize, fr)
@@ -77,7 +136,7 @@ def duplicate(dst, scalar, mask, repeat_times, blk, rep, fr) -> None:
 
 
 def cast(dst, src, round_mode, mask, repeat_times, params, fr) -> None:
-    L.unary("Cast", lambda a: cast_values(a, dst.dtype, round_mode), dst, src, mask, repeat_times, params, fr)
+    unary("Cast", lambda a: cast_values(a, dst.dtype, round_mode), dst, src, mask, repeat_times, params, fr)
 
 
 def _write_bits(core, dst, bits: np.ndarray, fr, op: str, reps: int) -> None:

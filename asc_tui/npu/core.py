@@ -33,6 +33,7 @@ class Core:
         "run",
         "chip",
         "block",
+        "block_index",
         "core_id",
         "wave",
         "numeric",
@@ -67,6 +68,8 @@ class Core:
         self.run = run
         self.chip = chip
         self.block = block
+        # what GetBlockIdx() returns: the block, or in a template run a `replay.BlockIndex`
+        self.block_index = block
         self.core_id = core_id
         self.wave = wave
         self.numeric = run.numeric
@@ -100,6 +103,32 @@ class Core:
         self.group = None
         # the vector mask register (ascendc/level0.py): None = normal mode, every lane on
         self.vmask = None
+
+    # ---- the DMA seam -------------------------------------------------------------------------
+    #: Whether a DMA's duration depends only on this core (its bytes, its HBM share for the
+    #: wave, the L2 hits of its own reads). Block replay (npu/replay.py) copies a template's
+    #: records only while this holds; an HBM model in which transfers of other cores in flight
+    #: change a DMA's duration sets it False, and every block then runs step by step.
+    dma_is_local = True
+
+    def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
+        """Cycles of one GM→local DMA: `miss` bytes from HBM at this core's share, `hit` bytes
+        from L2 at `l2_bpc`, after the fixed DMA latency.
+
+        Every GM read of the kernel API is timed here and nowhere else (with `dma_write_cycles`
+        and `gm_write_cycles`, the one place a DMA's duration is decided).
+        """
+        if hit:
+            return self.dma_lat + miss / self.rd_bpc + hit / l2_bpc
+        return self.dma_lat + miss / self.rd_bpc
+
+    def dma_write_cycles(self, nbytes: int) -> float:
+        """Cycles of one local→GM DMA of `nbytes`: the fixed latency plus the HBM share."""
+        return self.dma_lat + nbytes / self.wr_bpc
+
+    def gm_write_cycles(self, nbytes: int) -> float:
+        """The bandwidth term of a GM write whose fixed cost is another unit's (Fixpipe)."""
+        return nbytes / self.wr_bpc
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .replay import BlockIndex
+
+_OFFSETS = (int, BlockIndex)
+
 
 class GmBuffer:
     """One kernel argument in global memory (an input or output of the operator)."""
@@ -36,7 +40,8 @@ class GM_ADDR:  # noqa: N801 - Ascend C's spelling
         self.offset = offset
 
     def __add__(self, n: int) -> GM_ADDR:
-        return GM_ADDR(self.buffer, self.offset + int(n))
+        # a block index (npu/replay.py) stays one: a block's GM offsets are affine in it
+        return GM_ADDR(self.buffer, self.offset + (n if type(n) in _OFFSETS else int(n)))
 
     __radd__ = __add__
 

@@ -22,13 +22,17 @@ an HBM read — the setting under which the textbook GM-traffic formulas hold ex
 
 from __future__ import annotations
 
+from collections import _count_elements
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 import numpy as np
 
+from . import state
 from .errors import OperatorError
 from .gm import GM_ADDR, GmBuffer
+from .replay import BlockIndex, guards_of
 
 CHUNK = 512  # bytes per tracked GM chunk
 
@@ -60,6 +64,8 @@ class L2Model:
         self.hits: dict[tuple, int] = self._region_hits(prepass.regions) if counts else {}
         self.reads: dict[tuple, int] = {}  # region -> times read (the pre-pass itself)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (the pre-pass itself)
+        # replay.L2Reads of templates -> the blocks that replayed them (the pre-pass itself)
+        self.pending: dict[int, tuple] = {}
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
         self.miss_bytes = 0
@@ -122,6 +128,16 @@ class L2Model:
         self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
     ) -> int:
         """Record a 2-D (or `nd` stacked 2-D) GM read; return how many of its bytes hit L2."""
+        core = state.core
+        if core is not None and type(core.block_index) is BlockIndex:  # a template run (replay.py)
+            return self._template_read(
+                core.block_index.g, buf, (base, nd, rows, row_bytes, stride, matrix_stride)
+            )
+        return self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+
+    def _read(
+        self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
+    ) -> int:
         nbytes = nd * rows * row_bytes
         if not self.enabled or nbytes <= 0:
             self.miss_bytes += nbytes
@@ -155,6 +171,65 @@ class L2Model:
         self.miss_bytes += nbytes - hit
         return hit
 
+    def _template_read(self, g, buf, args: tuple) -> int:
+        """`read` in a template run (npu/replay.py): the template's own read, kept for the
+        blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
+        which every admitted block must share (a guard) in the real pass."""
+        plain = tuple(a.v if type(a) is BlockIndex else a for a in args)
+        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
+            g.pin()  # the first-read fallback keeps order-dependent state
+        hit = self._read(buf, *plain)
+        nbytes = plain[1] * plain[2] * plain[3]
+        tainted = guards_of(*args) is not None
+        if tainted:
+            nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
+            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+        if self.record:
+            if self.enabled and nbytes > 0:  # counted: so it is in every admitted block
+                per_block = tuple(a.values() if type(a) is BlockIndex else a for a in args)
+                g.l2.regions.append((buf.name, per_block))
+            return hit
+        if tainted and not g.pinned:
+            later = g.candidates()
+            if len(later):
+                cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
+                hits = self.hits
+                found = [hits.get(key) for key in zip(repeat(buf.name), *cols)]
+                same = np.ones(len(g.xs), dtype=bool)
+                for x, key, h in zip(later.tolist(), zip(repeat(buf.name), *cols), found):
+                    if h is None:
+                        h = hits[key] = self._region_hits([key])[key]
+                    if h != hit:
+                        same[x] = False
+                g.agree(same)
+        g.l2.hit += hit
+        g.l2.miss += nbytes - hit
+        return hit
+
+    def repeat(self, reads, block: int) -> None:
+        """A replayed `block` reads what its template read (`replay.L2Reads`): the pre-pass
+        counts its regions (tallied in `recorded`, all replays of a template at once), the
+        real pass its hit and miss bytes."""
+        if not self.record:
+            self.hit_bytes += reads.hit
+            self.miss_bytes += reads.miss
+            return
+        pending = self.pending.get(id(reads))
+        if pending is None:
+            pending = self.pending[id(reads)] = (reads, [])
+        pending[1].append(block)
+
+    def _tally_replays(self) -> None:
+        """Count the regions of every replayed block: per template region, one C-level pass
+        over the blocks that replayed it."""
+        for reads, blocks in self.pending.values():
+            idx = np.array(blocks, dtype=np.int64)
+            for name, args in reads.regions:
+                n = len(blocks)
+                cols = [a[idx].tolist() if isinstance(a, np.ndarray) else repeat(a, n) for a in args]
+                _count_elements(self.reads, zip(repeat(name, n), *cols))
+        self.pending.clear()
+
     def recorded(self) -> Prepass:
         """The pre-pass result: reads per 512 B chunk of each buffer read (int32), and the
         regions read.
@@ -162,6 +237,7 @@ class L2Model:
         Why tallied per region first: a kernel re-reads the same few regions many times, and
         one vectorised add per distinct region is much cheaper than one per read.
         """
+        self._tally_replays()
         maps: dict[str, np.ndarray] = {}
         for (name, *region), times in self.reads.items():
             m = maps.get(name)

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 
 from . import state
 from .chip import ChipModel, wave_cores
-from .columns import timelines
+from .columns import ClosedBlock, timelines
 from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .offload import numbers
 from .pipes import PIPE_NAMES
+from .replay import Replayer, Template, trange
 from .results import EmulationResult, LogEntry, Mode
 
 
@@ -75,6 +76,7 @@ class Run:
         "lineage",
         "wide",
         "hccl",
+        "replay",
     )
 
     def __init__(
@@ -105,6 +107,9 @@ class Run:
         # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
         # run (devkit/deadlock.py), else made on first GetHcclContext as a world of one
         self.hccl = None
+        # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
+        # False runs every block step by step (the reference the replay tests compare against)
+        self.replay = True
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -138,7 +143,41 @@ def launch(
     timeout_s: float | None = None,
     configure=None,
 ) -> EmulationResult:
-    """Run every block of the kernel; raise an OperatorError naming the user's line on failure."""
+    """Run every block of the kernel; raise an OperatorError naming the user's line on failure.
+
+    A template run (npu/replay.py) that raises starts the launch over with every block step by
+    step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
+    tainted block index (`isinstance(idx, int)`) still runs.
+    """
+    args = (kernel, gm_args, tiling, block_dim, chip, numeric, sanitizer, timeout_s)
+    try:
+        return _launch(*args, configure)
+    except _StepByStep:
+
+        def step_by_step(run):
+            if configure is not None:
+                configure(run)
+            run.replay = False
+
+        return _launch(*args, step_by_step)
+
+
+class _StepByStep(BaseException):
+    """A template run raised: not an Exception, so no handler of the kernel's errors wraps it."""
+
+
+def _template_run(fn, gm_args, tiling) -> None:
+    try:
+        fn(*gm_args, tiling)
+    except KernelTimeout:
+        raise
+    except Exception:
+        raise _StepByStep from None
+
+
+def _launch(
+    kernel, gm_args, tiling, block_dim: int, chip: ChipModel, numeric, sanitizer, timeout_s, configure
+) -> EmulationResult:
     if block_dim < 1:
         raise KernelError(f"block_dim must be at least 1, got {block_dim}")
     # a kernel entry (`ascendc.kernel`) carries its function and core type; a plain function
@@ -164,21 +203,46 @@ def launch(
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
+    replayer = Replayer(block_dim) if _may_replay(run, mix) else None
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
             n_active = wave_cores(block_dim, wave, n_cores)
+            t0 = core_free[core_id]
+            if replayer is not None:
+                tpl = replayer.find(b, t0, n_active)
+                if tpl is not None:  # the same stream as a block already run: copy its records
+                    if tpl.columns is not None:
+                        closed.append(
+                            ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
+                        )
+                    core_free[core_id] = max(core_free[core_id], tpl.t_end)
+                    gm_read += tpl.gm_read
+                    gm_write += tpl.gm_write
+                    for key, times in tpl.warned.items():
+                        run._warnings[key][5] += times
+                    if run.l2 is not None:
+                        run.l2.repeat(tpl.guards.l2, b)
+                    continue
             group = None
-            core = None if mix else Core(run, b, core_id, wave, core_free[core_id], n_active)
+            core = None if mix else Core(run, b, core_id, wave, t0, n_active)
+            guards = None
+            if replayer is not None and core.dma_is_local:
+                core.block_index, guards = replayer.index(b)
+                warned = {k: w[5] for k, w in run._warnings.items()}
+                logged = len(run.log)
             state.core = core
+            own_range = guards is not None and _install_range(fn)
             try:
                 if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
                     group = run_group(
                         run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
                     )
-                else:
+                elif guards is None:
                     fn(*gm_args, tiling)
+                else:
+                    _template_run(fn, gm_args, tiling)
             except OperatorError as exc:
                 exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
                 raise
@@ -194,11 +258,13 @@ def launch(
                 ) from None
             finally:
                 state.core = None
+                if own_range:
+                    del fn.__globals__["range"]
+            done = None
             if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
                 for sub in group or (core,):
                     core_free[core_id] = max(core_free[core_id], sub.end_time())
-                continue
-            for sub in group or (core,):
+            for sub in () if run.l2_record else group or (core,):
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
                 done = sub.close(ops, lines)
@@ -207,6 +273,24 @@ def launch(
                     core_free[core_id] = done.t_end
                 gm_read += sub.gm_read
                 gm_write += sub.gm_write
+            if guards is not None and len(run.log) == logged and run.hccl is None:
+                replayer.learn(
+                    Template(
+                        guards,
+                        t0,
+                        n_active,
+                        core.end_time() if done is None else done.t_end,
+                        0.0 if done is None else done.issued,
+                        None if done is None else dict(done.columns),
+                        core.gm_read,
+                        core.gm_write,
+                        {
+                            k: w[5] - warned.get(k, 0)
+                            for k, w in run._warnings.items()
+                            if w[5] != warned.get(k, 0)
+                        },
+                    )
+                )
         records, blocks = timelines(closed)
         del closed
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
@@ -242,6 +326,23 @@ def launch(
         chip_model=chip,
         records=records,
     )
+
+
+def _may_replay(run: Run, mix: bool) -> bool:
+    """Whether blocks of this launch may copy a template's records (npu/replay.py): timing-only,
+    one core per block, nothing that watches or counts each block's own accesses."""
+    return run.replay and not run.numeric and not mix and run.san is None
+
+
+def _install_range(fn) -> bool:
+    """Give the kernel's module `replay.trange` as its `range` for a template run, so a loop
+    over `range(GetBlockIdx(), n, GetBlockNum())` keeps its tiles tainted instead of pinning
+    the template; False (nothing installed) when the module has a `range` of its own."""
+    g = getattr(fn, "__globals__", None)
+    if g is None or "range" in g:
+        return False
+    g["range"] = trange
+    return True
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:

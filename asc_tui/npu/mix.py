@@ -126,7 +126,7 @@ def run_group(
         c.sub_block = 0 if i == 0 else i - 1
         c.sub_block_num = n_aiv
         if i:
-            c.block = block * n_aiv + i - 1  # GetBlockIdx() on an AIV: the vector core index
+            c.block = c.block_index = block * n_aiv + i - 1  # GetBlockIdx() on an AIV: the vector core index
             c.core_id = chip.aic + core_id * n_aiv + i - 1
         cores.append(c)
     g = Group(cores)
