@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import api
 from . import ctype as T
+from .errors import CxxError
 from .expr import printf_format
 from .scope import FuncCtx, Val
 from .symbols import ClassInfo, FuncInfo
@@ -60,6 +61,14 @@ class CallGen:
             return self.functional_cast(t, args, ctx, node)
         if fnode.type == "template_function" and name_node.type in _CASTS:
             pass
+        inner = fnode.named_children[0] if k == "parenthesized_expression" and fnode.named_children else None
+        if inner is not None and inner.type in ("identifier", "type_identifier", "primitive_type"):
+            try:  # `(half)(a + b)`: the grammar reads a C cast of a parenthesised value as a call
+                t = self.resolve_type(inner, ctx)
+            except CxxError:
+                t = None
+            if t is not None and t.kind in ("int", "float", "bool"):
+                return self.functional_cast(t, args, ctx, node)
         raise self.unsupported(ctx.pf, fnode, f"calling {fnode.type.replace('_', ' ')}")
 
     def x_template_function(self, node, ctx):

@@ -297,6 +297,10 @@ class Expressions:
             obj = self.expr(fn, env)
             if isinstance(obj, _Method):
                 return obj()
+        if fn.type in ("lambda_expression", "parenthesized_expression"):  # `[=]() { … }()`
+            f = self.expr(fn, env)
+            if callable(f):
+                return f(*[self.expr(a, env) for a in args_node.named_children])
         if fn.type == "identifier" and name in env and callable(env[name][0]):
             return env[name][0](*[self.expr(a, env) for a in args_node.named_children])
         args = [self.expr(a, env) for a in args_node.named_children]
@@ -331,6 +335,9 @@ class Expressions:
     def e_lambda_expression(self, n, env):
         pf = self.pf
         return lambda *a: self.call_node(n, pf, list(a), outer=env)
+
+    def e_compound_literal_expression(self, n, env):  # `CaseConfig{1, 2, n}`
+        return self.brace(n.child_by_field_name("type").text.decode(), n.child_by_field_name("value"), env)
 
     def e_initializer_list(self, n, env):
         return [self.expr(c, env) for c in n.named_children]
