@@ -20,7 +20,7 @@ from .runner import RunRequest
 from .samples import out_of_scope
 
 STATUSES = ("PASS", "RAN", "UNSUPPORTED", "FAIL", "OUT OF SCOPE")
-_UNSUPPORTED = ("not supported yet", "unknown ", "no member", "has no ", "no kernel API")
+_UNSUPPORTED = ("not supported yet", "unknown ", "no member", "has no ", "is not in the kernel API twin")
 
 
 @dataclass(frozen=True)
