@@ -56,6 +56,23 @@ def main(args) -> int:
     return 0 if ok else 1
 
 
+def _print_sample(r: RunReport, w) -> None:
+    """A sample directory's own output: its launches, main()'s stdout, the verify script."""
+    s = r.sample
+    if not s:
+        return
+    for ln in s.get("launches", []):
+        w(f"  launch {ln['kernel']} (line {ln['line']}): {ln['blocks']} blocks, {ln['time_us']:.3f} us\n")
+    for line in (s.get("stdout") or "").splitlines()[:20]:
+        w(f"  main: {line}\n")
+    v = s.get("verify")
+    if v:
+        for line in v["output"].strip().splitlines()[-5:]:
+            w(f"  verify_result.py: {line}\n")
+    if s.get("precision"):
+        w(f"  precision {s['precision']}\n")
+
+
 def _g(x: float | None) -> str:
     return "inf" if x is None else f"{x:.3g}"
 
@@ -98,6 +115,7 @@ def print_report(r: RunReport, out=None) -> None:
             w(f"  {entry.format()}\n")
         if len(em.log) > 50:
             w(f"  ... {len(em.log) - 50} more log lines (see --json)\n")
+    _print_sample(r, w)
     if r.precision is not None:
         p = r.precision.to_dict()
         nonfinite = f"NaN {p['nan']}, Inf {p['inf']}, " if p["nan"] or p["inf"] else ""

@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from collections import Counter
+from pathlib import Path
 
 from ..devkit.errors import OperatorError
 from ..devkit.tuner import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
@@ -70,6 +71,13 @@ def add_tune_options(p) -> None:
         help="where evaluations run (ray: pip install 'asc-tui[ray]')",
     )
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
+    p.add_argument(
+        "--param-values",
+        action="append",
+        default=[],
+        metavar="NAME=a,b,c",
+        help="values to sweep for a constant of a sample directory (repeatable)",
+    )
 
 
 def main(args) -> int:
@@ -86,6 +94,8 @@ def tune_from_profile_args(args, quick: bool) -> int:
 def run_tune(args, strategy: str, budget: int | None) -> int:
     fixed = parse_params(getattr(args, "param", []) or [])
     op = args.op[0] if isinstance(args.op, list) else args.op
+    if is_sample_target(op):
+        return tune_sample(args, op, fixed)
     req = TuneRequest(
         op,
         case=args.case,
@@ -134,6 +144,51 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
     if report.cancelled:
         return 130
     return 0 if report.best is not None else 1
+
+
+def is_sample_target(op) -> bool:
+    from ..devkit.sample_tune import is_sample
+
+    return isinstance(op, str) and os.path.exists(op) and is_sample(op)
+
+
+def tune_sample(args, op: str, fixed: dict) -> int:
+    """A sample directory: sweep the values the user gives (`--param-values NAME=a,b,c`)."""
+    from ..devkit.sample_tune import apply_edits, best, parse_values, sweep
+
+    try:
+        values = parse_values(getattr(args, "param_values", []) or [])
+        if not values:
+            raise ValueError("a sample has no declared search space: give --param-values NAME=a,b,c")
+        rows = sweep(op, values, fixed, args.chip, getattr(args, "timeout", 60.0), None)
+    except OperatorError as exc:
+        print(f"asc-tui tune: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:
+        print(f"asc-tui tune: {exc}", file=sys.stderr)
+        return 2
+    top = best(rows)
+    if args.json:
+        print_json(
+            {
+                "rows": [
+                    {"params": r.params, "time_us": r.time_us, "ok": r.ok, "reason": r.reason} for r in rows
+                ],
+                "best": top.params if top else None,
+            }
+        )
+    else:
+        for r in sorted(rows, key=lambda r: (not r.ok, r.time_us or 0.0)):
+            p = " ".join(f"{k}={v}" for k, v in r.params.items())
+            print(f"  {p:<40} " + (f"{r.time_us:12.3f} us" if r.ok else f"FAIL  {r.reason}"))
+        print(f"best: {' '.join(f'{k}={v}' for k, v in top.params.items())}" if top else "no config passed")
+    if top is not None and getattr(args, "apply", False):
+        for e in apply_edits(op, top.params):
+            if not args.json:
+                print(e.diff())
+            if getattr(args, "yes", False) or input(f"write {e.path}? [y/N] ").strip().lower() == "y":
+                Path(e.path).write_text(e.after, encoding="utf-8")
+    return 0 if top is not None else 1
 
 
 def _record_history(report: TuneReport) -> None:

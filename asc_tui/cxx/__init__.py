@@ -11,6 +11,9 @@ Pipeline, one module per job:
   statement on its C++ line.
 - `runtime`, `shims`, `api`, `cmath` — what generated code calls where plain Python is not exact C++,
   the few Ascend C names the twin lacks, and what the translator knows about the twin.
+- `acl`, `host` (+ `hostexpr`, `hostvalues`, `hostapi`), `hostrun` — a sample's host `main()`,
+  interpreted onto the ACL runtime twin; its launches run the translated kernels;
+  `files` also knows the sample directory layout.
 - `translate`, `cache` — the driver and the content-hash cache; `operator` — C++ operators for
   the loader (kernel + spec); `apply` — `--apply` into C++ literals; `errors` — CxxError with
   file:line:col and a caret.

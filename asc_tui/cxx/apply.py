@@ -157,3 +157,17 @@ def choice_free_hash_cxx(kernel: str | Path, fallback: str, spec_hash: Callable[
         return h.hexdigest()[:16]
     except Exception:
         return fallback
+
+
+def literal_edits(bounds: dict[str, Bound], values: dict[str, Any]) -> list[FileEdit]:
+    """Edits that put `values` into the C++ literals `bounds` locates (a sample's `--apply`)."""
+    by_file: dict[str, list[tuple[Bound, str]]] = {}
+    for name, v in values.items():
+        b = bounds[name]
+        if str(v) != b.text.strip():
+            by_file.setdefault(b.file, []).append((b, _c_literal(v, b.text)))
+    out = []
+    for f, edits in by_file.items():
+        before = Path(f).read_text(encoding="utf-8")
+        out.append(FileEdit(f, before, _replace(before, edits)))
+    return out

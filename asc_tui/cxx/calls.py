@@ -367,9 +367,12 @@ class CallGen:
         for i, a in enumerate(args):
             if a.type == "initializer_list":
                 sname = self.twin_struct_arg(fname, i)
+                pos, kw = self.init_args(list(a.named_children), ctx)
+                if sname is None and not kw:  # the twin takes brace-init tuples (level-0 params)
+                    codes.append(f"({', '.join(pos)},)" if pos else "()")
+                    continue
                 if sname is None:
                     raise self.unsupported(ctx.pf, a, f"an initializer list as argument {i + 1} of {fname}")
-                pos, kw = self.init_args(list(a.named_children), ctx)
                 codes.append(f"_AC.{sname}({', '.join(api.struct_args(sname, pos + kw))})")
             else:
                 codes.append(self.expr(a, ctx).code)

@@ -55,6 +55,7 @@ SDK_PREFIXES = (
     "adv_api/",
     "simt_api/",
     "tensor_api/",
+    "data_utils.h",  # the samples' file helpers: the ACL twin has ReadFile/WriteFile (cxx/acl.py)
 )
 
 #: Macros every kernel sees (dav-2201, the 910B family); ASCENDC_CPU_DEBUG stays undefined.

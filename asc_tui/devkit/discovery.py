@@ -11,7 +11,7 @@ import ast
 from pathlib import Path
 
 from .. import BUNDLED_OPERATORS
-from ..cxx.files import CXX_SUFFIXES, cxx_kernels, kernel_for_spec, spec_for_kernel
+from ..cxx.files import CXX_SUFFIXES, cxx_kernels, find_samples, kernel_for_spec, spec_for_kernel
 from ..npu.errors import BuildError
 
 
@@ -26,10 +26,12 @@ def is_operator_file(path: Path) -> bool:
 
 
 def find_operators(directory: str | Path) -> list[Path]:
-    """The operators in `directory` (C++ ones in `directory/cpp` too), resolved and sorted."""
+    """The operators in `directory` (C++ ones in `directory/cpp` too, and the sample directories
+    anywhere below it, named by their kernel file), resolved and sorted."""
     d = Path(directory)
     python = [p.resolve() for p in d.glob("*.py") if is_operator_file(p)]
-    return sorted(python) + [k.resolve() for k in cxx_kernels(d)]
+    samples = [s.kernel.resolve() for s in find_samples(d)]  # sample directories: their kernel file
+    return sorted(python) + [k.resolve() for k in cxx_kernels(d)] + samples
 
 
 def operator_dirs(root: str | Path | None = None) -> list[Path]:

@@ -18,6 +18,7 @@ from .emulation import Emulation
 from .inputs import cache_key, cached_inputs, keep_inputs
 from .loader import OperatorModule, _line_of, load_operator
 from .precision import PrecisionReport, compare
+from .samples import run_sample
 from .views.timing import timing
 
 
@@ -62,6 +63,7 @@ class RunReport:
     flops: float = 0.0
     io_bytes: int = 0
     baseline: str | None = None
+    sample: dict | None = None  # a sample directory's run (devkit/samples.py): launches, verify, stdout
 
     @property
     def ok(self) -> bool:
@@ -122,6 +124,8 @@ class RunReport:
             "errors": [e.to_dict() for e in self.errors],
             "passed": self.passed,
         }
+        if self.sample is not None:
+            d["sample"] = {k: v for k, v in self.sample.items() if k != "emulations"}
         return d
 
 
@@ -176,6 +180,10 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
 
 def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
     """Run the whole pipeline; never raises for the user's mistakes (they become `errors`)."""
+    if op is None and _is_sample(request.op):
+        rep = run_sample(request, sanitizer=sanitizer, configure=configure)
+        rep["stages"] = tuple(Stage(*st) for st in rep["stages"])
+        return RunReport(**rep)
     stages: list[Stage] = []
     errors: list[ErrorInfo] = []
     t0 = time.perf_counter()
@@ -230,6 +238,20 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
             errors.append(exc.info())
             stages.append(Stage("verify", time.perf_counter() - t2, False, exc.message))
     return _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs)
+
+
+def _is_sample(ref) -> bool:
+    from pathlib import Path
+
+    from ..cxx.files import CXX_SUFFIXES, sample_for
+
+    if not isinstance(ref, str):
+        return False
+    p = Path(ref)
+    if not (p.is_dir() or (p.suffix in CXX_SUFFIXES and p.is_file())):
+        return False
+    s = sample_for(p)
+    return s is not None and (p.is_dir() or p.resolve() == s.kernel.resolve())
 
 
 def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:

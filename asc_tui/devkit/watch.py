@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cxx.files import CXX_SUFFIXES, HEADER_SUFFIXES, kernel_for_spec, spec_for_kernel
+from ..cxx.files import CXX_SUFFIXES, HEADER_SUFFIXES, kernel_for_spec, sample_for, spec_for_kernel
 from ..npu.errors import ErrorInfo
 from .discovery import is_operator_file
 from .runner import RunRequest
@@ -71,7 +71,10 @@ def classify(
         p = Path(raw).resolve()
         if is_temp_file(p):
             continue
-        if p in extra or p.suffix == ".toml":
+        sample = sample_for(p) if p.suffix in CXX_SUFFIXES + HEADER_SUFFIXES + (".py",) else None
+        if sample is not None and (sample.root == root or root in sample.root.parents):
+            (ops if sample.kernel.exists() else removed).add(sample.kernel.resolve())  # a sample's file
+        elif p in extra or p.suffix == ".toml":
             everything = True
             config = config or p.name in ("asc-tui.toml", "pyproject.toml")
         elif p.suffix == ".py" and is_operator_file(p) and p.parent == root:

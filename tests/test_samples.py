@@ -1,0 +1,188 @@
+"""Sample directories (kernel + host main() + data scripts, no spec): the whole loop and its errors."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asc_tui.devkit.conformance import classify, conformance
+from asc_tui.devkit.runner import RunRequest, run
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def _run(path, **kw):
+    return run(RunRequest(str(path), **kw))
+
+
+def _copy(tmp_path, name="vadd") -> Path:
+    dst = tmp_path / name
+    shutil.copytree(SAMPLES / name, dst)
+    return dst
+
+
+def _line_of(path: Path, needle: str) -> int:
+    for i, line in enumerate(path.read_text().splitlines(), 1):
+        if needle in line:
+            return i
+    raise AssertionError(needle)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_single_file_sample_runs_gen_data_main_and_verify():
+    r = _run(SAMPLES / "vadd")
+    assert r.passed, r.errors
+    assert [s.name for s in r.stages] == ["gen_data", "emulate", "verify"]
+    assert r.sample["verify"]["exit"] == 0 and "test pass!" in r.sample["verify"]["output"]
+    assert r.precision.verdict == "PASS"
+    assert r.chip == "ascend910b" and r.block_dim == 4
+    (launch,) = r.sample["launches"]
+    assert launch["kernel"] == "vadd" and launch["line"] == _line_of(SAMPLES / "vadd/vadd.asc", "<<<")
+    assert r.emulation.gm_write == 4096 * 4
+    assert classify(r) == ("PASS", "")
+    assert not (SAMPLES / "vadd/output").exists()  # the user's directory is never written
+
+
+def test_two_launches_template_kernel_and_aclrt_launch_kernel():
+    r = _run(SAMPLES / "multi")
+    assert r.passed, r.errors
+    src = SAMPLES / "multi/multi.asc"
+    got = [(ln["kernel"], ln["line"], ln["blocks"]) for ln in r.sample["launches"]]
+    assert got == [
+        ("scale", _line_of(src, "scale<3><<<"), 2),
+        ("vadd", _line_of(src, "ACLRT_LAUNCH_KERNEL(vadd)"), 4),
+    ]
+    assert len(r.sample["emulations"]) == 2
+    assert "emulations" not in r.to_dict()["sample"]  # JSON keeps the launch summaries
+
+
+def test_split_layout_kernel_cpp_and_main_cpp():
+    r = _run(SAMPLES / "split")
+    assert r.passed, r.errors
+    assert r.path.endswith("vsub_kernel.cpp")
+    assert r.sample["launches"][0]["line"] == _line_of(
+        SAMPLES / "split/main.cpp", "ACLRT_LAUNCH_KERNEL(vsub)"
+    )
+
+
+def test_no_data_scripts_still_runs_and_says_no_golden():
+    r = _run(SAMPLES / "nogold")
+    assert r.passed and r.precision is None
+    assert r.sample["precision"] == "not checked: no golden"
+    assert "sum=96.0" in r.sample["stdout"]
+    assert classify(r) == ("RAN", "not checked: no golden")
+
+
+def _error(r):
+    assert not r.passed and r.errors
+    return r.errors[0]
+
+
+def test_gen_data_that_raises_names_its_line(tmp_path):
+    d = _copy(tmp_path)
+    gen = d / "scripts/gen_data.py"
+    gen.write_text("import numpy as np\n\nraise ValueError('no data today')\n")
+    e = _error(_run(d))
+    assert e.file == str(gen) and e.line == 3 and "no data today" in e.message
+
+
+def test_gen_data_that_hangs_times_out(tmp_path):
+    d = _copy(tmp_path)
+    (d / "scripts/gen_data.py").write_text("while True:\n    pass\n")
+    e = _error(_run(d, timeout_s=0.5))
+    assert "did not finish" in e.message and e.file.endswith("gen_data.py")
+
+
+def test_gen_data_of_the_wrong_size_names_the_read(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "scripts/gen_data.py", "uniform(-2, 2, 4096)", "uniform(-2, 2, 8192)")
+    e = _error(_run(d))
+    asc = d / "vadd.asc"
+    assert e.file == str(asc) and e.line == _line_of(asc, "input_x.bin")
+    assert "input_x.bin has 32768 bytes, more than the buffer's 16384" in e.message
+
+
+def test_main_reading_a_missing_file(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "vadd.asc", "input_y.bin", "input_q.bin")
+    e = _error(_run(d))
+    assert e.line == _line_of(d / "vadd.asc", "input_q.bin") and "no file './input/input_q.bin'" in e.message
+
+
+def test_main_freeing_twice(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "vadd.asc", "    aclrtFreeHost(zh);\n", "    aclrtFreeHost(zh);\n    aclrtFreeHost(zh);\n")
+    e = _error(_run(d))
+    first = _line_of(d / "vadd.asc", "aclrtFreeHost(zh)")
+    assert e.line == first + 1 and f"already freed at vadd.asc:{first}" in e.message
+
+
+def test_launch_with_more_blocks_than_the_chip_takes(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "vadd.asc", "uint32_t blocks = 4;", "uint32_t blocks = 70000;")
+    e = _error(_run(d))
+    assert e.line == _line_of(d / "vadd.asc", "<<<") and "70000 blocks" in e.message
+
+
+def test_host_construct_outside_the_subset_is_unsupported_with_its_line(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "vadd.asc", "    aclFinalize();\n", "    aclFinalize();\n    aclrtGetMagic(1);\n")
+    r = _run(d)
+    status, reason = classify(r)
+    assert status == "UNSUPPORTED" and "aclrtGetMagic" in reason
+    assert r.errors[0].line == _line_of(d / "vadd.asc", "aclrtGetMagic")
+
+
+def test_conformance_rows(tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in ("vadd", "nogold"):
+        shutil.copytree(SAMPLES / name, root / name)
+    other = _copy(root, "split")
+    _edit(other / "main.cpp", "return 0;", "return 0;")
+    shutil.copytree(SAMPLES / "vadd", root / "arch3510")
+    _edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
+    rows = {r.sample: r for r in conformance(root, 60, None, jobs=2)}
+    assert {k: r.status for k, r in rows.items()} == {
+        "arch3510": "OUT OF SCOPE",
+        "nogold": "RAN",
+        "split": "PASS",
+        "vadd": "PASS",
+    }
+    assert "dav-3510" in rows["arch3510"].reason
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--markdown"])
+def test_conformance_cli(tmp_path, fmt, capsys):
+    from asc_tui.cli import main
+
+    shutil.copytree(SAMPLES / "nogold", tmp_path / "nogold")
+    assert main(["conformance", str(tmp_path), fmt]) == 0
+    out = capsys.readouterr().out
+    assert "RAN" in out and "nogold" in out
+
+
+def test_param_overrides_a_constexpr_of_the_sample(tmp_path):
+    base = _run(SAMPLES / "vadd")
+    r = _run(SAMPLES / "vadd", params={"TILE": "1024"})
+    assert r.passed and r.params == {"TILE": "1024"}
+    assert r.emulation.kernel_cycles < base.emulation.kernel_cycles  # fewer, larger tiles
+    e = _error(_run(SAMPLES / "vadd", params={"NOPE": "1"}))
+    assert "no constant 'NOPE'" in e.message and "TILE, TOTAL" in e.message
+
+
+def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
+    from asc_tui.cli import main
+
+    d = _copy(tmp_path)
+    argv = ["tune", str(d), "--param-values", "TILE=128,1024", "--apply", "--yes"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "best: TILE=1024" in out
+    assert "constexpr uint32_t TILE = 1024;" in (d / "vadd.asc").read_text()
+    assert main(["tune", str(d)]) == 2  # a sample names its values

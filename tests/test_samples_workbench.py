@@ -1,0 +1,62 @@
+"""Sample directories in the workbench: listed by discovery, a save reruns that sample, and its
+verify output reaches the log."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from pathlib import Path
+
+from asc_tui.config import Config
+from asc_tui.devkit.discovery import find_operators
+from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.watch import classify
+from asc_tui.tui.app import Workbench
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def _tree(tmp_path: Path) -> Path:
+    root = tmp_path / "examples"
+    for name in ("vadd", "split"):
+        shutil.copytree(SAMPLES / name, root / "group" / name)
+    return root
+
+
+def test_discovery_lists_samples_by_their_kernel_file(tmp_path):
+    root = _tree(tmp_path)
+    found = find_operators(root)
+    assert [p.name for p in found] == ["vsub_kernel.cpp", "vadd.asc"]  # by sample directory
+    r = run(RunRequest(str(found[1])))  # the kernel file runs its sample
+    assert r.passed and r.sample["verify"]["exit"] == 0
+
+
+def test_a_save_in_a_sample_reruns_only_that_sample(tmp_path):
+    root = _tree(tmp_path)
+    vadd = root / "group/vadd"
+    for f in (vadd / "vadd.asc", vadd / "scripts/gen_data.py"):
+        cs = classify([(None, str(f))], root)
+        assert cs.operators == {(vadd / "vadd.asc").resolve()} and not cs.everything
+    cs = classify([(None, str(root / "group/split/main.cpp"))], root)
+    assert cs.operators == {(root / "group/split/vsub_kernel.cpp").resolve()}
+
+
+def test_workbench_opens_a_directory_of_samples_and_logs_verify(tmp_path):
+    root = _tree(tmp_path)
+
+    async def go():
+        app = Workbench(
+            str(root), clock=lambda: "00:00:00", show_host_times=False, config=Config(worker_timeout=30)
+        )
+        async with app.run_test(size=(100, 30)) as pilot:
+            deadline = time.monotonic() + 60
+            while app.results_seen < 2 and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            tree = app.query_one("#sidebar")
+            assert {p.name for p in tree.paths()} == {"vadd.asc", "vsub_kernel.cpp"}
+            assert {tree.status(p) for p in tree.paths()} == {"pass"}
+            log = "\n".join(app.query_one("#log-pane").lines_text)
+            assert "vadd: verify_result.py: test pass!" in log
+
+    asyncio.run(go())
