@@ -4,6 +4,9 @@ Integer `/` and `%` truncate toward zero (a helper only for signed operands), un
 arithmetic wraps (a mask), mixed signed/unsigned comparisons compare as unsigned, `float`
 results round to fp32, GM pointer arithmetic counts elements of the pointee. Constant operands
 fold at translation time through the very code generated for them.
+
+Over 400 lines; the seam to split on: the operators (binary, unary, comparisons) from names,
+members and literals in ExprGen.
 """
 
 from __future__ import annotations

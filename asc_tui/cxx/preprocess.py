@@ -10,6 +10,9 @@ points at the macro's use in the user's line.
 `#include "local.h"` is followed (relative to the including file, then the include dirs) with
 guards and `#pragma once`; system and SDK headers (`<cstdint>`, `kernel_operator.h`,
 `acl/acl.h`...) stand for the kernel API twin and are never read.
+
+Over 400 lines; the seam to split on: macro expansion (Macro, _split_args) from the directives
+(#if, #include) in Preprocessor.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Collected once from every file's tree without translating any body; code generation then
 translates on demand, starting from the kernel entry, so host code (`main()`, ACL calls,
 `data_utils.h`) is never looked at.
+
+Over 400 lines; the seam to split on: the declaration records (Decl ... Namespace) from the
+Collector that fills them.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ whose cost changed (from the per-line costs kept in the history).
 
 Verdicts follow the Ascend practice: relative performance = baseline time / own time;
 ship ≥ 95%, optimise 90–95%, must optimise < 90% (thresholds configurable).
+
+Over 400 lines; the seam to split on: the request and result types (Verdict, Thresholds,
+CaseResult, BenchRequest, BenchResult) from the run itself (`bench`, `_bench_case`).
 """
 
 from __future__ import annotations

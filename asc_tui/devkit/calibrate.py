@@ -8,6 +8,9 @@ cycles per repeat, launch overhead — by least squares (Levenberg–Marquardt o
 finite-difference Jacobian, numpy only) on every run's task duration and per-core mean MTE2,
 MTE3 and vector time. A constant the runs do not constrain (its column of the Jacobian is zero,
 e.g. the HBM when no run saturates it) keeps its value and is reported as such.
+
+Over 400 lines; the seam to split on: reading the runs (RunSpec, parse_run, read_manifest,
+_Runs) from the fit (_fit, calibrate, write_chip).
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ interpreter start; after a kill a fresh child is started at once so the next run
 Every run imports the operator afresh (`load_operator` never caches) and forgets user helper
 modules imported by the previous run, so an edited helper is re-read too. This module is the
 parent side; what runs in the child is in `worker_child.py`.
+
+Over 400 lines; the seam to split on: the exit and crash reporting helpers at the bottom
+(`_exit_code` ... `_crash_info`), beside the child side in `worker_child.py`.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div
 when its core finished the previous one. HBM bandwidth is shared moment by moment by every GM
 transfer in flight (npu/hbm.py): the first pass times each transfer as if alone, then
 timing-only passes with the shared-HBM durations follow until they are a fixed point.
+
+Over 400 lines; the seam to split on: the guards around a launch (_gc_paused, _numbers_done,
+_deadline) from the launch itself.
 """
 
 from __future__ import annotations

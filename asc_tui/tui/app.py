@@ -7,6 +7,8 @@ Tools (profile, precision, debug, bench, tune, export) are controllers in `tools
 its devkit call in a worker and posts a typed message; any worker that raises is shown by the
 one `on_worker_state_changed` handler (log, status line, toast). The emulator stack
 (numpy, the devkit) is imported after the first paint, in a thread, so the screen comes up first.
+
+Over 400 lines; the seam to split on: the layout (compose, CSS) from the message handlers.
 """
 
 from __future__ import annotations
