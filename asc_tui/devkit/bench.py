@@ -327,7 +327,9 @@ def _bench_case(
     report = _run(req, op, chip, case, req.params)
     errors += [e.format() for e in report.errors]
     rec = history.record_from_report(report, "bench")
-    previous = history.previous_run(store, op.name, report.case or case, chip.name)
+    previous = history.previous_run(
+        store, op.name, report.case or case, chip.name, params=dict(report.params)
+    )
     if req.record or req.save_baseline:  # a baseline is a stored run
         rec = history.get(store, history.append(store, rec))
         if report.emulation is not None:  # the diff view draws a baseline's timeline from these

@@ -72,17 +72,10 @@ class BenchController(ProcessTool):
                 row.current = c.time_us
             row.baseline = c.baseline_time_us  # "previous" stays the runs' own (same params only)
             row.verdict = c.verdict.value if c.verdict else ("saved" if msg.saved else "")
-            reg = c.regression
-            if reg is not None and not reg.params_changed:
+            reg = c.regression  # devkit compares only runs of the same params
+            if reg is not None:
                 row.verdict += " REGRESSION"
                 app.log_line(f"bench: {reg.message()}", Level.ERROR)
-            elif reg is not None:  # other params than the previous run: no like-for-like comparison
-                app.log_line(
-                    f"bench: slower than the previous run, which had other params "
-                    f"({', '.join(f'{k} {a}->{b}' for k, (a, b) in reg.params_changed.items())}): "
-                    "not marked as a regression",
-                    Level.WARN,
-                )
             table.upsert(row)
             t = f"{c.time_us:,.3f} µs" if c.time_us is not None else "no time"
             base = f"{c.baseline_time_us:,.3f} µs" if c.baseline_time_us else "none"
