@@ -9,18 +9,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = (
-    "run",
-    "profile",
-    "debug",
-    "bench",
-    "tune",
-    "watch",
-    "chips",
-    "serve",
-    "calibrate",
-    "conformance",
-)
+COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips", "serve", "conformance")
 
 
 def build_parser() -> argparse.ArgumentParser:
