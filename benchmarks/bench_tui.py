@@ -37,14 +37,28 @@ from asc_tui.tui.app import Workbench  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from host import host_loop_s  # noqa: E402
 
+#: The operators whose save → panes latency is measured: (label, files to copy, file saved, a
+#: line appended per save). The C++ one is the same kernel as a `.asc` with its spec and headers.
+RELOADS = [
+    ("add_custom.py", ["add_custom.py"], "add_custom.py", "\n# edit {i}\n"),
+    (
+        "add_custom.asc",
+        ["cpp/add_custom.asc", "cpp/add_custom.py", "cpp/add_custom_tiling.h", "cpp/kernel_utils.h"],
+        "add_custom.asc",
+        "\n// edit {i}\n",
+    ),
+]
 
-async def _hot_reload(n: int = 20) -> dict:
+
+async def _hot_reload(files=("add_custom.py",), saved="add_custom.py", edit="\n# edit {i}\n", n=20) -> dict:
+    """Median latency from writing `saved` (one more line each time) to every pane updated."""
     tmp = Path(tempfile.mkdtemp(prefix="asc-bench-tui-"))
     ops = tmp / "operators"
     ops.mkdir()
-    src = (REPO / "operators" / "add_custom.py").read_text()
-    target = ops / "add_custom.py"
-    target.write_text(src)
+    for f in files:
+        shutil.copy(REPO / "operators" / f, ops / Path(f).name)
+    target = ops / saved
+    src = target.read_text()
     app = Workbench(str(ops), config=Config(worker_timeout=30), clock=lambda: "--:--:--")
     lat, worker_s = [], []
     async with app.run_test(size=(160, 48)) as pilot:
@@ -54,7 +68,7 @@ async def _hot_reload(n: int = 20) -> dict:
         for i in range(n):
             seen = app.results_seen
             t0 = time.perf_counter()
-            target.write_text(src + f"\n# edit {i}\n")
+            target.write_text(src + edit.format(i=i))
             while app.results_seen == seen:
                 await asyncio.sleep(0.001)
             lat.append(time.perf_counter() - t0)
@@ -206,12 +220,16 @@ def _startup(n: int = 5) -> dict:
 
 def main() -> dict:
     host_before = host_loop_s()
-    hot = asyncio.run(_hot_reload())
-    print(
-        f"  hot reload add_custom (write → panes updated): median {hot['median_ms']:.1f} ms, "
-        f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
-        f"{hot['worker_run_median_ms']:.1f} ms)  target ≤ 80 ms"
-    )
+    reloads = {}
+    for label, files, saved, edit in RELOADS:
+        hot = reloads[label] = asyncio.run(_hot_reload(files, saved, edit))
+        target = "80 ms" if label.endswith(".py") else "150 ms (a C++ save: translation included)"
+        print(
+            f"  hot reload {label} (write → panes updated): median {hot['median_ms']:.1f} ms, "
+            f"p90 {hot['p90_ms']:.1f} ms over {hot['n']} saves (worker run median "
+            f"{hot['worker_run_median_ms']:.1f} ms)  target ≤ {target}"
+        )
+    hot = reloads["add_custom.py"]
     tl = asyncio.run(_timeline())
     print(
         f"  timeline of {tl['source']}: {tl['instructions']:,} instructions, "
@@ -230,7 +248,13 @@ def main() -> dict:
     )
     host = (host_before + host_loop_s()) / 2
     print(f"  host: 5M-addition loop {host:.3f} s CPU (mean of before and after)")
-    return {"hot_reload": hot, "timeline": tl, "startup": st, "host_loop_s": round(host, 4)}
+    return {
+        "hot_reload": hot,
+        "hot_reload_cpp": reloads["add_custom.asc"],
+        "timeline": tl,
+        "startup": st,
+        "host_loop_s": round(host, 4),
+    }
 
 
 if __name__ == "__main__":
