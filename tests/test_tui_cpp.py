@@ -6,7 +6,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from test_tui_app import make_app, until
+from test_tui_app import log_text, make_app, until
 
 CPP = Path(__file__).resolve().parents[1] / "operators" / "cpp"
 
@@ -44,5 +44,30 @@ def test_the_tree_marks_a_cpp_operator_which_runs_and_shows_its_cpp_source(ops):
             source = app.query_one("#source-view").body.render()
             text = source.plain if hasattr(source, "plain") else str(source)
             assert "add_custom.asc" in text and "AscendC::DataCopy" in text and "__aicore__" in text
+
+    asyncio.run(go())
+
+
+def test_a_broken_cpp_save_names_its_line_and_column_and_keeps_the_last_good_result_stale(ops):
+    for f in ("add_custom.asc", "add_custom.py", "add_custom_tiling.h", "kernel_utils.h"):
+        shutil.copy(CPP / f, ops / f)
+    kernel = (ops / "add_custom.asc").resolve()
+    src = kernel.read_text()
+    lines = src.splitlines(True)
+    at = next(i for i, ln in enumerate(lines) if "void Process" in ln) + 1  # first line of its body
+    broken = "".join(lines[: at + 1]) + "        auto f = [&]() { return 1; };\n" + "".join(lines[at + 1 :])
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(
+                pilot, lambda: (st := app.ops.get(kernel)) is not None and st.good is not None, what="run"
+            )
+            good = app.ops[kernel].good
+            kernel.write_text(broken)
+            where = f"add_custom.asc:{at + 2}:"
+            await until(pilot, lambda: where in log_text(app), what="the C++ error with its line in the log")
+            assert "lambda" in log_text(app)
+            assert app.ops[kernel].good is good and app.ops[kernel].stale  # the panes keep it, marked
 
     asyncio.run(go())
