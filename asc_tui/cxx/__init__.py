@@ -9,8 +9,8 @@ Pipeline, one module per job:
 - `codegen` (+ `classes`, `typeres`, `names`, `expr`, `calls`, `stmt`, `loops`, `emit`, `scope`,
   `ctype`) — translation on demand from the `__global__` entry with static C++ types, each
   statement on its C++ line.
-- `runtime`, `shims`, `api`, `cmath` — what generated code calls where plain Python is not exact C++,
-  the few Ascend C names the twin lacks, and what the translator knows about the twin.
+- `runtime`, `api`, `cmath` — what generated code calls where plain Python is not exact C++,
+  and what the translator knows about the twin.
 - `acl`, `host` (+ `hostexpr`, `hostvalues`, `hostapi`), `hostrun` — a sample's host `main()`,
   interpreted onto the ACL runtime twin; its launches run the translated kernels;
   `files` also knows the sample directory layout.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from .. import ascendc as _twin
 from . import ctype as T
-from . import shims
 
 #: Methods and functions whose template arguments become leading call arguments.
 TARGS_AS_ARGS = {
@@ -73,24 +72,22 @@ ALIASES = {"block_idx": ("_AC.GetBlockIdx()", T.INT64), "block_num": ("_AC.GetBl
 
 
 def twin_has(name: str) -> bool:
-    return name in _twin.__all__ or hasattr(_twin, name) or name in shims.NAMES
+    return name in _twin.__all__ or hasattr(_twin, name)
 
 
 def twin_ref(name: str) -> str:
-    """The generated code's spelling of a kernel API name (`_AC.X`, or a shim `_cx.shims.X`)."""
-    if hasattr(_twin, name) or name not in shims.NAMES:
-        return f"_AC.{name}"
-    return f"_cx.shims.{name}"
+    """The generated code's spelling of a kernel API name."""
+    return f"_AC.{name}"
 
 
 def twin_type(name: str) -> bool:
     """A twin name that is a type (class or enum), not a value such as PIPE_ALL."""
-    return isinstance(getattr(_twin, name, getattr(shims, name, None)), type)
+    return isinstance(getattr(_twin, name, None), type)
 
 
 def twin_method(cls: str, method: str) -> bool:
     """False only when the twin class is known and lacks the method."""
-    obj = getattr(_twin, cls, getattr(shims, cls, None))
+    obj = getattr(_twin, cls, None)
     return not isinstance(obj, type) or hasattr(obj, method) or method in getattr(obj, "__slots__", ())
 
 

@@ -150,10 +150,9 @@ class NameGen:
 
     def twin_path(self, path: str, node, ctx) -> Val:
         from .. import ascendc
-        from . import shims
 
         parts = path.split("::")
-        obj = ascendc if hasattr(ascendc, parts[0]) else shims
+        obj = ascendc
         for p in parts:
             try:
                 obj = getattr(obj, p)

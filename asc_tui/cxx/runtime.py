@@ -17,7 +17,6 @@ from ..ascendc.lineage import gm_written
 from ..ascendc.tensors import GM_ADDR
 from ..npu.errors import KernelError, user_location
 from ..npu.offload import gm_ready
-from . import shims  # noqa: F401 - generated code reaches the shims as _cx.shims
 
 _pack_f = struct.Struct("<f")
 

@@ -200,7 +200,7 @@ class TypeResolver:
             return val
         if tp is not None:
             val = self.expr(node, ctx)
-            if not val.is_const and val.code.startswith(("_AC.", "_cx.shims.")):
+            if not val.is_const and val.code.startswith("_AC."):
                 return val  # a kernel API enum value (TPosition::GM...): passed through as is
             v = self.const_value(node, ctx)
             if tp.type_node is not None:
