@@ -146,17 +146,17 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         else:
             dst.arr[s : s + n] = src.arr[:n]
     if read:
-        pipe, cycles = MTE2, core.dma_read_cycles
+        pipe = MTE2
         core.gm_read += nb
     else:
-        pipe, cycles = MTE3, core.dma_write_cycles
+        pipe = MTE3
         core.gm_write += nb
     # core.work(pipe, ...) inlined: this is the hottest path of every vector kernel
     ts = core.ts = core.ts + core.issue
     tp = core.tp
     t = tp[pipe]
     start = t if t > ts else ts
-    end = tp[pipe] = start + cycles(nb)
+    end = tp[pipe] = start + (core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb))
     rec = core.rec
     core.last[pipe] = len(rec)
     rec.append((pipe, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
