@@ -60,7 +60,17 @@ from .enums import (
     TPosition,
     pipe_t,
 )
-from .fixpipe import Fixpipe, FixpipeParams, FixpipeParamsV220, QuantMode_t
+from .fixpipe import (
+    CFG_COLUMN_MAJOR,
+    CFG_NZ,
+    CFG_ROW_MAJOR,
+    CO2Layout,
+    Fixpipe,
+    FixpipeConfig,
+    FixpipeParams,
+    FixpipeParamsV220,
+    QuantMode_t,
+)
 from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
 from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
 from .hccl import (
