@@ -60,6 +60,7 @@ from .enums import (
     TPosition,
     pipe_t,
 )
+from .fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
 from .fixpipe import (
     CFG_COLUMN_MAJOR,
     CFG_NZ,
@@ -114,6 +115,7 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
     UnaryRepeatParams,
 )
 from .loaddata import LoadData, LoadData2DParams
+from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,
     CubeFormat,
