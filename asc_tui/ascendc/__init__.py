@@ -114,6 +114,7 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
     SetVectorMask,
     UnaryRepeatParams,
 )
+from .load3d import LoadData3DParamsV2
 from .loaddata import LoadData, LoadData2DParams
 from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling

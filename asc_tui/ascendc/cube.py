@@ -259,9 +259,13 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     c0 = 32 // fm.dtype.itemsize
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
     need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
-    if need_a > fm.count or need_b > filter_.count or need_c > dst.count:
+    # fp32 with kDirectionAlign: L0A rows hold k padded to 16 (two 8-wide fractals), and the
+    # cube skips the padding fractals when it reads them
+    a_k1 = -(-k // 16) * 2 if params.kDirectionAlign and c0 == 8 else k1
+    span_a = m1 * a_k1 * 16 * c0
+    if span_a > fm.count or need_b > filter_.count or need_c > dst.count:
         _mmad_too_small(
-            ((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
+            ((fm, span_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
             m,
             n,
             k,
@@ -287,11 +291,17 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != fm.dtype:
             steps = KSteps(k, k1, c0, need_a, need_b, fm.dtype, pend)
             pend.runs.append(steps)
-        steps.add(core, fm, filter_)
+        if a_k1 == k1:
+            steps.add(core, fm, filter_)
+        else:
+            if core.lazy is not None:
+                core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
+            rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
+            steps.add(core, fm, filter_, rows.reshape(-1))
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:
-        san.access(core, fm, 0, need_a, False, fr, span=True)
+        san.access(core, fm, 0, span_a, False, fr, span=True)
         san.access(core, filter_, 0, need_b, False, fr, span=True)
         san.access(core, dst, 0, need_c, True, fr, span=True)
 

@@ -16,6 +16,7 @@ from .cube import _fail, _need_mem
 from .dtypes import dtype_name
 from .fractal import FRACTAL_BYTES, load_numbers, load_plan
 from .lineage import load_map
+from .load3d import LoadData3DParamsV2, load3d_v2
 from .tensors import LocalTensor
 
 
@@ -35,10 +36,14 @@ class LoadData2DParams:
 
 
 def LoadData(dst, src, params: LoadData2DParams) -> None:
-    """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams) on PIPE_MTE1."""
+    """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams | LoadData3DParamsV2) on PIPE_MTE1."""
     core = state.core
     if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
+    if type(params) is LoadData3DParamsV2:
+        fr = sys._getframe(1)
+        _load_operands(dst, src, fr)
+        return load3d_v2(core, dst, src, params, fr)
     _load(core, dst, 0, src, 0, params, sys._getframe(1))
 
 

@@ -75,9 +75,15 @@ class KSteps:
         self.count = 0
         self.owner = owner  # the Pending (tracked by lineage while it holds a LinStack)
 
-    def add(self, core, l0a, l0b) -> None:
+    def add(self, core, l0a, l0b, a_values: np.ndarray | None = None) -> None:
+        """Stack one Mmad's operands; `a_values`: A's fractals as read by the cube when they
+        are not L0A's bytes as laid out (fp32 kDirectionAlign skips padding fractals)."""
         i = self.count
-        self.a = self._push(self.a, i, core, l0a, self.need_a)
+        if a_values is None:
+            self.a = self._push(self.a, i, core, l0a, self.need_a)
+        else:
+            self.a = _as_raw(self.a, i, self.need_a, self.dtype)
+            self.a.put(i, a_values)
         self.b = self._push(self.b, i, core, l0b, self.need_b)
         self.count = i + 1
 
