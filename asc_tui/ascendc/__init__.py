@@ -32,6 +32,7 @@ from .dtypes import (
     float16,
     float32,
     half,
+    int4b_t,
     int8,
     int16,
     int32,
