@@ -21,6 +21,7 @@ from ..npu.records import KIND_WORK
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
 from .fixcopy import DataCopyCO12DstParams, copy_co1
+from .int4 import as_bytes
 from .lineage import gm_written
 from .slicecopy import copy_slices
 from .tensors import GlobalTensor, LocalTensor
@@ -211,8 +212,8 @@ def _local_copy_cycles(core, nbytes: int) -> float:
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
-    if isinstance(params, Nd2NzParams):
-        return copy_nd2nz(core, dst, src, params, fr)
+    if isinstance(params, Nd2NzParams):  # int4b_t moves as element pairs (bytes)
+        return copy_nd2nz(core, as_bytes(dst), as_bytes(src), params, fr)
     if isinstance(params, DataCopyCO12DstParams):
         return copy_co1(core, dst, src, params, fr)
     raise KernelError(

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..npu.pipes import MTE1
-from .cube import _fail
+from .cube import _fail, past_tensor
 from .fractal import strided
 
 
@@ -140,23 +140,9 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     rows, cols = (k_ext, m_ext) if transpose else (m_ext, k_ext)
     shape, last = _extent(rows, cols, c0, to_a)
     full = shape[0] * shape[1] * 16 * c0
-    darr = dst.arr
     if last > dst.count:  # hardware writes on into the memory; the twin follows and warns
-        cap = core.chip.usable.get(dst.mem, 0)
-        if dst.offset + full * isz > cap:
-            _fail(
-                f"LoadData3DParamsV2 writes {last * isz} B from {dst.mem.upper()}+{dst.offset}, past the "
-                f"end of {dst.mem.upper()} ({cap} B)",
-                fr,
-            )
-        core.run.warn(
-            "tensor-overrun",
-            f"LoadData3DParamsV2 writes {last * isz} B but the {dst.mem.upper()} tensor holds "
-            f"{dst.count * isz} B: the bytes after it are overwritten",
-            fr,
-        )
-        if core.numeric:
-            darr = core.memory(dst.mem)[dst.offset : dst.offset + full * isz].view(dst.dtype)
+        dst = past_tensor(core, dst, full, "LoadData3DParamsV2", fr)
+    darr = dst.arr
     if core.numeric:
         lz = core.lazy
         if lz is not None:
@@ -171,7 +157,7 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     san = core.san
     if san is not None:
         san.access(core, src, 0, s_need, False, fr, span=True)
-        san.access(core, dst, 0, min(last, dst.count), True, fr, span=True)
+        san.access(core, dst, 0, last, True, fr, span=True)
 
 
 def _extent(rows: int, cols: int, c0: int, to_a: bool) -> tuple[tuple[int, int], int]:
