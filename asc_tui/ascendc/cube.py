@@ -37,7 +37,7 @@ from ..npu.l2 import l2_of
 from ..npu.offload import gm_ready
 from ..npu.pipes import MTE2, M
 from ..npu.positions import TPosition
-from .dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32
+from .dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
 from .fractal import Nd2NzPlan, nd2nz_numbers, nd2nz_plan
 from .int4 import as_bytes, unpack
 from .lineage import lazy_of, nd2nz_map
@@ -63,20 +63,19 @@ def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
     """`t` widened to `need` elements for an instruction that, as on hardware, writes on past
     the tensor into the rest of its memory (a warning); an error past the memory's end."""
     cap = core.chip.usable.get(t.mem, 0)
-    isz = t.dtype.itemsize
-    if t.offset + need * isz > cap:
+    nb = nbytes_of(t.dtype, need)
+    if t.offset + nb > cap:
         _fail(
-            f"{what} writes {need * isz} B from {t.mem.upper()}+{t.offset}, past the end of "
-            f"{t.mem.upper()} ({cap} B)",
+            f"{what} writes {nb} B from {t.mem.upper()}+{t.offset}, past the end of the memory ({cap} B)",
             fr,
         )
     core.run.warn(
         "tensor-overrun",
-        f"{what} writes {need * isz} B but the {t.mem.upper()} tensor holds {t.count * isz} B: "
+        f"{what} writes {nb} B but the {t.mem.upper()} tensor holds {nbytes_of(t.dtype, t.count)} B: "
         "the bytes after it are overwritten",
         fr,
     )
-    arr = core.memory(t.mem)[t.offset : t.offset + need * isz].view(t.dtype) if core.numeric else None
+    arr = typed_view(core.memory(t.mem)[t.offset : t.offset + nb], t.dtype) if core.numeric else None
     return LocalTensor(t.pos, t.mem, t.dtype, t.offset, need, arr, t.slot)
 
 

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..npu.pipes import MTE1
-from .cube import _fail, past_tensor
+from .cube import _fail, c0_of, past_tensor
+from .dtypes import int4b_t, nbytes_of
 from .fractal import strided
+from .int4 import as_bytes, pack, unpack
 
 
 @dataclass
@@ -107,8 +109,7 @@ def img2col(fmap: np.ndarray, p: LoadData3DParamsV2, g: _Geometry) -> np.ndarray
 
 def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     """LoadData(dst_L0A|L0B, src_L1, LoadData3DParamsV2): called by `LoadData`."""
-    isz = src.dtype.itemsize
-    c0 = 32 // isz
+    c0 = c0_of(src.dtype)
     g = _geometry(p, c0, fr)
     m_ext, k_ext, k_start = int(p.mExtension), int(p.kExtension), int(p.kStartPt)
     if m_ext <= 0 or k_ext <= 0 or m_ext % 16:
@@ -142,22 +143,27 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     full = shape[0] * shape[1] * 16 * c0
     if last > dst.count:  # hardware writes on into the memory; the twin follows and warns
         dst = past_tensor(core, dst, full, "LoadData3DParamsV2", fr)
-    darr = dst.arr
+    s_bytes, full_bytes = nbytes_of(src.dtype, s_need), nbytes_of(dst.dtype, full)
     if core.numeric:
         lz = core.lazy
         if lz is not None:
-            lz.settle_range("l1", src.offset, src.offset + s_need * isz)
-            lz.settle_range(dst.mem, dst.offset, dst.offset + full * isz)
-        x = img2col(src.arr[:s_need].reshape(g.c1, g.h, g.w, c0), p, g)
+            lz.settle_range("l1", src.offset, src.offset + s_bytes)
+            lz.settle_range(dst.mem, dst.offset, dst.offset + full_bytes)
+        packed = src.dtype == int4b_t  # moved as values, packed back
+        fmap = unpack(src.arr[:s_bytes]) if packed else src.arr[:s_need]
+        darr = unpack(dst.arr[:full_bytes]) if packed else dst.arr
+        x = img2col(fmap.reshape(g.c1, g.h, g.w, c0), p, g)
         _write(darr, x.T if transpose else x, shape, c0, to_a)
+        if packed:
+            dst.arr[:full_bytes] = pack(darr)
     cfg = core.chip.cube_timing
-    nbytes = rows * cols * isz
+    nbytes = nbytes_of(dst.dtype, rows * cols)
     bpc = cfg["l0a_bpc"] if to_a else cfg["l0b_bpc"]
     core.work(MTE1, cfg["mte1_lat"] + nbytes / bpc, "LoadData3Dv2", nbytes, fr)
     san = core.san
     if san is not None:
-        san.access(core, src, 0, s_need, False, fr, span=True)
-        san.access(core, dst, 0, last, True, fr, span=True)
+        san.access(core, as_bytes(src), 0, s_bytes, False, fr, span=True)
+        san.access(core, as_bytes(dst), 0, nbytes_of(dst.dtype, last), True, fr, span=True)
 
 
 def _extent(rows: int, cols: int, c0: int, to_a: bool) -> tuple[tuple[int, int], int]:
