@@ -14,6 +14,13 @@ from asc_tui.ascendc import (
 )
 
 
+def gm(addr, dtype) -> GlobalTensor:
+    """A GlobalTensor of `dtype` over the whole GM argument `addr`."""
+    g = GlobalTensor(dtype)
+    g.SetGlobalBuffer(addr)
+    return g
+
+
 def up(x: int, a: int) -> int:
     return -(-x // a) * a
 

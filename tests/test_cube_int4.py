@@ -6,11 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apikit import run, sanitized
-from cubekit import sync, up
+from cubekit import gm, sync, up
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import (
-    GlobalTensor,
     HardEvent,
     Hardware,
     LoadData2DParams,
@@ -23,12 +22,6 @@ from asc_tui.ascendc import (
     int4b_t,
 )
 from asc_tui.ascendc.int4 import pack, unpack
-
-
-def _gm(addr, dtype):
-    g = GlobalTensor(dtype)
-    g.SetGlobalBuffer(addr)
-    return g
 
 
 def _packed(vals: np.ndarray) -> np.ndarray:
@@ -52,13 +45,13 @@ def test_level0_cast_to_int4_rounds_saturates_and_follows_the_strides():
         ub = LocalMemAllocator(Hardware.UB)
         t = ub.Alloc(AscendC.half, 256)
         y8 = ub.Alloc(AscendC.int8, 256)
-        AscendC.DataCopy(t, _gm(gx, AscendC.half), 256)
-        AscendC.DataCopy(y8, _gm(gy, AscendC.int8), 256)
+        AscendC.DataCopy(t, gm(gx, AscendC.half), 256)
+        AscendC.DataCopy(y8, gm(gy, AscendC.int8), 256)
         sync(HardEvent.MTE2_V)
         y4 = y8.ReinterpretCast(int4b_t)
         AscendC.Cast(y4, t, RoundMode.CAST_FLOOR, 128, 2, UnaryRepeatParams(1, 1, 4, 8))
         sync(HardEvent.V_MTE3)
-        AscendC.DataCopy(_gm(gy, AscendC.int8), y8, 256)
+        AscendC.DataCopy(gm(gy, AscendC.int8), y8, 256)
 
     run(body, x, out.view(np.int8))
     vals = np.clip(np.floor(x.astype(np.float64)), -8, 7).astype(np.int8)
@@ -75,11 +68,11 @@ def test_count_cast_from_int4_to_half_reads_signed_nibbles():
     def body(gx, gy):
         ub = LocalMemAllocator(Hardware.UB)
         x8, y = ub.Alloc(AscendC.int8, 32), ub.Alloc(AscendC.half, 64)
-        AscendC.DataCopy(x8, _gm(gx, AscendC.int8), 32)
+        AscendC.DataCopy(x8, gm(gx, AscendC.int8), 32)
         sync(HardEvent.MTE2_V)
         AscendC.Cast(y, x8.ReinterpretCast(int4b_t), RoundMode.CAST_NONE, 64)
         sync(HardEvent.V_MTE3)
-        AscendC.DataCopy(_gm(gy, AscendC.half), y, 64)
+        AscendC.DataCopy(gm(gy, AscendC.half), y, 64)
 
     run(body, _packed(vals).view(np.int8), out)
     np.testing.assert_array_equal(out, vals.astype(np.float16))
@@ -105,13 +98,13 @@ def _int4_matmul(m: int, k: int, n: int, b_transposed_load: bool):
     def body(ga, gb, gc):
         l1 = LocalMemAllocator(Hardware.L1)
         ta = l1.Alloc(int4b_t, mp * kp)
-        AscendC.DataCopy(ta, _gm(ga, int4b_t), Nd2NzParams(1, m, k // 2, 0, k // 2, mp, 1, 0))
+        AscendC.DataCopy(ta, gm(ga, int4b_t), Nd2NzParams(1, m, k // 2, 0, k // 2, mp, 1, 0))
         if b_transposed_load:  # B as K x N: 64 x 64 squares transposed into L0B
             tb = l1.Alloc(int4b_t, kp * up(n, 64))
-            AscendC.DataCopy(tb, _gm(gb, int4b_t), Nd2NzParams(1, k, n // 2, 0, n // 2, kp, 1, 0))
+            AscendC.DataCopy(tb, gm(gb, int4b_t), Nd2NzParams(1, k, n // 2, 0, n // 2, kp, 1, 0))
         else:  # B as N x K: NZ of Bᵀ is already the ZN fractal order
             tb = l1.Alloc(int4b_t, up(n, 16) * kp)
-            AscendC.DataCopy(tb, _gm(gb, int4b_t), Nd2NzParams(1, n, k // 2, 0, k // 2, up(n, 16), 1, 0))
+            AscendC.DataCopy(tb, gm(gb, int4b_t), Nd2NzParams(1, n, k // 2, 0, k // 2, up(n, 16), 1, 0))
         sync(HardEvent.MTE2_MTE1)
         a2 = LocalMemAllocator(Hardware.L0A).Alloc(int4b_t, mp * kp)
         for i in range(mp // 16):
@@ -134,7 +127,7 @@ def _int4_matmul(m: int, k: int, n: int, b_transposed_load: bool):
         c = LocalMemAllocator(Hardware.L0C).Alloc(AscendC.int32, mp * up(n, 64))
         AscendC.Mmad(c, a2, b2, MmadParams(m, n, k))
         sync(HardEvent.M_FIX)
-        AscendC.Fixpipe(_gm(gc, AscendC.int32), c, AscendC.FixpipeParamsV220(n, m, mp, n))
+        AscendC.Fixpipe(gm(gc, AscendC.int32), c, AscendC.FixpipeParamsV220(n, m, mp, n))
 
     src_b = b_kn if b_transposed_load else bt
     run(body, _packed(a.ravel()).view(np.int8), _packed(src_b.ravel()).view(np.int8), out, core_type="aic")
@@ -158,11 +151,11 @@ def test_the_sanitizer_sees_the_bytes_a_cast_to_int4_writes(elements, flagged):
     def body(gx, gy):
         ub = LocalMemAllocator(Hardware.UB)
         t, y8 = ub.Alloc(AscendC.half, 128), ub.Alloc(AscendC.int8, 64)
-        AscendC.DataCopy(t, _gm(gx, AscendC.half), 128)
+        AscendC.DataCopy(t, gm(gx, AscendC.half), 128)
         sync(HardEvent.MTE2_V)
         AscendC.Cast(y8.ReinterpretCast(int4b_t), t, RoundMode.CAST_RINT, elements)
         sync(HardEvent.V_MTE3)
-        AscendC.DataCopy(_gm(gy, AscendC.int8), y8, 64)  # 64 B = 128 int4: all written, or half
+        AscendC.DataCopy(gm(gy, AscendC.int8), y8, 64)  # 64 B = 128 int4: all written, or half
 
     san, err = sanitized(body, x, np.zeros(64, np.int8))
     unin = [f for f in san.findings() if f.kind == "uninitialized"]

@@ -6,12 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apikit import run
-from cubekit import l1_nz, load_b, sync, up
+from cubekit import gm, l1_nz, load_b, sync, up
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import (
     FixpipeParamsV220,
-    GlobalTensor,
     HardEvent,
     Hardware,
     LoadData3DParamsV2,
@@ -21,15 +20,9 @@ from asc_tui.ascendc import (
 from asc_tui.ascendc.load3d import _geometry, img2col
 
 
-def _gm(addr, dtype):
-    g = GlobalTensor(dtype)
-    g.SetGlobalBuffer(addr)
-    return g
-
-
 def _out(c, gc, m, n):
     sync(HardEvent.M_FIX)
-    AscendC.Fixpipe(_gm(gc, AscendC.float32), c, FixpipeParamsV220(n, m, up(m, 16), n))
+    AscendC.Fixpipe(gm(gc, AscendC.float32), c, FixpipeParamsV220(n, m, up(m, 16), n))
 
 
 def test_img2col_into_l0a_computes_a_padded_strided_dilated_convolution():
@@ -43,7 +36,7 @@ def test_img2col_into_l0a_computes_a_padded_strided_dilated_convolution():
     def body(gf, gw, gc):
         l1 = LocalMemAllocator(Hardware.L1)
         tf = l1.Alloc(AscendC.half, fmap.size)
-        AscendC.DataCopy(tf, _gm(gf, AscendC.half), fmap.size)
+        AscendC.DataCopy(tf, gm(gf, AscendC.half), fmap.size)
         tw = l1_nz(gw, AscendC.half, kk, n, l1)
         sync(HardEvent.MTE2_MTE1)
         a2 = LocalMemAllocator(Hardware.L0A).Alloc(AscendC.half, h * w * kk)

@@ -6,13 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from apikit import run
-from cubekit import l1_nz, load_a, load_b, sync
+from cubekit import gm, l1_nz, load_a, load_b, sync
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import (
     DataCopyParams,
     FixpipeParamsV220,
-    GlobalTensor,
     HardEvent,
     Hardware,
     LocalMemAllocator,
@@ -21,12 +20,6 @@ from asc_tui.ascendc import (
 )
 
 M, K, N = 16, 32, 32
-
-
-def _gm(addr, dtype):
-    g = GlobalTensor(dtype)
-    g.SetGlobalBuffer(addr)
-    return g
 
 
 def _case(seed=0):
@@ -47,7 +40,7 @@ def _mmad_run(
         l1 = LocalMemAllocator(Hardware.L1)
         ta, tb = l1_nz(ga, AscendC.half, M, K, l1), l1_nz(gb, AscendC.half, K, N, l1)
         tbias = l1.Alloc(AscendC.float32, N)
-        AscendC.DataCopy(tbias, _gm(gbias, AscendC.float32), N)
+        AscendC.DataCopy(tbias, gm(gbias, AscendC.float32), N)
         sync(HardEvent.MTE2_MTE1)
         a2 = LocalMemAllocator(Hardware.L0A).Alloc(AscendC.half, M * K)
         b2 = LocalMemAllocator(Hardware.L0B).Alloc(AscendC.half, K * N)
@@ -64,7 +57,7 @@ def _mmad_run(
         else:
             AscendC.Mmad(c, a2, b2, params)
         sync(HardEvent.M_FIX)
-        AscendC.Fixpipe(_gm(gc, AscendC.float32), c, FixpipeParamsV220(fix_n, M, M, N))
+        AscendC.Fixpipe(gm(gc, AscendC.float32), c, FixpipeParamsV220(fix_n, M, M, N))
 
     res = run(body, a, b, bias, out, core_type="aic")
     return out.reshape(M, N), ab, bias, res

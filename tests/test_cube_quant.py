@@ -8,13 +8,12 @@ import struct
 import numpy as np
 import pytest
 from apikit import run
-from cubekit import l1_nz, load_a, sync, up
+from cubekit import gm, l1_nz, load_a, sync, up
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import (
     DataCopyCO12DstParams,
     FixpipeParamsV220,
-    GlobalTensor,
     HardEvent,
     Hardware,
     LoadData2dTransposeParams,
@@ -64,12 +63,6 @@ def _int8_to_l0c(ga, gb, m, k, n):
     return c
 
 
-def _gm(addr, dtype):
-    g = GlobalTensor(dtype)
-    g.SetGlobalBuffer(addr)
-    return g
-
-
 def test_req8_scales_rounds_offsets_and_saturates_into_int8():
     m, k, n = 32, 64, 64
     a, b, c = _int8_mm(m, k, n)
@@ -79,7 +72,7 @@ def test_req8_scales_rounds_offsets_and_saturates_into_int8():
     def body(ga, gb, gc):
         l0c = _int8_to_l0c(ga, gb, m, k, n)
         p = FixpipeParamsV220(n, m, m, n, QuantMode_t.REQ8, w)
-        AscendC.Fixpipe(_gm(gc, AscendC.int8), l0c, p)
+        AscendC.Fixpipe(gm(gc, AscendC.int8), l0c, p)
 
     run(body, a, b, out, core_type="aic")
     want = np.clip(np.clip(np.rint(c.astype(np.float32) * np.float32(0.375)), -256, 255) - 5, -128, 127)
@@ -96,10 +89,10 @@ def test_vdeqf16_takes_one_word_per_column_from_l1_and_relu_zeroes_negatives():
     def body(ga, gb, gw, gc):
         l0c = _int8_to_l0c(ga, gb, m, k, n)
         cbuf = LocalMemAllocator(Hardware.L1).Alloc(AscendC.uint64, n)
-        AscendC.DataCopy(cbuf, _gm(gw, AscendC.uint64), n)
+        AscendC.DataCopy(cbuf, gm(gw, AscendC.uint64), n)
         sync(HardEvent.MTE2_FIX)
         p = FixpipeParamsV220(n, m, 16, n, QuantMode_t.VDEQF16, reluEn=True)
-        AscendC.Fixpipe(_gm(gc, AscendC.half), l0c, cbuf, p)
+        AscendC.Fixpipe(gm(gc, AscendC.half), l0c, cbuf, p)
 
     run(body, a, b, words, out, core_type="aic")
     want = np.maximum(c.astype(np.float32) * scales, 0).astype(np.float16)
@@ -116,7 +109,7 @@ def test_datacopy_from_co1_writes_nd_matrices_from_the_nz2nd_register():
         AscendC.SetFixpipeNz2ndFlag(2, 1, 300)  # srcNdStride 1 KB = one 16 x 16 fp32 fractal
         AscendC.SetFixpipePreQuantFlag(word(0.5))
         p = DataCopyCO12DstParams(16, m, 16, 16, QuantMode_t.DEQF16, 0, False, True)
-        AscendC.DataCopy(_gm(gc, AscendC.half), l0c, p)
+        AscendC.DataCopy(gm(gc, AscendC.half), l0c, p)
 
     run(body, a, b, out, core_type="aic")
     want = (c.astype(np.float32) * 0.5).astype(np.float16)
@@ -132,7 +125,7 @@ def test_a_scalar_quant_mode_without_its_word_is_refused():
     def body(ga, gb, gc):
         l0c = _int8_to_l0c(ga, gb, m, k, n)
         p = DataCopyCO12DstParams(n, m, n, 16, QuantMode_t.REQ8, 0, False, True)
-        AscendC.DataCopy(_gm(gc, AscendC.int8), l0c, p)
+        AscendC.DataCopy(gm(gc, AscendC.int8), l0c, p)
 
     with pytest.raises(Exception, match="SetFixpipePreQuantFlag"):
         run(body, a, b, np.zeros(m * n, np.int8), core_type="aic")
@@ -155,12 +148,12 @@ def test_load_with_transpose_places_fractals_by_dst_gap_and_frac_gap():
 
     def body(gs, go):
         l1 = LocalMemAllocator(Hardware.L1).Alloc(AscendC.int8, 2048)
-        AscendC.DataCopy(l1, _gm(gs, AscendC.int8), 2048)
+        AscendC.DataCopy(l1, gm(gs, AscendC.int8), 2048)
         sync(HardEvent.MTE2_MTE1)
         l0b = LocalMemAllocator(Hardware.L0B).Alloc(AscendC.int8, 6 * 512)
         AscendC.LoadDataWithTranspose(l0b, l1, LoadData2dTransposeParams(0, 2, 1, 0, 1))
         sync(HardEvent.MTE1_FIX)
-        g = _gm(go, AscendC.int8)
+        g = gm(go, AscendC.int8)
         # read L0B back through L1 is not a hardware path: the test peeks at the twin's memory
         g.arr[:] = l0b.arr[: 6 * 512]
 

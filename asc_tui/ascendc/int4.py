@@ -49,6 +49,19 @@ def as_bytes(t):
     return g
 
 
+def move_arrays(core, src, s_bytes: int, dst, d_bytes: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(source array, destination array, packed) for an instruction that rearranges elements
+    from L1 into L0 (LoadDataWithTranspose, Load3Dv2): their bytes settled (lineage), and for
+    int4b_t the unpacked values — write the destination back with `pack` when packed."""
+    lz = core.lazy
+    if lz is not None:
+        lz.settle_range(src.mem, src.offset, src.offset + s_bytes)
+        lz.settle_range(dst.mem, dst.offset, dst.offset + d_bytes)
+    if src.dtype != int4b_t:
+        return src.arr, dst.arr, False
+    return unpack(src.arr[:s_bytes]), unpack(dst.arr[:d_bytes]), True
+
+
 def _layout(epb: int, p: L.Plan, blk: int, rep: int) -> np.ndarray:
     """Element index of every active lane of an operand with `epb` elements per 32 B block."""
     k = np.arange(p.lanes)

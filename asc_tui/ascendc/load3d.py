@@ -21,9 +21,9 @@ import numpy as np
 
 from ..npu.pipes import MTE1
 from .cube import _fail, c0_of, past_tensor
-from .dtypes import int4b_t, nbytes_of
+from .dtypes import nbytes_of
 from .fractal import strided
-from .int4 import as_bytes, pack, unpack
+from .int4 import as_bytes, move_arrays, pack
 
 
 @dataclass
@@ -145,14 +145,8 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
         dst = past_tensor(core, dst, full, "LoadData3DParamsV2", fr)
     s_bytes, full_bytes = nbytes_of(src.dtype, s_need), nbytes_of(dst.dtype, full)
     if core.numeric:
-        lz = core.lazy
-        if lz is not None:
-            lz.settle_range("l1", src.offset, src.offset + s_bytes)
-            lz.settle_range(dst.mem, dst.offset, dst.offset + full_bytes)
-        packed = src.dtype == int4b_t  # moved as values, packed back
-        fmap = unpack(src.arr[:s_bytes]) if packed else src.arr[:s_need]
-        darr = unpack(dst.arr[:full_bytes]) if packed else dst.arr
-        x = img2col(fmap.reshape(g.c1, g.h, g.w, c0), p, g)
+        fmap, darr, packed = move_arrays(core, src, s_bytes, dst, full_bytes)
+        x = img2col(fmap[:s_need].reshape(g.c1, g.h, g.w, c0), p, g)
         _write(darr, x.T if transpose else x, shape, c0, to_a)
         if packed:
             dst.arr[:full_bytes] = pack(darr)

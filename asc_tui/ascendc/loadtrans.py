@@ -21,7 +21,7 @@ from ..npu.pipes import MTE1
 from .cube import _fail
 from .dtypes import dtype_name, int4b_t, nbytes_of
 from .fractal import FRACTAL_BYTES, strided
-from .int4 import as_bytes, pack, unpack
+from .int4 import as_bytes, move_arrays, pack
 from .loaddata import _load_operands
 
 
@@ -82,13 +82,7 @@ def LoadDataWithTranspose(dst, src, params: LoadData2dTransposeParams) -> None:
             fr,
         )
     if core.numeric:
-        lz = core.lazy
-        if lz is not None:
-            lz.settle_range("l1", src.offset, src.offset + s_bytes)
-            lz.settle_range(dst.mem, dst.offset, dst.offset + d_bytes)
-        packed = src.dtype == int4b_t  # transposed as values, packed back
-        sarr = unpack(src.arr[:s_bytes]) if packed else src.arr
-        darr = unpack(dst.arr[:d_bytes]) if packed else dst.arr
+        sarr, darr, packed = move_arrays(core, src, s_bytes, dst, d_bytes)
         esz = sarr.itemsize
         sq = strided(
             sarr, start * sq_el, (rep, nfr, 16, cf), (sstride * sq_el * esz, fr_el * esz, cf * esz, esz)
