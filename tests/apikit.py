@@ -29,11 +29,11 @@ def run(body, *arrays, numeric: bool = True, sanitizer=None, block_dim: int = 1,
     return launch(k, gms, None, block_dim, CHIP, numeric=numeric, sanitizer=sanitizer)
 
 
-def sanitized(body, *arrays):
+def sanitized(body, *arrays, core_type: str = "aiv"):
     """(the Sanitizer, the error the run stopped with or None)."""
     san = Sanitizer()
     try:
-        run(body, *arrays, sanitizer=san)
+        run(body, *arrays, sanitizer=san, core_type=core_type)
     except Exception as exc:  # noqa: BLE001 - the guard rail under test
         return san, exc
     return san, None

@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 import pytest
-from apikit import run
+from apikit import run, sanitized
 from cubekit import gm, l1_nz, load_a, sync, up
 
 from asc_tui import ascendc as AscendC
@@ -164,3 +164,21 @@ def test_load_with_transpose_places_fractals_by_dst_gap_and_frac_gap():
     for i in range(2):
         np.testing.assert_array_equal(frac[i], sq[i, :16])
         np.testing.assert_array_equal(frac[i + 2], sq[i, 16:])
+
+
+@pytest.mark.parametrize(("copied", "flagged"), [(32, False), (16, True)])
+def test_the_sanitizer_sees_the_per_column_words_fixpipe_reads(copied, flagged):
+    m, k, n = 16, 32, 32
+    a, b, _ = _int8_mm(m, k, n)
+    words = np.full(n, word(1.0), np.uint64)
+
+    def body(ga, gb, gw, gc):
+        l0c = _int8_to_l0c(ga, gb, m, k, n)
+        cbuf = LocalMemAllocator(Hardware.L1).Alloc(AscendC.uint64, n)
+        AscendC.DataCopy(cbuf, gm(gw, AscendC.uint64), copied)  # all the words, or half of them
+        sync(HardEvent.MTE2_FIX)
+        AscendC.Fixpipe(gm(gc, AscendC.half), l0c, cbuf, FixpipeParamsV220(n, m, 16, n, QuantMode_t.VDEQF16))
+
+    san, err = sanitized(body, a, b, words, np.zeros(m * n, np.float16), core_type="aic")
+    unin = [f for f in san.findings() if f.kind == "uninitialized"]
+    assert err is None and bool(unin) == flagged

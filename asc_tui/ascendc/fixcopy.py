@@ -70,9 +70,10 @@ def copy_co1(core, dst, src, p: DataCopyCO12DstParams, fr) -> None:
         return
     regs = registers(core)[3]
     q = p.quantPre
-    words = 1.0
+    words, source = 1.0, None
     if q in VECTOR_MODES:
-        words = vector_words(regs.get("fix_vector"), int(p.nSize), ("l1", "fb"), "SetFixPipeConfig", fr)
+        source = regs.get("fix_vector")
+        words = vector_words(source, int(p.nSize), ("l1", "fb"), "SetFixPipeConfig", fr)
     elif q not in (QuantMode_t.NoQuant, QuantMode_t.F322F16, QuantMode_t.F322BF16):
         words = regs.get("fix_quant")
         if words is None:
@@ -92,5 +93,6 @@ def copy_co1(core, dst, src, p: DataCopyCO12DstParams, fr) -> None:
         words,
         relu == 1,
         (1, 0, 0) if nz else regs.get("fix_nz2nd", (1, 0, 0)),
+        source,
     )
     fix_out(core, dst, src, out, "DataCopy(CO1)", fr)

@@ -89,6 +89,7 @@ class FixOut:
     words: object  # a float scale, a uint64 word, or a per-column uint64 array
     relu: bool
     nd: tuple = (1, 0, 0)  # ndNum, srcNdStride (1 KB), dstNdStride (elements)
+    words_from: object = None  # the local tensor per-column words are read from (sanitizer)
 
 
 def Fixpipe(*args) -> None:
@@ -105,7 +106,8 @@ def Fixpipe(*args) -> None:
         _fail("Fixpipe with COLUMN_MAJOR output exists only on dav-3510", fr)
     q = params.quantPre
     words = params.deqScalar
-    if q in VECTOR_MODES:
+    vec = q in VECTOR_MODES
+    if vec:
         words = vector_words(cbuf, int(params.nSize), ("l1",), "cbufWorkspace", fr)
     out = FixOut(
         int(params.nSize),
@@ -118,6 +120,7 @@ def Fixpipe(*args) -> None:
         words,
         bool(params.reluEn),
         (int(params.ndNum), int(params.srcNdStride), int(params.dstNdStride)),
+        cbuf if vec else None,
     )
     fix_out(core, dst, src, out, "Fixpipe", fr)
 
@@ -216,6 +219,8 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
     san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)
+        if p.words_from is not None:
+            san.access(core, p.words_from, 0, n, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
 
 
