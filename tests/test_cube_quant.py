@@ -63,20 +63,23 @@ def _int8_to_l0c(ga, gb, m, k, n):
     return c
 
 
-def test_req8_scales_rounds_offsets_and_saturates_into_int8():
+@pytest.mark.parametrize(
+    ("signed", "dtype", "lo", "hi"), [(True, np.int8, -128, 127), (False, np.uint8, 0, 255)]
+)
+def test_req8_scales_rounds_offsets_and_saturates_by_the_sign_bit(signed, dtype, lo, hi):
     m, k, n = 32, 64, 64
     a, b, c = _int8_mm(m, k, n)
-    out = np.zeros(m * n, np.int8)
-    w = word(0.375, offset=-5, signed=True)
+    out = np.zeros(m * n, dtype)
+    w = word(0.375, offset=-5, signed=signed)
 
     def body(ga, gb, gc):
         l0c = _int8_to_l0c(ga, gb, m, k, n)
         p = FixpipeParamsV220(n, m, m, n, QuantMode_t.REQ8, w)
-        AscendC.Fixpipe(gm(gc, AscendC.int8), l0c, p)
+        AscendC.Fixpipe(gm(gc, np.dtype(dtype)), l0c, p)
 
     run(body, a, b, out, core_type="aic")
-    want = np.clip(np.clip(np.rint(c.astype(np.float32) * np.float32(0.375)), -256, 255) - 5, -128, 127)
-    np.testing.assert_array_equal(out.reshape(m, n), want.astype(np.int8))
+    want = np.clip(np.clip(np.rint(c.astype(np.float32) * np.float32(0.375)), -256, 255) - 5, lo, hi)
+    np.testing.assert_array_equal(out.reshape(m, n), want.astype(dtype))
 
 
 def test_vdeqf16_takes_one_word_per_column_from_l1_and_relu_zeroes_negatives():

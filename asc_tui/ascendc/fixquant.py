@@ -6,7 +6,8 @@ uint64 tensor in L1 or the fixpipe buffer) laid out as the hardware reads it:
 - bits 31:13 — the scale M1, a float32 cut to 10 mantissa bits;
 - bits 35:32 — a right shift n, applied first when bit 36 (mode control) is set;
 - bits 45:37 — a 9-bit signed offset added after scaling (the zero point of 8-bit outputs);
-- bit 46 — the sign of an 8-bit output (int8 when set, uint8 when clear).
+- bit 46 — the sign of an 8-bit output: saturate to int8 when set, to uint8 when clear (the
+  bytes are stored as they are, whatever the destination tensor's type).
 
 Scaling runs in fp32 and rounds to nearest even; every step saturates to its range. Normal ReLU
 zeroes the values whose L0C value is negative, before the offset. A Python float given as the
@@ -110,10 +111,10 @@ def apply(x: np.ndarray, q: QuantMode_t, words, relu: bool, out_dtype) -> np.nda
     y = v.astype(np.float32) * scale
     if relu:
         y = np.where(x >= 0, y, np.float32(0))
-    if q in _TO_8BIT:
+    if q in _TO_8BIT:  # the word's sign bit picks the saturation; the bytes land as they are
         z = _sat_round(y, -256, 255) + off
-        lo, hi = (-128, 127) if out_dtype == int8 else (0, 255)
-        return np.clip(z, lo, hi).astype(out_dtype)
+        z = np.clip(z, np.where(signed, -128, 0), np.where(signed, 127, 255))
+        return (z.astype(np.int64) & 0xFF).astype(np.uint8).view(out_dtype)
     if out_dtype == half:
         return _to_half(_to_half(y).astype(np.float32) + off)
     return (y + off).astype(out_dtype)
