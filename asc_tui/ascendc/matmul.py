@@ -22,9 +22,11 @@ from enum import Enum
 
 import numpy as np
 
+from ..npu import state
 from ..npu.errors import KernelError, TilingError, user_frame
+from ..npu.periodic import Periodic
 from ..npu.replay import trange
-from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
+from .cube import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
@@ -311,10 +313,35 @@ class Matmul:
         return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
 
     def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
-        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
-        for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region.
+
+        Once the base blocks reach a periodic regime the rest are extrapolated
+        (npu/periodic.py): a block's stream is decided by its (n0, mt, nt, sk) apart from GM
+        addresses, which are affine in its origin (m0, n0)."""
+        blocks = self._blocks("IterateAll")
+        big_n = self.tiling.N
+        ext = None
+        if len(blocks) > 2 and all(
+            (m0 + mt - 1) * big_n + n0 + nt <= _gm_extent(c) for m0, n0, mt, nt, _ in blocks
+        ):
+            ext = Periodic.of(
+                state.core,
+                (self.q_a1, self.q_b1, self.q_a2, self.q_b2, self.q_c),
+                [(n0, mt, nt, sk) for _, n0, mt, nt, sk in blocks],
+                [(m0, n0) for m0, n0, _, _, _ in blocks],
+            )
+        i = 0
+        while i < len(blocks):
+            if ext is not None:
+                i += ext.at(i)
+                if i >= len(blocks):
+                    break
+            m0, n0, mt, nt, sk = blocks[i]
             co = self._block(m0, n0, mt, nt, sk)
-            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+            self._write(c[m0 * big_n + n0], co, mt, nt, big_n)
+            i += 1
+        if ext is not None:
+            ext.done()
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""

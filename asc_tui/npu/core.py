@@ -110,6 +110,11 @@ class Core:
     #: records only while this holds; an HBM model in which transfers of other cores in flight
     #: change a DMA's duration sets it False, and every block then runs step by step.
     dma_is_local = True
+    #: Whether a DMA's duration is the same whenever it starts (given this core's share). Loop
+    #: extrapolation (npu/periodic.py) shifts a period's records in time, which is exact only
+    #: then; a bandwidth model whose cost depends on the moment (transfers in flight, a
+    #: time-varying share) sets it False, and every loop then runs step by step.
+    dma_time_invariant = True
 
     def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
         """Cycles of one GM→local DMA: `miss` bytes from HBM at this core's share, `hit` bytes

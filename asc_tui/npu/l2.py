@@ -69,6 +69,9 @@ class L2Model:
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
         self.miss_bytes = 0
+        # (buffer, region args, hit bytes) of each read while a loop is watched for its
+        # periodic regime (npu/periodic.py), else None
+        self.tap: list | None = None
 
     def _region_hits(self, regions: list[tuple]) -> dict[tuple, int]:
         """L2-hit bytes per read of each region: its bytes times the mean over its chunks of
@@ -130,10 +133,35 @@ class L2Model:
         """Record a 2-D (or `nd` stacked 2-D) GM read; return how many of its bytes hit L2."""
         core = state.core
         if core is not None and type(core.block_index) is BlockIndex:  # a template run (replay.py)
-            return self._template_read(
+            hit = self._template_read(
                 core.block_index.g, buf, (base, nd, rows, row_bytes, stride, matrix_stride)
             )
-        return self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+        else:
+            hit = self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+        if self.tap is not None:
+            self.tap.append((buf, (base, nd, rows, row_bytes, stride, matrix_stride), hit))
+        return hit
+
+    def hit_of(self, buf, args: tuple) -> int | None:
+        """The L2-hit bytes `read(buf, *args)` would return, without reading (no counts, no
+        traffic); None when that depends on earlier reads (the first-read fallback) or the
+        region is not inside the buffer. Block indices count at this block's value."""
+        base, nd, rows, row_bytes, stride, matrix_stride = (a.v if type(a) is BlockIndex else a for a in args)
+        if nd > 0 and rows > 0 and row_bytes > 0:
+            end = base + (nd - 1) * matrix_stride + (rows - 1) * stride + row_bytes
+            if base < 0 or end > buf.count * buf.dtype.itemsize:
+                return None
+        nbytes = nd * rows * row_bytes
+        if not self.enabled or nbytes <= 0 or self.record:
+            return 0
+        counts = self.counts.get(buf.name) if self.counts else None
+        if counts is None:
+            return None
+        key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
+        hit = self.hits.get(key)
+        if hit is None:
+            hit = self.hits[key] = self._region_hits([key])[key]
+        return hit
 
     def _read(
         self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int

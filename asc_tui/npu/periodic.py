@@ -1,0 +1,318 @@
+"""Periodic extrapolation: once a loop's scheduler state repeats up to a time shift, the rest of
+the loop is the last period's records shifted, and its Python need not run.
+
+Why: the per-pipe queues are a max-plus recurrence. If the state at the start of iteration i
+(pipe clocks, the scalar clock, queue buffers' release times, pending events) equals the state
+j iterations earlier plus a shift Δ, and the next iterations issue the same instructions with
+the same costs as the last j, then by shift-invariance (max and + commute with adding Δ) each
+later period is the last one plus Δ: its records are copies shifted by Δ (and their record
+links by the records per period), and the state after m periods is the state now plus m·Δ.
+matmul_official 4096³: a core's 22 base blocks of 64 K-steps are decided by the first few.
+
+What the caller vouches for (`Periodic(core, queues, keys, lin)`), one entry per iteration:
+- `keys[u]`: everything that decides iteration u's instruction stream and costs apart from GM
+  addresses (tile sizes, which buffers): extrapolated iterations repeat the last j keys;
+- `lin[u]`: the ints the GM addresses are affine in (tile origins): they must advance by the
+  same step every period. Each skipped GM read through the L2 model (npu/l2.py) is then at the
+  observed read's address plus that step, and must hit L2 as much as the observed one.
+The state compared is the core's (clocks, events, last record per pipe, GM traffic) and the
+given queues' (buffer states and release times, FIFO). Exact up to float rounding: the times
+are the step-by-step ones to ~1e-9 cycles, and the records are the same ones, in order.
+
+Off (every iteration runs step by step): `run.extrapolate` False (the reference the tests
+compare against), the sanitizer, mixed or collective kernels, and DMA costs that depend on
+when a transfer runs or on other cores (`Core.dma_is_local`, `Core.dma_time_invariant`: a
+shared-HBM model sets one of them False). In full (numeric) runs the Python of every iteration
+still runs for its numbers; its records and state are then replaced by the extrapolated ones,
+so full and timing-only timelines stay identical.
+"""
+
+from __future__ import annotations
+
+from .replay import BlockIndex
+
+#: longest period (in iterations) looked for
+MAX_PERIOD = 4
+#: a time component is "shifted by Δ" when it is within this many cycles of it (float rounding)
+TOL = 1e-6
+
+
+class Periodic:
+    """One loop's snapshots, and the extrapolation of its periodic regime (see module doc)."""
+
+    def __init__(self, core, queues: tuple, keys: list, lin: list):
+        self.core = core
+        self.queues = queues
+        self.keys = keys
+        self.lin = lin
+        self.n = len(keys)
+        self.snaps: dict[int, tuple] = {}
+        l2 = core.run.l2
+        # the loop's GM reads through L2 (see `_reads`): a loop inside another shares its list
+        self.owns_tap = l2 is not None and l2.tap is None
+        if self.owns_tap:
+            l2.tap = []
+        self.pending = None  # full runs: (iteration, records, state) to install when it is reached
+
+    @staticmethod
+    def of(core, queues: tuple, keys: list, lin: list) -> Periodic | None:
+        """A Periodic for this loop, or None when extrapolation is off for this core."""
+        run = core.run
+        if (
+            not run.extrapolate
+            or run.san is not None
+            or run.hccl is not None
+            or core.kind is not None
+            or not (core.dma_is_local and core.dma_time_invariant)
+            or len(keys) < 3
+        ):
+            return None
+        return Periodic(core, queues, keys, lin)
+
+    # ---- the state ------------------------------------------------------------------------------
+    def _snapshot(self) -> tuple:
+        """(times, record links, discrete state, GM traffic, records so far, L2 reads so far)."""
+        core = self.core
+        times = [*core.tp, core.ts]
+        links = list(core.last)
+        disc = []
+        for q in self.queues:
+            disc.append(q._next)
+            for s in q.slots:
+                disc.append(s.state)
+                times.append(-1.0 if s.release is None else s.release)
+                links.append(s.link)
+            for tensor, t_set, link in q.fifo:
+                disc.append(id(tensor))
+                times.append(t_set)
+                links.append(link)
+        for key, entries in core.events.items():
+            disc.append((key, len(entries)))
+            for t, link in entries:
+                times.append(t)
+                links.append(link)
+        run = core.run
+        disc.append((len(run.log), sum(w[5] for w in run._warnings.values())))
+        l2 = run.l2
+        if l2 is not None and l2.tap is None:  # the model was made after the loop began
+            l2.tap = []
+            self.owns_tap = True
+        tap = l2.tap if l2 is not None else None
+        return (
+            times,
+            links,
+            tuple(disc),
+            (core.gm_read, core.gm_write),
+            len(core.rec),
+            -1 if tap is None else len(tap),
+        )
+
+    def _apply(self, times: list, links: list) -> None:
+        """Set the core's and the queues' times and links (the order of `_snapshot`)."""
+        core = self.core
+        core.tp[:] = times[: len(core.tp)]
+        core.ts = times[len(core.tp)]
+        core.last[:] = links[: len(core.last)]
+        it, il = len(core.tp) + 1, len(core.last)
+        for q in self.queues:
+            for s in q.slots:
+                s.release = None if s.release is None else times[it]
+                s.link = links[il]
+                it += 1
+                il += 1
+            fifo = list(q.fifo)
+            q.fifo.clear()
+            for tensor, _, _ in fifo:
+                q.fifo.append((tensor, times[it], links[il]))
+                it += 1
+                il += 1
+        for entries in core.events.values():
+            for k in range(len(entries)):
+                entries[k] = (times[it], links[il])
+                it += 1
+                il += 1
+
+    # ---- the loop -------------------------------------------------------------------------------
+    def at(self, i: int) -> int:
+        """Call at the start of iteration i: how many iterations, from i on, were extrapolated
+        (their records appended and the state moved past them); 0 to run iteration i."""
+        pending = self.pending
+        if pending is not None and pending[0] == i:
+            self.pending = None
+            self._install(*pending[1:])
+            return 0
+        snap = self.snaps[i] = self._snapshot()
+        if pending is not None:
+            return 0
+        for j in range(1, MAX_PERIOD + 1):
+            if i - 2 * j < 0:
+                break
+            skip = self._try(i, j, snap)
+            if skip:
+                return skip
+        return 0
+
+    def _try(self, i: int, j: int, now: tuple) -> int:
+        a, b = self.snaps.get(i - 2 * j), self.snaps.get(i - j)
+        if a is None or b is None or now[2] != b[2] or b[2] != a[2]:
+            return 0
+        gm_step = (now[3][0] - b[3][0], now[3][1] - b[3][1])
+        if gm_step != (b[3][0] - a[3][0], b[3][1] - a[3][1]):
+            return 0
+        keys, lin = self.keys, self.lin
+        if keys[i - j : i] != keys[i - 2 * j : i - j]:
+            return 0
+        step = [_delta(lin[u], lin[u - j]) for u in range(i - j, i)]
+        if None in step:
+            return 0
+        shift = _shift(b[0], now[0])
+        if shift is None:
+            return 0
+        delta, moving = shift  # moving: each time's shift per period
+        n_rec = now[4] - b[4]
+        lmov = [y - x == n_rec for x, y in zip(b[1], now[1])]
+        if not all(m or x == y for m, x, y in zip(lmov, b[1], now[1])):
+            return 0
+        recs = self.core.rec
+        last, prev = recs[b[4] : now[4]], recs[a[4] : b[4]]
+        rmov = _same_records(prev, last, delta, b[4] - a[4], n_rec)
+        if rmov is None:
+            return 0
+        # how many whole periods the keys and tile origins let us skip
+        m = 0
+        while i + (m + 1) * j <= self.n and all(
+            keys[u] == keys[u - j] and _delta(lin[u], lin[u - j]) == step[(u - i) % j]
+            for u in range(i + m * j, i + (m + 1) * j)
+        ):
+            m += 1
+        if m == 0:
+            return 0
+        reads = self._reads(a, b, now, m)
+        if reads is None:
+            return 0
+        self._extend(i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b)
+        return 0 if self.core.numeric else m * j
+
+    def _reads(self, a: tuple, b: tuple, now: tuple, m: int) -> list | None:
+        """The L2 reads of the next m periods: the last period's, at addresses moved by its
+        step from the period before; None when one of them would hit L2 otherwise (or there is
+        no step), or no L2 read is tapped."""
+        core = self.core
+        l2 = core.run.l2
+        if now[5] < 0:
+            return [] if a[5] == b[5] == now[5] else None
+        tap = l2.tap
+        last, prev = tap[b[5] : now[5]], tap[a[5] : b[5]]
+        if len(last) != len(prev):
+            return None
+        steps = []
+        for (buf, args, _), (buf0, args0, _) in zip(last, prev):
+            step = [_delta(x, y) for x, y in zip(args, args0)]
+            if buf is not buf0 or None in step:
+                return None
+            steps.append(step)
+        out = []
+        guards = core.block_index.g if type(core.block_index) is BlockIndex else None
+        for t in range(1, m + 1):
+            for (buf, args, hit), step in zip(last, steps):
+                moved = tuple([x + s * t if s else x for x, s in zip(args, step)])
+                if l2.hit_of(buf, moved) != hit:
+                    if guards is not None:
+                        guards.pin()  # another block may hit where this one missed
+                    return None
+                out.append((buf, moved))
+        return out
+
+    def _extend(self, i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b) -> None:
+        """Append the m extrapolated periods' records, move the state, count their traffic."""
+        core = self.core
+        recs = []
+        for t in range(1, m + 1):
+            dt, dl = delta * t, n_rec * t
+            recs.extend(
+                (r[0], r[1] + dt, r[2] + dt, r[3], r[4], r[5], r[6], r[7], r[8] + dl if mv else r[8])
+                for r, mv in zip(last, rmov)
+            )
+        times = [x + d * m if d else x for x, d in zip(now[0], moving)]
+        links = [x + n_rec * m if mv else x for x, mv in zip(now[1], lmov)]
+        l2 = core.run.l2
+        if core.numeric:  # the Python runs on for its numbers; its timeline is replaced after
+            self.pending = (i + m * j, now[4], recs, times, links)
+            return
+        for buf, args in reads:  # tapped too: a loop around this one sees every read
+            l2.read(buf, *args)
+        core.rec.extend(recs)
+        self._apply(times, links)
+        core.gm_read += (now[3][0] - b[3][0]) * m
+        core.gm_write += (now[3][1] - b[3][1]) * m
+
+    def done(self) -> None:
+        """After the loop: install what a full run still owes, and stop tapping L2 reads."""
+        if self.pending is not None:
+            self._install(*self.pending[1:])
+            self.pending = None
+        if self.owns_tap:
+            self.core.run.l2.tap = None
+
+    def _install(self, n0: int, recs: list, times: list, links: list) -> None:
+        """Full runs: the extrapolated records and state replace what the Python just did."""
+        del self.core.rec[n0:]
+        self.core.rec.extend(recs)
+        self._apply(times, links)
+
+
+def _delta(x, y):
+    """x - y when it is the same int in every block (a block index keeps its constraints), per
+    item for tuples; None when it is not."""
+    if type(x) is tuple:
+        d = tuple(_delta(a, b) for a, b in zip(x, y))
+        return None if None in d or len(x) != len(y) else d
+    if type(x) is int and type(y) is int:
+        return x - y
+    d = x - y
+    return d if type(d) is int else None
+
+
+def _shift(before: list, after: list) -> tuple[float, list] | None:
+    """(Δ, each time's own shift) when every time in `after` is the one in `before` plus the
+    period's shift Δ (the largest), or plus less and no later than any time that moves by Δ:
+    such a time (the scalar clock running ahead of the pipes, an idle pipe) never wins a max
+    against them again, so it keeps moving at its own rate. None otherwise."""
+    if len(before) != len(after):
+        return None
+    shifts = [y - x for x, y in zip(before, after)]
+    delta = max(shifts)
+    if delta < 0:
+        return None
+    tol = TOL + 1e-12 * max(map(abs, after))
+    low = min(y for y, d in zip(after, shifts) if delta - d <= tol)
+    out = []
+    for y, d in zip(after, shifts):
+        if delta - d <= tol:
+            out.append(delta)
+        elif d < 0 or y > low:
+            return None
+        else:
+            out.append(d)
+    return delta, out
+
+
+def _same_records(prev: list, last: list, delta: float, n_prev: int, n_rec: int) -> list | None:
+    """Whether the last period's records are the one before's shifted by Δ in time: per record,
+    whether its link moved with them; None when they differ."""
+    if n_prev != n_rec or len(prev) != len(last):
+        return None
+    moved = []
+    for p, r in zip(prev, last):
+        if p[0] != r[0] or p[3] != r[3] or p[5] != r[5] or p[6] != r[6] or p[7] != r[7] or p[4] != r[4]:
+            return None
+        tol = TOL + 1e-12 * abs(r[2])
+        if abs(r[1] - p[1] - delta) > tol or abs(r[2] - p[2] - delta) > tol:
+            return None
+        if r[8] == p[8] + n_rec and p[8] >= 0:
+            moved.append(True)
+        elif r[8] == p[8]:
+            moved.append(False)
+        else:
+            return None
+    return moved
