@@ -142,6 +142,25 @@ class L2Model:
             self.tap.append((buf, (base, nd, rows, row_bytes, stride, matrix_stride), hit))
         return hit
 
+    def prefetch(self, buf, regions: list) -> None:
+        """Work out the L2-hit bytes of many regions of `buf` (argument tuples of `read`, block
+        indices at every block that may replay this one) in one vectorised pass, so that reading
+        them later finds them ready (a loop's extrapolated reads, npu/periodic.py)."""
+        if not self.counts or self.counts.get(buf.name) is None or self.record:
+            return
+        core = state.core
+        g = core.block_index.g if core is not None and type(core.block_index) is BlockIndex else None
+        later = g.candidates() if g is not None and not g.pinned else None
+        keys = set()
+        for args in regions:
+            if later is not None and len(later) and BlockIndex in map(type, args):
+                cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
+                keys.update(zip(repeat(buf.name), *cols))
+            keys.add((buf.name, *(a.v if type(a) is BlockIndex else a for a in args)))
+        missing = [k for k in keys if k not in self.hits]
+        if missing:
+            self.hits.update(self._region_hits(missing))
+
     def hit_of(self, buf, args: tuple) -> int | None:
         """The L2-hit bytes `read(buf, *args)` would return, without reading (no counts, no
         traffic); None when that depends on earlier reads (the first-read fallback) or the

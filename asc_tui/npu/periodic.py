@@ -31,8 +31,10 @@ from __future__ import annotations
 
 from .replay import BlockIndex
 
-#: longest period (in iterations) looked for
-MAX_PERIOD = 4
+#: longest period (in iterations) looked for (a row of base blocks, say)
+MAX_PERIOD = 64
+#: periods that pass `_candidate` tried in full at one iteration
+MAX_TRIES = 3
 #: a time component is "shifted by Δ" when it is within this many cycles of it (float rounding)
 TOL = 1e-6
 
@@ -144,23 +146,34 @@ class Periodic:
         snap = self.snaps[i] = self._snapshot()
         if pending is not None:
             return 0
-        for j in range(1, MAX_PERIOD + 1):
-            if i - 2 * j < 0:
-                break
+        tries = 0
+        for j in range(1, min(MAX_PERIOD, i // 2) + 1):
+            if not self._candidate(i, j):
+                continue
             skip = self._try(i, j, snap)
             if skip:
                 return skip
+            tries += 1
+            if tries == MAX_TRIES:
+                break
         return 0
+
+    def _candidate(self, i: int, j: int) -> bool:
+        """A cheap first look: the keys around i repeat after j iterations and the tile origins
+        move by the same step at both ends of the last two periods."""
+        keys, lin = self.keys, self.lin
+        return (
+            keys[i - 1] == keys[i - 1 - j]
+            and keys[i - j] == keys[i - 2 * j]
+            and _delta(lin[i - 1], lin[i - 1 - j]) == _delta(lin[i - j], lin[i - 2 * j])
+        )
 
     def _try(self, i: int, j: int, now: tuple) -> int:
         a, b = self.snaps.get(i - 2 * j), self.snaps.get(i - j)
-        if a is None or b is None or now[2] != b[2] or b[2] != a[2]:
-            return 0
-        gm_step = (now[3][0] - b[3][0], now[3][1] - b[3][1])
-        if gm_step != (b[3][0] - a[3][0], b[3][1] - a[3][1]):
+        if a is None or b is None or now[2] != b[2]:
             return 0
         keys, lin = self.keys, self.lin
-        if keys[i - j : i] != keys[i - 2 * j : i - j]:
+        if keys[i - j : i] != keys[i - 2 * j : i - j]:  # the reads of the two periods pair up
             return 0
         step = [_delta(lin[u], lin[u - j]) for u in range(i - j, i)]
         if None in step:
@@ -173,9 +186,8 @@ class Periodic:
         lmov = [y - x == n_rec for x, y in zip(b[1], now[1])]
         if not all(m or x == y for m, x, y in zip(lmov, b[1], now[1])):
             return 0
-        recs = self.core.rec
-        last, prev = recs[b[4] : now[4]], recs[a[4] : b[4]]
-        rmov = _same_records(prev, last, delta, b[4] - a[4], n_rec)
+        last = self.core.rec[b[4] : now[4]]
+        rmov = _record_links(last, b[1], lmov, b[4])
         if rmov is None:
             return 0
         # how many whole periods the keys and tile origins let us skip
@@ -211,16 +223,22 @@ class Periodic:
             if buf is not buf0 or None in step:
                 return None
             steps.append(step)
-        out = []
+        out = [
+            (buf, tuple([x + s * t if s else x for x, s in zip(args, step)]), hit)
+            for t in range(1, m + 1)
+            for (buf, args, hit), step in zip(last, steps)
+        ]
+        by_buffer: dict = {}
+        for buf, args, _ in out:
+            by_buffer.setdefault(buf, []).append(args)
+        for buf, regions in by_buffer.items():
+            l2.prefetch(buf, regions)
         guards = core.block_index.g if type(core.block_index) is BlockIndex else None
-        for t in range(1, m + 1):
-            for (buf, args, hit), step in zip(last, steps):
-                moved = tuple([x + s * t if s else x for x, s in zip(args, step)])
-                if l2.hit_of(buf, moved) != hit:
-                    if guards is not None:
-                        guards.pin()  # another block may hit where this one missed
-                    return None
-                out.append((buf, moved))
+        for buf, moved, hit in out:
+            if l2.hit_of(buf, moved) != hit:
+                if guards is not None:
+                    guards.pin()  # another block may hit where this one missed
+                return None
         return out
 
     def _extend(self, i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b) -> None:
@@ -239,7 +257,7 @@ class Periodic:
         if core.numeric:  # the Python runs on for its numbers; its timeline is replaced after
             self.pending = (i + m * j, now[4], recs, times, links)
             return
-        for buf, args in reads:  # tapped too: a loop around this one sees every read
+        for buf, args, _ in reads:  # tapped too: a loop around this one sees every read
             l2.read(buf, *args)
         core.rec.extend(recs)
         self._apply(times, links)
@@ -297,22 +315,25 @@ def _shift(before: list, after: list) -> tuple[float, list] | None:
     return delta, out
 
 
-def _same_records(prev: list, last: list, delta: float, n_prev: int, n_rec: int) -> list | None:
-    """Whether the last period's records are the one before's shifted by Δ in time: per record,
-    whether its link moved with them; None when they differ."""
-    if n_prev != n_rec or len(prev) != len(last):
-        return None
-    moved = []
-    for p, r in zip(prev, last):
-        if p[0] != r[0] or p[3] != r[3] or p[5] != r[5] or p[6] != r[6] or p[7] != r[7] or p[4] != r[4]:
-            return None
-        tol = TOL + 1e-12 * abs(r[2])
-        if abs(r[1] - p[1] - delta) > tol or abs(r[2] - p[2] - delta) > tol:
-            return None
-        if r[8] == p[8] + n_rec and p[8] >= 0:
-            moved.append(True)
-        elif r[8] == p[8]:
-            moved.append(False)
+def _record_links(last: list, links: list, lmov: list, start: int) -> list | None:
+    """Per record of the last period (from index `start`), whether its link moves with the
+    periods: a link into the period does; one to an earlier record was read from the state at
+    the period's start (`links`), and moves as that entry does (`lmov`). None when a link's
+    source is unknown or ambiguous."""
+    source: dict = {}
+    for x, mv in zip(links, lmov):
+        if source.setdefault(x, mv) != mv:
+            source[x] = None
+    out = []
+    for r in last:
+        link = r[8]
+        if link >= start:
+            out.append(True)
+        elif link < 0:
+            out.append(False)
         else:
-            return None
-    return moved
+            mv = source.get(link)
+            if mv is None:
+                return None
+            out.append(mv)
+    return out
