@@ -143,20 +143,12 @@ class L2Model:
         return hit
 
     def prefetch(self, buf, regions: list) -> None:
-        """Work out the L2-hit bytes of many regions of `buf` (argument tuples of `read`, block
-        indices at every block that may replay this one) in one vectorised pass, so that reading
-        them later finds them ready (a loop's extrapolated reads, npu/periodic.py)."""
+        """Work out the L2-hit bytes of many regions of `buf` (argument tuples of `read`; block
+        indices count at this block's value) in one vectorised pass, so that `hit_of` and
+        `read` find them ready (a loop's extrapolated reads, npu/periodic.py)."""
         if not self.counts or self.counts.get(buf.name) is None or self.record:
             return
-        core = state.core
-        g = core.block_index.g if core is not None and type(core.block_index) is BlockIndex else None
-        later = g.candidates() if g is not None and not g.pinned else None
-        keys = set()
-        for args in regions:
-            if later is not None and len(later) and BlockIndex in map(type, args):
-                cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
-                keys.update(zip(repeat(buf.name), *cols))
-            keys.add((buf.name, *(a.v if type(a) is BlockIndex else a for a in args)))
+        keys = {(buf.name, *(a.v if type(a) is BlockIndex else a for a in args)) for args in regions}
         missing = [k for k in keys if k not in self.hits]
         if missing:
             self.hits.update(self._region_hits(missing))
@@ -255,6 +247,68 @@ class L2Model:
         g.l2.hit += hit
         g.l2.miss += nbytes - hit
         return hit
+
+    def read_moved(self, buf, args: tuple, step: list, m: int, hit: int) -> None:
+        """`read(buf, *moved)` for the regions `args` moved by t * `step`, t = 1..m, in bulk:
+        the reads of a loop's extrapolated periods (npu/periodic.py), each known to hit L2 by
+        `hit` bytes at this block (`hit_of`). The same counts, traffic and replay guards as
+        those m calls of `read` (`_template_read`, vectorised over the periods)."""
+        if step[1] or step[2] or step[3]:  # the sizes move too: one by one
+            for t in range(1, m + 1):
+                self.read(buf, *(x + s * t if s else x for x, s in zip(args, step)))
+            return
+        periods = range(1, m + 1)
+        plain = [a.v if type(a) is BlockIndex else a for a in args]
+        for t in periods:
+            self._read(buf, *(x + s * t for x, s in zip(plain, step)))
+        if self.tap is not None:
+            self.tap.extend(
+                (buf, tuple([x + s * t if s else x for x, s in zip(args, step)]), hit) for t in periods
+            )
+        core = state.core
+        if core is None or type(core.block_index) is not BlockIndex:
+            return
+        g = core.block_index.g
+        tainted = BlockIndex in map(type, args)
+        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
+            g.pin()
+        nbytes = plain[1] * plain[2] * plain[3]
+        if tainted:
+            nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
+            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+        if self.record:
+            if self.enabled and nbytes > 0:
+                per_block = [a.values() if type(a) is BlockIndex else a for a in args]
+                for t in periods:
+                    g.l2.regions.append(
+                        (buf.name, tuple([x + s * t if s else x for x, s in zip(per_block, step)]))
+                    )
+            return
+        later = g.candidates() if tainted and not g.pinned else ()
+        if len(later):
+            xs = later.tolist()
+            cols = [a.values()[later] if type(a) is BlockIndex else None for a in args]
+            keys = [
+                (buf.name, *key)
+                for t in periods
+                for key in zip(
+                    *(
+                        (c + s * t).tolist() if c is not None else repeat(x + s * t, len(xs))
+                        for c, x, s in zip(cols, plain, step)
+                    )
+                )
+            ]
+            hits = self.hits
+            missing = [k for k in set(keys) if k not in hits]
+            if missing:
+                hits.update(self._region_hits(missing))
+            differ = {x for x, k in zip(xs * m, keys) if hits[k] != hit}
+            if differ:
+                same = np.ones(len(g.xs), dtype=bool)
+                same[list(differ)] = False
+                g.agree(same)
+        g.l2.hit += hit * m
+        g.l2.miss += (nbytes - hit) * m
 
     def repeat(self, reads, block: int) -> None:
         """A replayed `block` reads what its template read (`replay.L2Reads`): the pre-pass

@@ -218,7 +218,7 @@ def _launch(
             n_active = wave_cores(block_dim, wave, n_cores)
             t0 = core_free[core_id]
             if replayer is not None:
-                tpl = replayer.find(b, t0, n_active)
+                tpl = replayer.find(b, t0, n_active, timed=not run.l2_record)
                 if tpl is not None:  # the same stream as a block already run: copy its records
                     if tpl.columns is not None:
                         closed.append(

@@ -29,6 +29,7 @@ so full and timing-only timelines stay identical.
 
 from __future__ import annotations
 
+from .l2 import l2_of
 from .replay import BlockIndex
 
 #: longest period (in iterations) looked for (a row of base blocks, say)
@@ -49,9 +50,11 @@ class Periodic:
         self.lin = lin
         self.n = len(keys)
         self.snaps: dict[int, tuple] = {}
-        l2 = core.run.l2
-        # the loop's GM reads through L2 (see `_reads`): a loop inside another shares its list
-        self.owns_tap = l2 is not None and l2.tap is None
+        # The loop's GM reads through L2 (see `_reads`); a loop inside another shares its list.
+        # The model is made now, not at the first read: what a block decides must not depend
+        # on whether an earlier block made it (replay copies decisions across blocks).
+        l2 = l2_of(core.run)
+        self.owns_tap = l2.tap is None
         if self.owns_tap:
             l2.tap = []
         self.pending = None  # full runs: (iteration, records, state) to install when it is reached
@@ -95,18 +98,14 @@ class Periodic:
                 links.append(link)
         run = core.run
         disc.append((len(run.log), sum(w[5] for w in run._warnings.values())))
-        l2 = run.l2
-        if l2 is not None and l2.tap is None:  # the model was made after the loop began
-            l2.tap = []
-            self.owns_tap = True
-        tap = l2.tap if l2 is not None else None
+        tap = run.l2.tap
         return (
             times,
             links,
             tuple(disc),
             (core.gm_read, core.gm_write),
             len(core.rec),
-            -1 if tap is None else len(tap),
+            len(tap),
         )
 
     def _apply(self, times: list, links: list) -> None:
@@ -207,12 +206,10 @@ class Periodic:
 
     def _reads(self, a: tuple, b: tuple, now: tuple, m: int) -> list | None:
         """The L2 reads of the next m periods: the last period's, at addresses moved by its
-        step from the period before; None when one of them would hit L2 otherwise (or there is
-        no step), or no L2 read is tapped."""
+        step from the period before, as (buffer, region, step, hit bytes); None when one of
+        them would hit L2 otherwise, or there is no step."""
         core = self.core
         l2 = core.run.l2
-        if now[5] < 0:
-            return [] if a[5] == b[5] == now[5] else None
         tap = l2.tap
         last, prev = tap[b[5] : now[5]], tap[a[5] : b[5]]
         if len(last) != len(prev):
@@ -239,7 +236,7 @@ class Periodic:
                 if guards is not None:
                     guards.pin()  # another block may hit where this one missed
                 return None
-        return out
+        return [(buf, args, step, hit) for (buf, args, hit), step in zip(last, steps)]
 
     def _extend(self, i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b) -> None:
         """Append the m extrapolated periods' records, move the state, count their traffic."""
@@ -257,8 +254,8 @@ class Periodic:
         if core.numeric:  # the Python runs on for its numbers; its timeline is replaced after
             self.pending = (i + m * j, now[4], recs, times, links)
             return
-        for buf, args, _ in reads:  # tapped too: a loop around this one sees every read
-            l2.read(buf, *args)
+        for buf, args, step, hit in reads:  # tapped too: a loop around this one sees them
+            l2.read_moved(buf, args, step, m, hit)
         core.rec.extend(recs)
         self._apply(times, links)
         core.gm_read += (now[3][0] - b[3][0]) * m
@@ -271,6 +268,7 @@ class Periodic:
             self.pending = None
         if self.owns_tap:
             self.core.run.l2.tap = None
+            self.owns_tap = False
 
     def _install(self, n0: int, recs: list, times: list, links: list) -> None:
         """Full runs: the extrapolated records and state replace what the Python just did."""
