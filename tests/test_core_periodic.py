@@ -93,7 +93,7 @@ def _same(op, case, params) -> int:
     return count.skipped
 
 
-@FAST
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     m=st.integers(200, 1400),
     n=st.integers(200, 1400),
@@ -167,11 +167,23 @@ def test_full_and_timing_only_timelines_stay_identical_when_extrapolated():
     assert full.timeline_key() == timing.timeline_key()
 
 
-def test_a_time_that_falls_behind_keeps_its_own_rate_and_one_that_overtakes_is_refused():
-    # pipes move by 10 a period; the scalar clock (index 1 here) by 2, far behind: extrapolable
-    delta, shifts = periodic._shift([100.0, 5.0, 90.0], [110.0, 7.0, 100.0])
-    assert delta == 10.0 and shifts == [10.0, 2.0, 10.0]
-    # a slow time that is ahead of a moving one may win a max later: not periodic
-    assert periodic._shift([100.0, 105.0, 90.0], [110.0, 107.0, 100.0]) is None
-    # a time that moves back, or by more than the rest within the tolerance, is refused
-    assert periodic._shift([100.0, 5.0], [110.0, 4.0]) is None
+def test_only_the_scalar_clock_may_fall_behind_at_its_own_rate():
+    # 8 pipe clocks then the scalar clock (index 7), then a buffer's release time
+    before = [100.0, 0.0, 90.0, 95.0, 80.0, 0.0, 85.0, 5.0, 92.0]
+    after = [110.0, 0.0, 100.0, 105.0, 90.0, 0.0, 95.0, 7.0, 102.0]
+    delta, shifts = periodic._shift(before, after)
+    assert delta == 10.0 and shifts == [10.0, 0.0, 10.0, 10.0, 10.0, 0.0, 10.0, 2.0, 10.0]
+    # an idle pipe that moves at its own rate may catch up with the others later: not periodic
+    assert periodic._shift(before, [*after[:4], 85.0, *after[5:]]) is None
+    # the scalar clock ahead of a time that moves: it may win a max later
+    assert periodic._shift(before, [*after[:7], 99.0, after[8]]) is None
+    # a time that moves back is refused
+    assert periodic._shift(before, [*after[:7], 4.0, after[8]]) is None
+
+
+def test_a_pipe_that_is_not_the_bottleneck_stops_extrapolation_until_it_is_periodic():
+    """Found by the property test: the MTE2 pipe of a short-K tiling moved 2648 cycles a
+    period while the others moved 3524; taking it for periodic lost 3 records."""
+    op = _patched(load_operator("matmul_official"), m=683, n=821, k=121, bias=True)
+    params = dict(base_m=128, base_n=256, base_k=64, step_ka=4, step_kb=4, block_dim=2)
+    _same(op, "h", params)

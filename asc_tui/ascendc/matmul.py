@@ -16,6 +16,7 @@ tiling checks) | kernel side (the Matmul object and its registration).
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -225,6 +226,9 @@ class MultiCoreMatmulTiling:
         return t
 
 
+#: L1 rounds from which a base block's K loop is worth watching for its periodic regime
+_LONG_K = 12
+
 _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
 
 
@@ -385,7 +389,29 @@ class Matmul:
             DataCopyPad(bias_t, self.bias[n0], DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
         ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
         a1 = b1 = None
-        for ks in trange(0, sk, t.baseK):
+        steps = trange(0, sk, t.baseK)
+        # Extrapolated (npu/periodic.py) in whole L1 rounds of `per` K steps, after which A and
+        # B are both loaded afresh: a round's stream is decided by its steps' keys apart from
+        # GM addresses, which are affine in its first ks. Only long loops: the first rounds
+        # (the pipeline filling, then two periods to compare) run anyway.
+        per = math.lcm(t.stepKa, t.stepKb)
+        keys = [(ks % ka, ks % kb, min(t.baseK, sk - ks), min(ka, sk - ks), min(kb, sk - ks)) for ks in steps]
+        ext = None
+        if len(keys) >= _LONG_K * per:
+            ext = Periodic.of(
+                state.core,
+                (self.q_a1, self.q_b1, self.q_a2, self.q_b2),
+                [tuple(keys[r : r + per]) for r in range(0, len(keys), per)],
+                list(steps[::per]),
+            )
+        i = 0
+        while i < len(keys):
+            if ext is not None and i % per == 0:
+                i += ext.at(i // per) * per
+                if i >= len(keys):
+                    break
+            ks = steps[i]
+            i += 1
             kt = min(t.baseK, sk - ks)
             if ks % ka == 0:  # a new L1 chunk of A (stepKa base slices)
                 if a1 is not None:
@@ -416,6 +442,8 @@ class Matmul:
                 Mmad(co, a2, b2, p)
             self.q_a2.FreeTensor(a2)
             self.q_b2.FreeTensor(b2)
+        if ext is not None:
+            ext.done()
         self.q_a1.FreeTensor(a1)
         self.q_b1.FreeTensor(b1)
         self.q_c.EnQue(co)

@@ -42,6 +42,7 @@ class Core:
         "tp",
         "ts",
         "rec",
+        "ext",
         "last",
         "events",
         "issue",
@@ -78,6 +79,9 @@ class Core:
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
+        # records extrapolated by npu/periodic.py: (index in `rec`, RECORD table); `rec` holds
+        # None in their places
+        self.ext: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
         self.events: dict = {}
         self.issue = chip.scalar_issue
@@ -259,10 +263,11 @@ class Core:
 
     def close(self, ops: dict, lines: dict) -> ClosedBlock:
         """The finished block, its op names and source sites interned into `ops`/`lines`."""
-        columns = close_columns(self.rec, ops, lines)
+        columns = close_columns(self.rec, ops, lines, self.ext)
         # Drop the record tuples and local memories now: kernel objects (TPipe → core) form
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
+        self.ext = []
         self.mem = {}
         if self.lazy is not None:
             self.lazy.drop()

@@ -29,7 +29,13 @@ so full and timing-only timelines stay identical.
 
 from __future__ import annotations
 
+from itertools import repeat
+
+import numpy as np
+
+from .columns import record_table
 from .l2 import l2_of
+from .pipes import N_PIPES
 from .replay import BlockIndex
 
 #: longest period (in iterations) looked for (a row of base blocks, say)
@@ -185,10 +191,6 @@ class Periodic:
         lmov = [y - x == n_rec for x, y in zip(b[1], now[1])]
         if not all(m or x == y for m, x, y in zip(lmov, b[1], now[1])):
             return 0
-        last = self.core.rec[b[4] : now[4]]
-        rmov = _record_links(last, b[1], lmov, b[4])
-        if rmov is None:
-            return 0
         # how many whole periods the keys and tile origins let us skip
         m = 0
         while i + (m + 1) * j <= self.n and all(
@@ -197,6 +199,10 @@ class Periodic:
         ):
             m += 1
         if m == 0:
+            return 0
+        last = record_table(self.core.rec, self.core.ext, b[4], now[4])
+        rmov = _record_links(last["link"].tolist(), b[1], lmov, b[4])
+        if rmov is None:
             return 0
         reads = self._reads(a, b, now, m)
         if reads is None:
@@ -241,25 +247,28 @@ class Periodic:
     def _extend(self, i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b) -> None:
         """Append the m extrapolated periods' records, move the state, count their traffic."""
         core = self.core
-        recs = []
-        for t in range(1, m + 1):
-            dt, dl = delta * t, n_rec * t
-            recs.extend(
-                (r[0], r[1] + dt, r[2] + dt, r[3], r[4], r[5], r[6], r[7], r[8] + dl if mv else r[8])
-                for r, mv in zip(last, rmov)
-            )
+        table = _shifted(last, rmov, m, delta, n_rec)
         times = [x + d * m if d else x for x, d in zip(now[0], moving)]
         links = [x + n_rec * m if mv else x for x, mv in zip(now[1], lmov)]
-        l2 = core.run.l2
         if core.numeric:  # the Python runs on for its numbers; its timeline is replaced after
-            self.pending = (i + m * j, now[4], recs, times, links)
+            self.pending = (i + m * j, now[4], table, times, links)
             return
+        l2 = core.run.l2
         for buf, args, step, hit in reads:  # tapped too: a loop around this one sees them
             l2.read_moved(buf, args, step, m, hit)
-        core.rec.extend(recs)
+        self._append(table)
         self._apply(times, links)
         core.gm_read += (now[3][0] - b[3][0]) * m
         core.gm_write += (now[3][1] - b[3][1]) * m
+        self.snaps.clear()  # periods before the jump hold no record tuples to compare
+
+    def _append(self, table: np.ndarray) -> None:
+        """Append records given as a `RECORD` table: `Core.rec` holds a placeholder per record
+        (its length numbers the records, as links need) and `Core.ext` the table, which
+        `Core.close` puts in their place (millions of tuples would cost more than the loop)."""
+        core = self.core
+        core.ext.append((len(core.rec), table))
+        core.rec.extend(repeat(None, len(table)))
 
     def done(self) -> None:
         """After the loop: install what a full run still owes, and stop tapping L2 reads."""
@@ -270,11 +279,28 @@ class Periodic:
             self.core.run.l2.tap = None
             self.owns_tap = False
 
-    def _install(self, n0: int, recs: list, times: list, links: list) -> None:
+    def _install(self, n0: int, table: np.ndarray, times: list, links: list) -> None:
         """Full runs: the extrapolated records and state replace what the Python just did."""
-        del self.core.rec[n0:]
-        self.core.rec.extend(recs)
+        core = self.core
+        del core.rec[n0:]
+        core.ext[:] = [(at, t) for at, t in core.ext if at < n0]
+        self._append(table)
         self._apply(times, links)
+        self.snaps.clear()
+
+
+def _shifted(last: np.ndarray, rmov: list, m: int, delta: float, n_rec: int) -> np.ndarray:
+    """The records of the m periods after `last` (a RECORD table): the same, their times moved
+    by t·Δ and their moving links by t·n_rec in period t (the same float operations as adding
+    them one record at a time)."""
+    n = len(last)
+    table = np.tile(last, m)
+    t = np.repeat(np.arange(1, m + 1, dtype=np.int64), n)
+    dt = delta * t.astype(np.float64)
+    table["start"] += dt
+    table["end"] += dt
+    table["link"] += (n_rec * t * np.tile(np.array(rmov, dtype=bool), m)).astype(np.int32)
+    return table
 
 
 def _delta(x, y):
@@ -291,9 +317,12 @@ def _delta(x, y):
 
 def _shift(before: list, after: list) -> tuple[float, list] | None:
     """(Δ, each time's own shift) when every time in `after` is the one in `before` plus the
-    period's shift Δ (the largest), or plus less and no later than any time that moves by Δ:
-    such a time (the scalar clock running ahead of the pipes, an idle pipe) never wins a max
-    against them again, so it keeps moving at its own rate. None otherwise."""
+    period's shift Δ (the largest); None otherwise. Two exceptions, each no later than every
+    time that moves by Δ: a time that did not move (a pipe or buffer the loop does not use),
+    and the scalar clock (index `N_PIPES`) when it runs ahead of the pipes by less each period:
+    it then never wins a max against them again, so it keeps its own rate. Any other time at
+    its own rate (a pipe that is not the bottleneck) may catch up with another one later: the
+    regime is not periodic yet."""
     if len(before) != len(after):
         return None
     shifts = [y - x for x, y in zip(before, after)]
@@ -303,10 +332,10 @@ def _shift(before: list, after: list) -> tuple[float, list] | None:
     tol = TOL + 1e-12 * max(map(abs, after))
     low = min(y for y, d in zip(after, shifts) if delta - d <= tol)
     out = []
-    for y, d in zip(after, shifts):
+    for k, (y, d) in enumerate(zip(after, shifts)):
         if delta - d <= tol:
             out.append(delta)
-        elif d < 0 or y > low:
+        elif y > low or not (d == 0 or (k == N_PIPES and d > 0)):
             return None
         else:
             out.append(d)
@@ -314,7 +343,7 @@ def _shift(before: list, after: list) -> tuple[float, list] | None:
 
 
 def _record_links(last: list, links: list, lmov: list, start: int) -> list | None:
-    """Per record of the last period (from index `start`), whether its link moves with the
+    """Per record link of the last period (from index `start`), whether it moves with the
     periods: a link into the period does; one to an earlier record was read from the state at
     the period's start (`links`), and moves as that entry does (`lmov`). None when a link's
     source is unknown or ambiguous."""
@@ -323,8 +352,7 @@ def _record_links(last: list, links: list, lmov: list, start: int) -> list | Non
         if source.setdefault(x, mv) != mv:
             source[x] = None
     out = []
-    for r in last:
-        link = r[8]
+    for link in last:
         if link >= start:
             out.append(True)
         elif link < 0:
