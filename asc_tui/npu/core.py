@@ -42,6 +42,7 @@ class Core:
         "tp",
         "ts",
         "rec",
+        "ext",
         "last",
         "events",
         "issue",
@@ -78,6 +79,9 @@ class Core:
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
+        # records extrapolated by npu/periodic.py: (index in `rec`, `shifted.Shifted`); `rec`
+        # holds None in their places
+        self.ext: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
         self.events: dict = {}
         self.issue = chip.scalar_issue
@@ -110,6 +114,11 @@ class Core:
     #: records only while this holds; an HBM model in which transfers of other cores in flight
     #: change a DMA's duration sets it False, and every block then runs step by step.
     dma_is_local = True
+    #: Whether a DMA's duration is the same whenever it starts (given this core's share). Loop
+    #: extrapolation (npu/periodic.py) shifts a period's records in time, which is exact only
+    #: then; a bandwidth model whose cost depends on the moment (transfers in flight, a
+    #: time-varying share) sets it False, and every loop then runs step by step.
+    dma_time_invariant = True
 
     def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
         """Cycles of one GM→local DMA: `miss` bytes from HBM at this core's share, `hit` bytes
@@ -254,10 +263,11 @@ class Core:
 
     def close(self, ops: dict, lines: dict) -> ClosedBlock:
         """The finished block, its op names and source sites interned into `ops`/`lines`."""
-        columns = close_columns(self.rec, ops, lines)
+        columns = close_columns(self.rec, ops, lines, self.ext)
         # Drop the record tuples and local memories now: kernel objects (TPipe → core) form
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
+        self.ext = []
         self.mem = {}
         if self.lazy is not None:
             self.lazy.drop()

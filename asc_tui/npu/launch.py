@@ -80,6 +80,7 @@ class Run:
         "wide",
         "hccl",
         "replay",
+        "extrapolate",
     )
 
     def __init__(
@@ -113,6 +114,9 @@ class Run:
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
+        # extrapolate loops whose scheduler state repeats up to a time shift (npu/periodic.py);
+        # False runs every iteration step by step
+        self.extrapolate = True
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -214,7 +218,7 @@ def _launch(
             n_active = wave_cores(block_dim, wave, n_cores)
             t0 = core_free[core_id]
             if replayer is not None:
-                tpl = replayer.find(b, t0, n_active)
+                tpl = replayer.find(b, t0, n_active, timed=not run.l2_record)
                 if tpl is not None:  # the same stream as a block already run: copy its records
                     if tpl.columns is not None:
                         closed.append(
