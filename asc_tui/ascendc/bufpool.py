@@ -64,7 +64,8 @@ class TBufPool:
             owner.cursor += length
 
     def InitBufPool(self, sub: TBufPool, length: int, shared: TBufPool | None = None) -> None:
-        sub._reserve(self, int(length), shared)
+        sub = pool_of(sub)
+        sub._reserve(self, int(length), None if shared is None else pool_of(shared))
 
     def InitBuffer(self, que, num_or_len: int, length: int | None = None) -> None:
         if self.pipe is None:
@@ -93,3 +94,67 @@ class TBufPool:
     def Reset(self) -> None:
         """Rewind: later InitBuffers reuse the pool's bytes from its start."""
         self.cursor = 0
+
+
+#: The member EXTERN_IMPL_BUFPOOL adds to a user's pool class (cxx/preprocess.py expands it).
+EXTERN_FIELD = "ascExtBufPool_"
+
+
+def pool_of(obj):
+    """The pool state behind `obj`: a TBufPool, or a class made a pool by EXTERN_IMPL_BUFPOOL."""
+    return getattr(obj, EXTERN_FIELD, obj)
+
+
+class ExternBufPool(TBufPool):
+    """What `EXTERN_IMPL_BUFPOOL(Cls, pos, n)` gives a user's class: a pool whose buffers the
+    user places himself (TQue/TBuf `InitStartBufHandle` + `InitBufHandle` at any address of the
+    pool), with the macro's Reset/Init/GetBufHandle/Get|SetCurAddr/Get|SetCurBufSize."""
+
+    def __init__(self, position: TPosition = TPosition.VECCALC, bufIDSize: int = 16):
+        super().__init__(position, bufIDSize)
+        self.buf_ids = int(bufIDSize)
+        self.cur_addr = 0
+        self.cur_buf = 0
+
+    def _reserve(self, owner, length: int, shared=None) -> None:
+        super()._reserve(owner, length, shared)
+        self.cur_addr, self.cur_buf = self.base, 0
+
+    def Init(self) -> None:
+        self.cur_addr, self.cur_buf = self.base, 0
+
+    def Reset(self) -> None:
+        self.Init()
+
+    def GetBufHandle(self, index: int) -> int:
+        """The handle of buffer `index` (a number here; the hardware's is a pointer)."""
+        if not 0 <= int(index) < self.buf_ids:
+            self._fail(f"GetBufHandle({int(index)}): the pool has {self.buf_ids} buffer ids (BUFID_SIZE)")
+        return int(index)
+
+    def GetCurAddr(self) -> int:
+        return self.cur_addr
+
+    def SetCurAddr(self, addr: int) -> None:
+        self.cur_addr = int(addr)
+
+    def GetCurBufSize(self) -> int:
+        return self.cur_buf
+
+    def SetCurBufSize(self, n: int) -> None:
+        self.cur_buf = int(n)
+
+    def place(self, handle: int, addr: int, length: int) -> int:
+        """Check buffer `handle` at [addr, addr+length) lies in the pool; its aligned length."""
+        if self.pipe is None:
+            self._fail("InitBufHandle before pipe.InitBufPool gave the pool memory")
+        if not 0 <= int(handle) < self.buf_ids:
+            self._fail(f"InitBufHandle with handle {int(handle)}: the pool has {self.buf_ids} buffer ids")
+        align = max(self.pipe.core.chip.alignment.get(self.mem, 32), 32)
+        n = _round_up(int(length), align)
+        if addr % align or addr < self.base or addr + n > self.base + self.size:
+            self._fail(
+                f"InitBufHandle places {n} B at {self.mem.upper()}+{addr}, outside the pool "
+                f"[{self.base}, {self.base + self.size}) or not {align} B aligned"
+            )
+        return n

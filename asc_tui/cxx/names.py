@@ -62,7 +62,7 @@ class NameGen:
         if name in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[name]) or "None", T.DTYPE, T.SCALARS[name])
         if api.twin_has(name):
-            return Val(api.twin_ref(name), T.CType("opaque", name))
+            return self.twin_path(name, node, ctx)
         raise self.err(ctx.pf, node, f"unknown identifier {name!r}")
 
     def decl_value(self, decls, node, ctx: FuncCtx, name: str, cls=None) -> Val:
@@ -164,6 +164,8 @@ class NameGen:
                 ) from None
         if len(parts) == 1 and parts[0] in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[parts[0]]) or "None", T.DTYPE, T.SCALARS[parts[0]])
+        if type(obj) in (int, bool):  # a plain constant of the twin (K_MAX_DIM): usable as one
+            return Val(repr(obj), T.BOOL if type(obj) is bool else T.INT32, obj)
         return Val(api.twin_ref(parts[0]) + "".join("." + p for p in parts[1:]), T.CType("opaque", parts[-1]))
 
     # -- operators ----------------------------------------------------------------------------

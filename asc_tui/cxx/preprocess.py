@@ -78,6 +78,18 @@ PREDEFINED = {
     "UINT32_MAX": "4294967295U",
     "UINT64_MAX": "18446744073709551615ULL",
 }
+_EXT_POOL = "public: AscendC::ExternBufPool<POSITION, BUFID_SIZE> ascExtBufPool_; " + " ".join(
+    f"{ret} {name}({params}) {{ {'return ' if ret != 'void' else ''}ascExtBufPool_.{name}({args}); }}"
+    for ret, name, params, args in (
+        ("void", "Reset", "", ""),
+        ("void", "Init", "", ""),
+        ("uint64_t", "GetBufHandle", "uint32_t i", "i"),
+        ("uint64_t", "GetCurAddr", "", ""),
+        ("void", "SetCurAddr", "uint64_t a", "a"),
+        ("uint32_t", "GetCurBufSize", "", ""),
+        ("void", "SetCurBufSize", "uint32_t n", "n"),
+    )
+)
 PREDEFINED_FN = {
     "BEGIN_TILING_DATA_DEF": (["name"], "struct name {"),
     "TILING_DATA_FIELD_DEF": (["type", "name"], "type name"),
@@ -87,6 +99,8 @@ PREDEFINED_FN = {
     "GET_TILING_DATA": (["var", "tiling"], "__cx_tiling_t var = __cx_get_tiling(tiling)"),
     "GET_TILING_DATA_WITH_STRUCT": (["type", "var", "tiling"], "type var = __cx_get_tiling<type>(tiling)"),
     "KERNEL_TASK_TYPE_DEFAULT": (["t"], ""),
+    # a user's TBufPool: the macro's members forward to the twin's ExternBufPool (bufpool.py)
+    "EXTERN_IMPL_BUFPOOL": (["EXT_BUFPOOL", "POSITION", "BUFID_SIZE"], _EXT_POOL),
     "REGISTER_TILING_DEFAULT": (["t"], ""),
 }
 
