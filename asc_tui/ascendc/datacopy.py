@@ -48,15 +48,17 @@ class DataCopyExtParams:
     rsv: int = 0
 
 
-DataCopyPadParams = DataCopyExtParams
-
-
 @dataclass
 class DataCopyPadExtParams:
     isPad: bool = False
     leftPadding: int = 0
     rightPadding: int = 0
     paddingValue: object = 0
+
+
+#: `DataCopyPadParams{isPad, leftPadding, rightPadding, paddingValue}`: the padding of a DataCopyPad
+#: with `DataCopyParams` geometry (DataCopyPadExtParams' fields, the value as a uint64).
+DataCopyPadParams = DataCopyPadExtParams
 
 
 def _where(fr):

@@ -50,6 +50,7 @@ class Host(Expressions):
         self.kernels = kernels
         self.overrides: dict = {}  # parameter values for the file's constants (`--param`)
         self.evaluating: set[str] = set()  # global constants being evaluated (cycle guard)
+        self.const_eval = None  # name -> value of a namespace-scope constant, as the kernel sees it
         self.structs: dict[str, list[str]] = {}  # struct name -> field names (brace init order)
         self.pf = None
 

@@ -5,6 +5,7 @@ host functions of the file, and kernel launches."""
 from __future__ import annotations
 
 from .acl import CONSTANTS, Ptr
+from .errors import CxxError
 from .hostvalues import (  # noqa: F401 - host.py reads them here too
     _BIN,
     ALIASES,
@@ -94,6 +95,12 @@ class Expressions:
         if name in self.funcs:  # a host function as a value (`KernelCall(run_it, …)`)
             f = self.funcs[name]
             return lambda *a: self.call_function(f, list(a))
+        if name in self.consts and self.const_eval is not None and name not in self.evaluating:
+            try:  # C++ constant semantics first (templates, static members); host code otherwise
+                v = self.cvals[name] = self.const_eval(name)
+                return v
+            except CxxError:
+                pass
         if name in self.consts:
             if name in self.evaluating:
                 self.unsupported(n, f"the constant {name} (defined through itself or a class template)")
