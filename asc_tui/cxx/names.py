@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from . import api
 from . import ctype as T
-from .expr import _py
 from .errors import CxxError
+from .expr import _py
 from .scope import NOCONST, FuncCtx, Val
 from .symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
 
