@@ -60,3 +60,36 @@ def test_workbench_opens_a_directory_of_samples_and_logs_verify(tmp_path):
             assert "vadd: verify_result.py: test pass!" in log
 
     asyncio.run(go())
+
+
+def test_workbench_sweeps_a_sample_with_its_sidecar_values_and_runs_with_the_best(tmp_path):
+    root = _tree(tmp_path)
+    vadd = root / "group/vadd"
+    (vadd / "asc-tui.toml").write_text("[tune]\nTILE = [128, 1024]\n")
+    kernel = (vadd / "vadd.asc").resolve()
+
+    async def go():
+        app = Workbench(
+            str(root), clock=lambda: "00:00:00", show_host_times=False, config=Config(worker_timeout=30)
+        )
+        async with app.run_test(size=(100, 30)) as pilot:
+            deadline = time.monotonic() + 60
+            while app.results_seen < 2 and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            app.select_operator(kernel)
+            await pilot.press("t")
+            pane = app.query_one("#tune-pane")
+            deadline = time.monotonic() + 90
+            while not pane.status_text.startswith("sweep done") and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            assert app.ops[kernel].best_params == {"TILE": 1024}, pane.status_text
+            seen = app.results_seen
+            await pilot.press("a")  # the next runs of the sample use TILE=1024
+            while app.results_seen <= seen and time.monotonic() < deadline:
+                await pilot.pause(0.05)
+            rep = app.ops[kernel].last.report
+            assert rep.params == {"TILE": 1024} and rep.passed
+            log = "\n".join(app.query_one("#log-pane").lines_text)
+            assert "TILE=1024" in log
+
+    asyncio.run(go())
