@@ -223,3 +223,13 @@ def test_cmake_definitions_follow_the_if_branch_their_variables_select(tmp_path)
 def test_data_copy_pad_params_is_the_padding_struct():
     p = AscendC.DataCopyPadParams(False, 1, 2, 0)
     assert (p.isPad, p.leftPadding, p.rightPadding, p.paddingValue) == (False, 1, 2, 0)
+
+
+def test_a_vector_kernel_has_all_of_ub_only_mix_kernels_lose_the_reserved_256_bytes(tmp_path):
+    from asc_tui.npu.chip import load_chip
+
+    chip = load_chip("ascend910b")
+    assert chip.usable["ub"] == 196352 and chip.single_unit.usable["ub"] == 196608
+    x = np.arange(64, dtype=np.float32)
+    z, _acl = run_kernel(tmp_path, POOL.replace("POOL_BYTES", "196608"), x, np.float32, 64)
+    np.testing.assert_array_equal(z, x + 1)
