@@ -44,11 +44,12 @@ int32_t main(int32_t argc, char* argv[])
 
 
 def run_kernel(
-    tmp_path: Path, src: str, x: np.ndarray, out_dtype, out_count: int, launch="k", blocks=1, **kw
+    tmp_path: Path, src: str, x: np.ndarray, out_dtype, out_count: int, launch="k", blocks=1, main=MAIN, **kw
 ):
-    """Write `src` + a main() launching `launch(x, z)`; return (z as `out_dtype`, the AclRuntime)."""
+    """Write `src` + a main() launching `launch(x, z)`; return (z as `out_dtype`, the AclRuntime).
+    `main` may be the test's own (IN_BYTES, OUT_BYTES, LAUNCH, BLOCKS are filled in)."""
     out_bytes = np.dtype(out_dtype).itemsize * out_count
-    main = MAIN.replace("IN_BYTES", str(x.nbytes)).replace("OUT_BYTES", str(out_bytes))
+    main = main.replace("IN_BYTES", str(x.nbytes)).replace("OUT_BYTES", str(out_bytes))
     main = main.replace("LAUNCH", launch).replace("BLOCKS", str(blocks))
     text = '#include "acl/acl.h"\n#include "kernel_operator.h"\n' + textwrap.dedent(src) + main
     path = tmp_path / "k.asc"

@@ -233,3 +233,86 @@ def test_a_vector_kernel_has_all_of_ub_only_mix_kernels_lose_the_reserved_256_by
     x = np.arange(64, dtype=np.float32)
     z, _acl = run_kernel(tmp_path, POOL.replace("POOL_BYTES", "196608"), x, np.float32, 64)
     np.testing.assert_array_equal(z, x + 1)
+
+
+LIST = """
+__global__ __vector__ void k(GM_ADDR list, GM_ADDR z)
+{
+    AscendC::ListTensorDesc l((__gm__ void*)list);
+    AscendC::TensorDesc<float> d;
+    uint64_t shape[2];
+    d.SetShapeAddr(shape);
+    l.GetDesc(d, 1);
+    uint32_t n = shape[0] * d.GetShape(1) * (l.GetSize() - 1);
+    AscendC::GlobalTensor<float> a, b, out;
+    a.SetGlobalBuffer((__gm__ float*)l.GetDataPtr<__gm__ uint8_t>(PICK), n);
+    b.SetGlobalBuffer((__gm__ float*)d.GetDataPtr(), n);
+    out.SetGlobalBuffer((__gm__ float*)z, n);
+    AscendC::LocalTensor<float> ta(AscendC::TPosition::VECIN, 0, 64);
+    AscendC::LocalTensor<float> tb(AscendC::TPosition::VECIN, 256, 64);
+    AscendC::DataCopy(ta, a, n);
+    AscendC::DataCopy(tb, b, n);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::Sub(ta, ta, tb, n);
+    AscendC::PipeBarrier<PIPE_ALL>();
+    AscendC::DataCopy(out, ta, n);
+}
+"""
+LIST_MAIN = """
+int32_t main(int32_t argc, char* argv[])
+{
+    uint8_t *xh = nullptr, *zh = nullptr, *xd = nullptr, *yd = nullptr, *zd = nullptr, *ld = nullptr;
+    aclInit(nullptr);
+    aclrtSetDevice(0);
+    aclrtStream stream = nullptr;
+    aclrtCreateStream(&stream);
+    aclrtMallocHost((void**)(&xh), IN_BYTES);
+    aclrtMallocHost((void**)(&zh), OUT_BYTES);
+    aclrtMalloc((void**)&xd, OUT_BYTES, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc((void**)&yd, OUT_BYTES, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMalloc((void**)&zd, OUT_BYTES, ACL_MEM_MALLOC_HUGE_FIRST);
+    ReadFile("./input/x.bin", IN_BYTES, xh, IN_BYTES);
+    aclrtMemcpy(xd, OUT_BYTES, xh, OUT_BYTES, ACL_MEMCPY_HOST_TO_DEVICE);
+    aclrtMemcpy(yd, OUT_BYTES, xh + OUT_BYTES, OUT_BYTES, ACL_MEMCPY_HOST_TO_DEVICE);
+    constexpr uint32_t DIMS = 2;
+    struct Desc {
+        uint32_t dim{DIMS};
+        uint32_t index;
+        uint64_t shape[DIMS] = {8, 8};
+    };
+    Desc a;
+    a.index = 0;
+    Desc b;
+    b.index = 1;
+    struct List {
+        uint64_t ptrOffset;
+        Desc desc[2];
+        uintptr_t data[2];
+    } list;
+    list = {(1 + (1 + DIMS) * 2) * sizeof(uint64_t), {a, b}, {(uintptr_t)xd, (uintptr_t)yd}};
+    printf("sizeof(List) = %u\\n", (uint32_t)sizeof(List));
+    aclrtMalloc((void**)&ld, sizeof(List), ACL_MEM_MALLOC_HUGE_FIRST);
+    aclrtMemcpy(ld, sizeof(List), &list, sizeof(List), ACL_MEMCPY_HOST_TO_DEVICE);
+    LAUNCH<<<BLOCKS, nullptr, stream>>>(ld, zd);
+    aclrtSynchronizeStream(stream);
+    aclrtMemcpy(zh, OUT_BYTES, zd, OUT_BYTES, ACL_MEMCPY_DEVICE_TO_HOST);
+    WriteFile("./output/z.bin", zh, OUT_BYTES);
+    return 0;
+}
+"""
+
+
+def test_a_list_of_tensors_built_as_a_host_struct_reaches_the_kernel_through_list_tensor_desc(tmp_path):
+    x = np.random.default_rng(5).uniform(-1, 1, 128).astype(np.float32)
+    z, acl = run_kernel(tmp_path, LIST.replace("PICK", "0"), x, np.float32, 64, main=LIST_MAIN)
+    assert "sizeof(List) = 72" in acl.out.getvalue()  # 8 + 2 x (4 + 4 + 2 x 8) + 2 x 8, C layout
+    np.testing.assert_array_equal(z, x[:64] - x[64:])
+
+
+def test_a_list_tensor_desc_index_past_its_tensors_names_the_line(tmp_path):
+    with pytest.raises(KernelError) as e:
+        run_kernel(
+            tmp_path, LIST.replace("PICK", "2"), np.zeros(128, np.float32), np.float32, 64, main=LIST_MAIN
+        )
+    assert "ListTensorDesc index 2 outside its 2 tensors" in e.value.message
+    assert e.value.line == line_of(tmp_path / "k.asc", "GetDataPtr<__gm__ uint8_t>(2)")

@@ -103,6 +103,7 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
     SetVectorMask,
     UnaryRepeatParams,
 )
+from .listtensor import ListTensorDesc, TensorDesc
 from .loaddata import LoadData, LoadData2DParams
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,

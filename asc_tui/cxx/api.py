@@ -21,10 +21,20 @@ TARGS_AS_ARGS = {
     "SetFlag",
     "WaitFlag",
     "Alloc",
+    "GetDataPtr",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
-TEMPLATE_CTORS = {"TQue", "TQueBind", "TBuf", "GlobalTensor", "LocalMemAllocator", "Matmul", "MatmulType"}
+TEMPLATE_CTORS = {
+    "TQue",
+    "TQueBind",
+    "TBuf",
+    "GlobalTensor",
+    "LocalMemAllocator",
+    "Matmul",
+    "MatmulType",
+    "TensorDesc",
+}
 
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}

@@ -190,6 +190,8 @@ class Expressions:
         base = _base(ttext)
         if base in INTS or base in FLOATS or base == "bool":
             return np_type(base).itemsize
+        if base in self.struct_defs:
+            return self.struct_layout(base, {})[0]
         self.unsupported(node, f"sizeof({ttext}) on the host")
 
     def e_binary_expression(self, n, env):
@@ -229,7 +231,14 @@ class Expressions:
     def e_assignment_expression(self, n, env):
         op = n.children[1].type
         left = n.child_by_field_name("left")
-        v = self.expr(n.child_by_field_name("right"), env)
+        right = n.child_by_field_name("right")
+        if right.type == "initializer_list" and left.type == "identifier" and left.text.decode() in env:
+            ttext = env[left.text.decode()][1]  # `s = {a, {b, c}}`: a struct, field by field
+            if _base(ttext) in self.struct_defs:
+                v = self.struct_brace(_base(ttext), right, env)
+                self.assign(left, v, env)
+                return v
+        v = self._copy(self.expr(right, env))
         if op != "=":
             cur = self.expr(left, env)
             v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else _BIN[op[:-1]](cur, v)

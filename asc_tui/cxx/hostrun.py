@@ -59,7 +59,7 @@ def run_host(
         )
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
-    funcs, consts, structs, kconsts = {}, {}, {}, {}
+    funcs, consts, structs, kconsts, struct_nodes = {}, {}, {}, {}, []
     hostexpr.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
         for d in all_decls(col.root):
@@ -71,6 +71,8 @@ def run_host(
                 kconsts.setdefault(d.name, (d, col))
             elif isinstance(d, ClassInfo) and not d.tparams:
                 structs[d.name] = [f.name for f in d.fields if not f.static]
+                if d.node is not None and d.node.type in ("struct_specifier", "class_specifier"):
+                    struct_nodes.append(d.node)
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
@@ -120,7 +122,12 @@ def run_host(
     host.const_eval = _const_evaluator(kconsts, overrides)
     host.structs.update(structs)
     host.overrides.update(overrides)
-    code = host.call_function(main, [1, ["./demo"]])
+    for d in struct_nodes:
+        host.define_struct(d)
+    try:
+        code = host.call_function(main, [1, ["./demo"]])
+    finally:
+        acl.release_addresses()
     acl.exit_code = int(code) if isinstance(code, int) else 0
     return acl
 
