@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..npu.errors import KernelError, user_frame
 from .enums import POSITION_MEMORY, TPosition
-from .pipe import TBuf, TPipe
+from .pipe import TBuf, TPipe, pool_of
 
 
 def _round_up(n: int, a: int) -> int:
@@ -94,15 +94,6 @@ class TBufPool:
     def Reset(self) -> None:
         """Rewind: later InitBuffers reuse the pool's bytes from its start."""
         self.cursor = 0
-
-
-#: The member EXTERN_IMPL_BUFPOOL adds to a user's pool class (cxx/preprocess.py expands it).
-EXTERN_FIELD = "ascExtBufPool_"
-
-
-def pool_of(obj):
-    """The pool state behind `obj`: a TBufPool, or a class made a pool by EXTERN_IMPL_BUFPOOL."""
-    return getattr(obj, EXTERN_FIELD, obj)
 
 
 class ExternBufPool(TBufPool):

@@ -54,6 +54,16 @@ def name_in_frame(obj, frame) -> str | None:
     return None
 
 
+#: The member EXTERN_IMPL_BUFPOOL adds to a user's pool class (cxx/preprocess.py expands it).
+EXTERN_FIELD = "ascExtBufPool_"
+
+
+def pool_of(obj):
+    """The pool state behind `obj`: a TBufPool, or a class EXTERN_IMPL_BUFPOOL made a pool
+    (its ExternBufPool member, bufpool.py)."""
+    return getattr(obj, EXTERN_FIELD, obj)
+
+
 class Slot:
     """One buffer of a queue: its place in memory and where it is in its life cycle."""
 
@@ -163,8 +173,6 @@ class TPipe:
 
     def InitBufPool(self, pool, length: int, shared=None) -> None:
         """Reserve `length` bytes for a TBufPool (or share another pool's); `bufpool.py`."""
-        from .bufpool import pool_of
-
         pool_of(pool)._reserve(self, int(length), None if shared is None else pool_of(shared))
 
     def Destroy(self) -> None:
@@ -211,8 +219,6 @@ class TQue:
         self._placing = [None] * int(num)
 
     def InitBufHandle(self, pool, index: int, handle: int, addr: int, length: int) -> None:
-        from .bufpool import pool_of
-
         ext, index = pool_of(pool), int(index)
         placing = getattr(self, "_placing", None)
         if placing is None or not 0 <= index < len(placing):
@@ -433,8 +439,6 @@ class TBuf:
         """A custom pool (EXTERN_IMPL_BUFPOOL) starts this buffer; InitBufHandle places it."""
 
     def InitBufHandle(self, pool, index: int, handle: int, addr: int, length: int) -> None:
-        from .bufpool import pool_of
-
         ext = pool_of(pool)
         self._init(ext.pipe.core, ext.mem, int(addr), ext.place(int(handle), int(addr), int(length)))
 

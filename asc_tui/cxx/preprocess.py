@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ascendc.pipe import EXTERN_FIELD
 from .errors import CxxError, Unsupported
 
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
@@ -78,8 +79,8 @@ PREDEFINED = {
     "UINT32_MAX": "4294967295U",
     "UINT64_MAX": "18446744073709551615ULL",
 }
-_EXT_POOL = "public: AscendC::ExternBufPool<POSITION, BUFID_SIZE> ascExtBufPool_; " + " ".join(
-    f"{ret} {name}({params}) {{ {'return ' if ret != 'void' else ''}ascExtBufPool_.{name}({args}); }}"
+_EXT_POOL = f"public: AscendC::ExternBufPool<POSITION, BUFID_SIZE> {EXTERN_FIELD}; " + " ".join(
+    f"{ret} {name}({params}) {{ {'return ' if ret != 'void' else ''}{EXTERN_FIELD}.{name}({args}); }}"
     for ret, name, params, args in (
         ("void", "Reset", "", ""),
         ("void", "Init", "", ""),
