@@ -194,24 +194,17 @@ def _cmake_true(cond: str, var) -> bool:
             return a == b
         return True
 
-    def conj(ws: list[str]) -> bool:
-        parts, cur = [], []
-        for w in ws:
-            if w == "AND":
-                parts.append(cur)
-                cur = []
-            else:
-                cur.append(w)
-        return all(term(p) for p in parts + [cur])
+    return any(all(term(p) for p in _split(c, "AND")) for c in _split(words, "OR"))
 
-    parts, cur = [], []
+
+def _split(words: list[str], sep: str) -> list[list[str]]:
+    parts: list[list[str]] = [[]]
     for w in words:
-        if w == "OR":
-            parts.append(cur)
-            cur = []
+        if w == sep:
+            parts.append([])
         else:
-            cur.append(w)
-    return any(conj(p) for p in parts + [cur])
+            parts[-1].append(w)
+    return parts
 
 
 def _has_main(path: Path) -> bool:

@@ -21,20 +21,8 @@ from __future__ import annotations
 from . import ctype as T
 from .scope import Val
 
-#: numpy dtype names of the C scalar types the array form handles.
-_NP = {
-    "half": "float16",
-    "float": "float32",
-    "double": "float64",
-    "int8_t": "int8",
-    "uint8_t": "uint8",
-    "int16_t": "int16",
-    "uint16_t": "uint16",
-    "int32_t": "int32",
-    "uint32_t": "uint32",
-    "int64_t": "int64",
-    "uint64_t": "uint64",
-}
+#: numpy dtype names of the C scalar types the array form handles (not bfloat16: numpy has none).
+_NP = {**{k: v for k, v in T.DTYPE_NAMES.items() if k != "bfloat16_t"}, "double": "float64"}
 _INT_OPS = ("&", "|", "^")
 
 
