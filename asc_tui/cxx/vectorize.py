@@ -171,8 +171,9 @@ class VecGen:
             if op in ("+", "-", "*") or op == "/" and ct.is_float or op in _INT_OPS and ct.is_int:
                 return f"({_cast(a, ta, ct)} {op} {_cast(b, tb, ct)})", ct
             raise _NotElementwise
-        # anything else: a loop-invariant scalar (its value cannot change in the loop body)
-        if _mentions(n, st):
+        # anything else: a loop-invariant scalar (its value cannot change in the loop body),
+        # read once — so only names and constants (a call might cost time or have effects)
+        if _mentions(n, st) or not _pure(n):
             raise _NotElementwise
         v: Val = self.expr(n, ctx)
         _np_name(v.type)
@@ -196,3 +197,25 @@ def _mentions(n, st) -> bool:
     if n.type == "identifier" and (n.text.decode() == st.var or n.text.decode() in st.locals):
         return True
     return any(_mentions(c, st) for c in n.named_children)
+
+
+_PURE = (
+    "number_literal",
+    "identifier",
+    "field_identifier",
+    "field_expression",
+    "qualified_identifier",
+    "namespace_identifier",
+    "sizeof_expression",
+    "type_descriptor",
+    "primitive_type",
+    "type_identifier",
+    "true",
+    "false",
+    "this",
+)
+
+
+def _pure(n) -> bool:
+    """Only names, members and constants: reading it once is reading it every iteration."""
+    return n.type in _PURE and all(_pure(c) for c in n.named_children)
