@@ -240,3 +240,14 @@ def test_tune_takes_a_samples_values_from_the_project_config_and_reports_a_bad_s
     assert main(["tune", str(d)]) == 2
     err = capsys.readouterr().err
     assert "asc-tui.toml:3" in err and "tune.TILE2 must be a value or a non-empty list" in err
+
+
+def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_path):
+    d = _copy(tmp_path)
+    (d / "scripts/verify_result.py").unlink()
+    _edit(d / "vadd.asc", 'WriteFile("./output/output.bin", zh, bytes);', "")
+    r = _run(d)
+    assert classify(r) == (
+        "RAN",
+        "not checked: main() writes no output/output.bin to compare with golden.bin",
+    )

@@ -52,7 +52,7 @@ def classify(report) -> tuple[str, str]:
         out = (sample.get("stdout") or "").lower()
         if re.search(r"\b(test )?pass(ed)?\b", out) and not re.search(r"\bfail", out):
             return "PASS", "verified by main() itself (no golden.bin)"
-        return "RAN", "not checked: no golden"
+        return "RAN", sample.get("precision") or "not checked: no golden"
     if v["exit"] != 0:
         return "FAIL", "verify_result.py failed"
     if report.precision is not None and report.precision.verdict == "FAIL":
