@@ -103,7 +103,6 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
     SetVectorMask,
     UnaryRepeatParams,
 )
-from .listtensor import ListTensorDesc, TensorDesc
 from .loaddata import LoadData, LoadData2DParams
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,
@@ -170,6 +169,7 @@ from .sort import (
     Sort32,
 )
 from .sync import PipeBarrier, SetFlag, WaitFlag
+from .tensorlist import ListTensorDesc, TensorDesc
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
 from .vector import (

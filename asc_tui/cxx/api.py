@@ -15,13 +15,13 @@ from . import ctype as T
 TARGS_AS_ARGS = {
     "AllocTensor",
     "DeQue",
+    "GetDataPtr",
     "Get",
     "ReinterpretCast",
     "PipeBarrier",
     "SetFlag",
     "WaitFlag",
     "Alloc",
-    "GetDataPtr",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
