@@ -14,7 +14,7 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
-from .bufpool import ExternBufPool, TBufPool
+from .bufpool import TBufPool
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .datacopy import (
@@ -140,6 +140,7 @@ from .misc import (
     SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
+from .poolext import ExternBufPool
 from .reduce import (
     BlockReduceMax,
     BlockReduceMin,

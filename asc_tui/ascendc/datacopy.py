@@ -273,7 +273,9 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
             gm_written(dst.buffer)
         sb, db = _bytes_of(src), _bytes_of(dst)
         so, do = _base_offset(src), _base_offset(dst)
-        _blocks(db, do, count, blen, dstep)[...] = _blocks(sb, so, count, blen, sstep)
+        sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
+        dv = as_strided(db[do:], shape=(count, blen), strides=(dstep, 1))
+        dv[...] = sv
 
 
 def _account(

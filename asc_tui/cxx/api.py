@@ -36,6 +36,10 @@ TEMPLATE_CTORS = {
     "TensorDesc",
 }
 
+#: Twin classes whose 3-argument constructor takes the element type too (`LocalTensor<T>(pos,
+#: addr, len)` → `LocalTensor(T, pos, addr, len)`, a tensor at a fixed address).
+ADDRESS_CTORS = {"LocalTensor"}
+
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}
 
