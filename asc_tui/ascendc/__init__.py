@@ -140,7 +140,6 @@ from .misc import (
     SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
-from .poolext import ExternBufPool
 from .reduce import (
     BlockReduceMax,
     BlockReduceMin,
@@ -173,6 +172,7 @@ from .sync import PipeBarrier, SetFlag, WaitFlag
 from .tensorlist import ListTensorDesc, TensorDesc
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
+from .userpool import ExternBufPool
 from .vector import (
     Abs,
     Add,

@@ -185,13 +185,13 @@ class Expressions:
         return self.sizeof(inner.text.decode(), n)
 
     def sizeof(self, ttext, node):
+        if "*" not in ttext and _base(ttext) in self.struct_defs:  # a struct of the unit: C layout
+            return self.struct_layout(_base(ttext), {})[0]
         if "*" in ttext:
             return 8
         base = _base(ttext)
         if base in INTS or base in FLOATS or base == "bool":
             return np_type(base).itemsize
-        if base in self.struct_defs:
-            return self.struct_layout(base, {})[0]
         self.unsupported(node, f"sizeof({ttext}) on the host")
 
     def e_binary_expression(self, n, env):
