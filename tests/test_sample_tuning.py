@@ -49,3 +49,10 @@ def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_
         "RAN",
         "not checked: main() writes no output/output.bin to compare with golden.bin",
     )
+
+
+def test_a_param_overrides_a_constexpr_local_of_a_host_function(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
+    r = run(RunRequest(str(d), params={"blocks": "2"}))
+    assert r.passed and r.block_dim == 2  # `constexpr` is a qualifier of the declaration, not its type

@@ -203,6 +203,7 @@ class Host(StructMixin, Expressions):
             ttext = named or tnode.child_by_field_name("name").text.decode()  # `struct S {…} s;`
         else:
             ttext = _type_text(n)
+        const = "const" in ttext or any(c.type == "type_qualifier" and b"const" in c.text for c in n.children)
         for d in n.children_by_field_name("declarator"):
             if d.type == "function_declarator":  # `std::vector<float> x(n);` parses as a function
                 args = [self.targ(p.child_by_field_name("type") or p, env) for p in
@@ -229,7 +230,7 @@ class Host(StructMixin, Expressions):
                 v = self.brace(ttext, init, env)
             else:
                 v = self._copy(self.expr(init, env))  # a struct or array is copied, as in C
-            if name in self.overrides and "const" in ttext:  # `--param NAME=v` on a constant of main()
+            if name in self.overrides and const:  # `--param NAME=v` on a constant of a host function
                 v = self.overrides[name]
             env[name] = (v if is_ptr else self.conv(ttext, v), ttext + ("*" if is_ptr else ""))
 
