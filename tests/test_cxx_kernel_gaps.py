@@ -316,3 +316,20 @@ def test_a_list_tensor_desc_index_past_its_tensors_names_the_line(tmp_path):
         )
     assert "ListTensorDesc index 2 outside its 2 tensors" in e.value.message
     assert e.value.line == line_of(tmp_path / "k.asc", "GetDataPtr<__gm__ uint8_t>(2)")
+
+
+def test_the_array_form_reports_an_uninitialised_read_at_the_getvalue_line_as_the_loop_does(
+    tmp_path, monkeypatch
+):
+    from asc_tui.devkit.sanitizer import Sanitizer
+
+    src = LOOP.replace("AscendC::DataCopy(a, xg, 256);", "")  # `a` is never written
+    found = []
+    for i, least in enumerate((vloop.MIN_ELEMENTS, 1 << 30)):  # array form, then per element
+        monkeypatch.setattr(vloop, "MIN_ELEMENTS", least)
+        san = Sanitizer()
+        (tmp_path / str(i)).mkdir()
+        run_kernel(tmp_path / str(i), src, np.ones(256, np.float16), np.float32, 256, sanitizer=san)
+        found.append({(k[0], k[1], k[3]) for k in san._found})
+    line = line_of(tmp_path / "0" / "k.asc", "a.GetValue(i)")
+    assert found[0] == found[1] == {("initcheck", "uninitialized", line)}

@@ -20,12 +20,15 @@ MIN_ELEMENTS = 64
 
 
 class _At:
-    """A stand-in frame: the C++ line a GetValue/SetValue of the loop body is on."""
+    """The loop's frame, at the C++ line a GetValue/SetValue of its body is on."""
 
-    __slots__ = ("f_code", "f_lineno", "f_back", "f_globals")
+    __slots__ = ("_fr", "f_lineno")
 
     def __init__(self, fr, line: int):
-        self.f_code, self.f_lineno, self.f_back, self.f_globals = fr.f_code, line, fr.f_back, fr.f_globals
+        self._fr, self.f_lineno = fr, line
+
+    def __getattr__(self, name):
+        return getattr(self._fr, name)  # f_code, f_locals, f_back...
 
 
 def _overlaps(accesses, lo: int, hi: int) -> bool:
