@@ -330,6 +330,6 @@ def test_the_array_form_reports_an_uninitialised_read_at_the_getvalue_line_as_th
         san = Sanitizer()
         (tmp_path / str(i)).mkdir()
         run_kernel(tmp_path / str(i), src, np.ones(256, np.float16), np.float32, 256, sanitizer=san)
-        found.append({(k[0], k[1], k[3]) for k in san._found})
+        found.append({(f.tool, f.kind, f.line) for f in san.findings()})
     line = line_of(tmp_path / "0" / "k.asc", "a.GetValue(i)")
     assert found[0] == found[1] == {("initcheck", "uninitialized", line)}
