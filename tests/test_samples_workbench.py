@@ -92,5 +92,8 @@ def test_workbench_sweeps_a_sample_with_its_sidecar_values_and_runs_with_the_bes
             assert rep.params == {"TILE": 1024} and rep.passed
             log = "\n".join(app.query_one("#log-pane").lines_text)
             assert "TILE=1024" in log
+            await pilot.press("A")  # into the C++ literal
+            await _until(pilot, lambda: "TILE = 1024;" in kernel.read_text(), 10)
+            assert "constexpr uint32_t TILE = 1024;" in kernel.read_text()
 
     asyncio.run(go())
