@@ -183,8 +183,10 @@ from .sort import (
     Sort32,
 )
 from .sync import PipeBarrier, SetFlag, WaitFlag
+from .tensorlist import ListTensorDesc, TensorDesc
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
+from .userpool import ExternBufPool
 from .vector import (
     Abs,
     Add,

@@ -5,6 +5,7 @@ host functions of the file, and kernel launches."""
 from __future__ import annotations
 
 from .acl import CONSTANTS, Ptr
+from .errors import CxxError
 from .hostvalues import (  # noqa: F401 - host.py reads them here too
     _BIN,
     ALIASES,
@@ -94,6 +95,12 @@ class Expressions:
         if name in self.funcs:  # a host function as a value (`KernelCall(run_it, …)`)
             f = self.funcs[name]
             return lambda *a: self.call_function(f, list(a))
+        if name in self.consts and self.const_eval is not None and name not in self.evaluating:
+            try:  # C++ constant semantics first (templates, static members); host code otherwise
+                v = self.cvals[name] = self.const_eval(name)
+                return v
+            except CxxError:
+                pass
         if name in self.consts:
             if name in self.evaluating:
                 self.unsupported(n, f"the constant {name} (defined through itself or a class template)")
@@ -178,6 +185,8 @@ class Expressions:
         return self.sizeof(inner.text.decode(), n)
 
     def sizeof(self, ttext, node):
+        if "*" not in ttext and _base(ttext) in self.struct_defs:  # a struct of the unit: C layout
+            return self.struct_layout(_base(ttext), {})[0]
         if "*" in ttext:
             return 8
         base = _base(ttext)
@@ -222,7 +231,14 @@ class Expressions:
     def e_assignment_expression(self, n, env):
         op = n.children[1].type
         left = n.child_by_field_name("left")
-        v = self.expr(n.child_by_field_name("right"), env)
+        right = n.child_by_field_name("right")
+        if right.type == "initializer_list" and left.type == "identifier" and left.text.decode() in env:
+            ttext = env[left.text.decode()][1]  # `s = {a, {b, c}}`: a struct, field by field
+            if _base(ttext) in self.struct_defs:
+                v = self.struct_brace(_base(ttext), right, env)
+                self.assign(left, v, env)
+                return v
+        v = self._copy(self.expr(right, env))
         if op != "=":
             cur = self.expr(left, env)
             v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else _BIN[op[:-1]](cur, v)

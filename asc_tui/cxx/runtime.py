@@ -17,6 +17,7 @@ from ..ascendc.lineage import gm_written
 from ..ascendc.tensors import GM_ADDR
 from ..npu.errors import KernelError, user_location
 from ..npu.offload import gm_ready
+from .vloop import vcast, vfor, vget, vindex, vset  # noqa: F401 - the array form of scalar loops
 
 _pack_f = struct.Struct("<f")
 

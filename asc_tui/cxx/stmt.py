@@ -8,6 +8,7 @@ other `for`s become `while` with the update at the loop's closing line (and befo
 from __future__ import annotations
 
 from . import ctype as T
+from .parse import reparse_call_args
 from .scope import NOCONST, FuncCtx, Local, Val, pyname
 from .symbols import decl_name
 
@@ -208,10 +209,18 @@ class StmtGen:
         args = []
         for p in fdecl.child_by_field_name("parameters").named_children:
             tn = p.child_by_field_name("type") if p.type == "parameter_declaration" else None
-            if tn is None or p.child_by_field_name("declarator") is not None:
-                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
-            if tn.type not in ("type_identifier", "qualified_identifier"):
-                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+            if (
+                tn is None
+                or p.child_by_field_name("declarator") is not None
+                or tn.type not in ("type_identifier", "qualified_identifier")
+            ):
+                # `T obj(pos, n * sizeof(half), n)`: the arguments, read again as expressions
+                args = reparse_call_args(
+                    ctx.pf, fdecl.child_by_field_name("declarator"), fdecl.child_by_field_name("parameters")
+                )
+                if args is None:
+                    raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+                return args
             args.append(tn)
         return args
 
