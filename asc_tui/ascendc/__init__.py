@@ -109,6 +109,7 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
     CubeFormat,
     GetSysWorkSpacePtr,
     Matmul,
+    MatmulApiTiling,
     MatmulType,
     MultiCoreMatmulTiling,
     TCubeTiling,

@@ -17,12 +17,11 @@ tiling checks) | kernel side (the Matmul object and its registration).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..npu.errors import KernelError, TilingError, user_frame
+from ..npu.errors import KernelError, user_frame
 from ..npu.replay import trange
 from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
@@ -30,13 +29,18 @@ from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
 from .loaddata import LoadData2DParams, load_at, load_rows
+from .matmul_tiling import (
+    CubeFormat,
+    DataType,
+    MatmulApiTiling,
+    MultiCoreMatmulTiling,
+    TCubeTiling,
+    _up,
+    check_tiling,
+    tiling_footprint,
+)
 from .pipe import TBuf, TPipe, TQue
 from .tensors import GlobalTensor
-
-
-class CubeFormat(Enum):
-    ND = "ND"
-    NZ = "NZ"
 
 
 @dataclass(frozen=True)
@@ -47,180 +51,6 @@ class MatmulType:
     format: CubeFormat = CubeFormat.ND
     dtype: object = half
     isTrans: bool = False
-
-
-@dataclass(frozen=True)
-class TCubeTiling:
-    """Host tiling of one matmul (field names as in Ascend C's TCubeTiling)."""
-
-    usedCoreNum: int
-    M: int
-    N: int
-    Ka: int
-    Kb: int
-    singleCoreM: int
-    singleCoreN: int
-    singleCoreK: int
-    baseM: int
-    baseN: int
-    baseK: int
-    depthA1: int = 2
-    depthB1: int = 2
-    stepM: int = 1
-    stepN: int = 1
-    stepKa: int = 1
-    stepKb: int = 1
-    isBias: int = 0
-    iterateOrder: int = 0  # 0: M outer (walk N inside), 1: N outer
-    dbL0A: int = 2
-    dbL0B: int = 2
-    dbL0C: int = 1
-
-
-def _up(x: int, a: int) -> int:
-    return -(-x // a) * a
-
-
-def tiling_footprint(t: TCubeTiling, dtype=half) -> dict[str, int]:
-    """Bytes of L1/L0A/L0B/L0C (and BiasTable) the tiling needs, padded to fractals."""
-    isz = np.dtype(dtype).itemsize
-    c0 = c0_of(dtype)
-    bm, bn, bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, c0)
-    a1 = bm * bk * t.stepKa * isz
-    b1 = bk * t.stepKb * bn * isz
-    return {
-        "l1": a1 * t.depthA1 // max(t.stepKa, 1) + b1 * t.depthB1 // max(t.stepKb, 1),
-        "l0a": bm * bk * isz * t.dbL0A,
-        "l0b": bk * bn * isz * t.dbL0B,
-        "l0c": bm * bn * 4 * t.dbL0C,
-        "bt": bn * 4 if t.isBias else 0,
-    }
-
-
-def check_tiling(t: TCubeTiling, chip_memory: dict[str, int], dtype=half) -> list[str]:
-    """Reasons the tiling does not fit the chip's memories (empty when it fits)."""
-    out = []
-    for mem, need in tiling_footprint(t, dtype).items():
-        cap = chip_memory.get(mem, 0)
-        if need > cap:
-            out.append(
-                f"{mem.upper()} needs {need} B (baseM={t.baseM} baseN={t.baseN} "
-                f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B"
-            )
-    if t.depthA1 % t.stepKa or t.depthB1 % t.stepKb:
-        out.append("depthA1/depthB1 must be multiples of stepKa/stepKb")
-    if max(t.stepKa, t.stepKb) % min(t.stepKa, t.stepKb):
-        out.append("the larger of stepKa/stepKb must be a multiple of the smaller")
-    return out
-
-
-class MultiCoreMatmulTiling:
-    """Host helper (`matmul_tiling::MultiCoreMatmulTiling`): shape + types → TCubeTiling.
-
-    Splits C over `SetDim` cores in singleCoreM × singleCoreN regions (as square as the core
-    count allows) and picks base blocks that fill L0C with double-buffered L0A/L0B.
-    """
-
-    def __init__(self, memory: dict[str, int] | None = None):
-        self.dim = 24
-        self.m = self.n = self.k = 0
-        self.dtype = half
-        self.bias = False
-        self.fixed: tuple[int, int, int] | None = None
-        self.step_ka = self.step_kb = 4
-        self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
-
-    def SetDim(self, n: int) -> None:
-        self.dim = int(n)
-
-    def SetAType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
-        self.dtype = as_dtype(dtype)
-
-    def SetBType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
-        pass
-
-    def SetCType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
-        pass
-
-    def SetBiasType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
-        pass
-
-    def SetShape(self, m: int, n: int, k: int) -> None:
-        self.m, self.n, self.k = int(m), int(n), int(k)
-
-    SetOrgShape = SetShape
-
-    def SetBias(self, flag: bool = True) -> None:
-        self.bias = bool(flag)
-
-    def SetFixSplit(self, baseM: int = -1, baseN: int = -1, baseK: int = -1) -> None:
-        self.fixed = (baseM, baseN, baseK)
-
-    def SetStepK(self, stepKa: int, stepKb: int | None = None) -> None:
-        """Base-K slices per L1 copy of A and of B (bigger copies hide DMA latency)."""
-        self.step_ka = int(stepKa)
-        self.step_kb = int(stepKb if stepKb is not None else stepKa)
-
-    def GetTiling(self) -> TCubeTiling:
-        m, n, k = self.m, self.n, self.k
-        if min(m, n, k) <= 0:
-            raise TilingError(f"SetShape({m}, {n}, {k}): all dimensions must be positive")
-        c0 = c0_of(self.dtype)
-        bm, bn, bk = self.fixed or (-1, -1, -1)
-        if bm <= 0 or bn <= 0 or bk <= 0:
-            bm0, bn0 = (128, 256) if n >= m else (256, 128)
-            bm = bm if bm > 0 else min(bm0, _up(m, 16))
-            bn = bn if bn > 0 else min(bn0, _up(n, 16))
-            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
-        # Work units of whole base blocks. A kernel walks units round-robin over its cores
-        # (unit u on core u mod usedCoreNum); one base block per unit balances best when there
-        # are many blocks, a few big regions when there are barely more blocks than cores.
-        bm_n, bn_n = -(-m // bm), -(-n // bn)
-        blocks = bm_n * bn_n
-        dim = max(1, min(self.dim, blocks))
-        best = None
-        for cm in range(1, bm_n + 1):
-            for cn in range(1, bn_n + 1):
-                rm, rn = -(-bm_n // cm), -(-bn_n // cn)
-                units = cm * cn
-                per = -(-units // dim) * rm * rn  # base blocks on the busiest core
-                cost = (per, units)  # then the fewest, biggest units
-                if best is None or cost < best[0]:
-                    best = (cost, rm, rn)
-        _, rm, rn = best
-        sm, sn = min(rm * bm, m), min(rn * bn, n)  # one unit may cover a whole dimension
-        used = min(dim, -(-m // sm) * -(-n // sn))
-        k_slices = -(-k // bk)
-        sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
-        t = TCubeTiling(
-            usedCoreNum=used,
-            M=m,
-            N=n,
-            Ka=k,
-            Kb=k,
-            singleCoreM=sm,
-            singleCoreN=sn,
-            singleCoreK=k,
-            baseM=bm,
-            baseN=bn,
-            baseK=bk,
-            depthA1=2 * sa,
-            depthB1=2 * sb,
-            stepKa=sa,
-            stepKb=sb,
-            isBias=int(self.bias),
-            dbL0A=2,
-            dbL0B=2,
-            dbL0C=1,
-        )
-        while check_tiling(t, self.memory, self.dtype) and max(t.stepKa, t.stepKb) > 1:
-            sa, sb = t.stepKa, t.stepKb
-            sa, sb = (max(1, sa // 2), sb) if sa * bm >= sb * bn else (sa, max(1, sb // 2))
-            t = replace(t, stepKa=sa, stepKb=sb, depthA1=2 * sa, depthB1=2 * sb)
-        bad = check_tiling(t, self.memory, self.dtype)
-        if bad:
-            raise TilingError("no tiling fits: " + "; ".join(bad))
-        return t
 
 
 _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
@@ -240,6 +70,7 @@ class Matmul:
         self.tiling: TCubeTiling | None = None
         self.a = self.b = self.bias = None
         self.tail_m = self.tail_n = self.tail_k = None
+        self.org: tuple[int, int, int, int] | None = None  # SetOrgShape (M, N, Ka, Kb)
         self._todo: list | None = None  # blocks left for Iterate()
         self._pending = None  # (CO1 tensor, m0, n0, mt, nt) awaiting GetTensorC
 
@@ -287,6 +118,18 @@ class Matmul:
         self.tail_n = tailN if tailN > 0 else None
         self.tail_k = tailK if tailK > 0 else None
 
+    SetSingleShape = SetTail
+
+    def SetOrgShape(self, orgM: int, orgN: int, orgKa: int, orgKb: int | None = None, orgKc=None) -> None:
+        """The full matrices' shapes (row strides in GM: A is M × Ka, B Kb × N, C M × N)."""
+        self.org = (int(orgM), int(orgN), int(orgKa), int(orgKa if orgKb is None else orgKb))
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        """(M, N, Ka, Kb) of the full matrices: SetOrgShape's, else the tiling's."""
+        t = self.tiling
+        return self.org or (t.M, t.N, t.Ka, t.Kb)
+
     def End(self) -> None:
         self.a = self.b = self.bias = None
         self._todo = self._pending = None
@@ -314,7 +157,7 @@ class Matmul:
         """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
         for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
             co = self._block(m0, n0, mt, nt, sk)
-            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+            self._write(c[m0 * self.shape[1] + n0], co, mt, nt, self.shape[1])
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""
@@ -346,7 +189,7 @@ class Matmul:
         if enSequentialWrite:
             self._write(c, co, mt, nt, nt)
         else:
-            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+            self._write(c[m0 * self.shape[1] + n0], co, mt, nt, self.shape[1])
 
     def _block(self, m0: int, n0: int, mt: int, nt: int, sk: int):
         """Accumulate one block in L0C; returns the CO1 tensor (enqueued for the fixpipe)."""
@@ -414,24 +257,24 @@ class Matmul:
     # contiguous run of fractals per row group; B as ZZ rows of 16 (one ND matrix per 16 rows of
     # K) so that a baseK slice is one contiguous run LoadData can transpose in one go.
     def _copy_a(self, a1, m0: int, kc: int, mt: int, kl: int) -> None:
-        t = self.tiling
-        DataCopy(a1, self.a[m0 * t.Ka + kc], Nd2NzParams(1, mt, kl, 0, t.Ka, self.bm, 1, 0))
+        ka = self.shape[2]
+        DataCopy(a1, self.a[m0 * ka + kc], Nd2NzParams(1, mt, kl, 0, ka, self.bm, 1, 0))
 
     def _copy_b(self, b1, n0: int, kc: int, nt: int, kl: int) -> None:
-        t = self.tiling
+        _m, n, _ka, kb = self.shape
         if self.b_type.isTrans:  # B stored N x K: NZ of the N×K tile is L0B's order per k1
-            DataCopy(b1, self.b[n0 * t.Kb + kc], Nd2NzParams(1, nt, kl, 0, t.Kb, self.bn, 1, 0))
+            DataCopy(b1, self.b[n0 * kb + kc], Nd2NzParams(1, nt, kl, 0, kb, self.bn, 1, 0))
             return
         full, rem = kl // 16, kl % 16
         n1 = -(-nt // 16)
         frac = n1 * 256
         if full:
-            DataCopy(b1, self.b[kc * t.N + n0], Nd2NzParams(full, 16, nt, 16 * t.N, t.N, 16, 1, frac))
+            DataCopy(b1, self.b[kc * n + n0], Nd2NzParams(full, 16, nt, 16 * n, n, 16, 1, frac))
         if rem:
             DataCopy(
                 b1[full * frac],
-                self.b[(kc + full * 16) * t.N + n0],
-                Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0),
+                self.b[(kc + full * 16) * n + n0],
+                Nd2NzParams(1, rem, nt, 0, n, 16, 1, 0),
             )
 
     def _load_a(self, a2, a1, mt: int, ks: int, kt: int) -> None:

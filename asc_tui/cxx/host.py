@@ -21,6 +21,7 @@ from ..npu.errors import OperatorError
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
+from . import hostlib
 from .hostexpr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
 
 
@@ -250,6 +251,9 @@ class Host(Expressions):
             return 0
         if base in ("aclrtStream", "aclrtContext", "aclrtEvent", "void"):
             return None
+        lib = hostlib.default(base)
+        if lib is not hostlib.MISSING:  # `AscendC::tiling::TCubeTiling tilingData;`
+            return lib
         return SimpleNamespace(**dict.fromkeys(self.structs.get(base, []), 0))  # a struct of the unit
 
     def construct(self, ttext, args, node):
@@ -279,6 +283,9 @@ class Host(Expressions):
             return Vec(p, n)
         if "string" in ttext:
             return str(args[0]) if args else ""
+        lib = hostlib.construct(ttext, args)
+        if lib is not hostlib.MISSING:  # `matmul_tiling::MultiCoreMatmulTiling t(*platform);`
+            return lib
         if len(args) == 1:
             return self.conv(ttext, args[0])
         self.unsupported(node, f"constructing {ttext}")
