@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..npu.cores import CoreType
 from ..npu.errors import KernelError, user_frame
 from ..npu.replay import trange
 from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
@@ -28,7 +29,9 @@ from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
+from .crosscore import GetCoreType
 from .loaddata import LoadData2DParams, load_at, load_rows
+from .matmul_kfc import Client, in_mix_group, serve
 from .matmul_tiling import (
     CubeFormat,
     DataType,
@@ -72,6 +75,7 @@ class Matmul:
         self.tail_m = self.tail_n = self.tail_k = None
         self.org: tuple[int, int, int, int] | None = None  # SetOrgShape (M, N, Ka, Kb)
         self._todo: list | None = None  # blocks left for Iterate()
+        self.kfc = None  # on an AIV of a mixed kernel: the client of the AIC's server
         self._pending = None  # (CO1 tensor, m0, n0, mt, nt) awaiting GetTensorC
 
     # ---- set-up ---------------------------------------------------------------------------------
@@ -131,6 +135,8 @@ class Matmul:
         return self.org or (t.M, t.N, t.Ka, t.Kb)
 
     def End(self) -> None:
+        if self.kfc is not None:
+            self.kfc.request("end", _user())
         self.a = self.b = self.bias = None
         self._todo = self._pending = None
 
@@ -155,6 +161,10 @@ class Matmul:
 
     def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
         """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
+        if self.kfc is not None:  # an AIV of a mixed kernel: the AIC computes
+            self._blocks("IterateAll")
+            self.kfc.request("all", _user(), dst=(c, self.shape[1]))
+            return
         for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
             co = self._block(m0, n0, mt, nt, sk)
             self._write(c[m0 * self.shape[1] + n0], co, mt, nt, self.shape[1])
@@ -169,6 +179,10 @@ class Matmul:
             self._todo = None
             return False
         m0, n0, mt, nt, sk = self._todo.pop(0)
+        if self.kfc is not None:  # an AIV of a mixed kernel: the block waits in the AIC's L0C
+            self.kfc.request("iterate", _user(), block=(m0, n0, mt, nt, sk))
+            self._pending = (None, m0, n0, mt, nt)
+            return True
         self._pending = (self._block(m0, n0, mt, nt, sk), m0, n0, mt, nt)
         return True
 
@@ -178,14 +192,18 @@ class Matmul:
         fr = _user()
         if self._pending is None:
             _fail(fr, "GetTensorC() without a block: call Iterate() first")
-        if not isinstance(c, GlobalTensor):
+        local = not isinstance(c, GlobalTensor)
+        if local and (self.kfc is None or not enSequentialWrite):
             _fail(
                 fr,
-                "GetTensorC to a local tensor is not emulated (on 910B the AIC's result "
-                "reaches the AIVs through GM): pass a GlobalTensor",
+                "GetTensorC into a local tensor needs a mixed kernel (the AIVs call the Matmul, "
+                "the AIC computes) and enSequentialWrite=true (the block lands dense at the start)",
             )
         co, m0, n0, mt, nt = self._pending
         self._pending = None
+        if self.kfc is not None:
+            self.kfc.get_tensor_c(c, (m0, n0, mt, nt), bool(enSequentialWrite), fr)
+            return
         if enSequentialWrite:
             self._write(c, co, mt, nt, nt)
         else:
@@ -307,10 +325,22 @@ class Matmul:
 
 
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
-    """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling."""
+    """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling. In a
+    mixed kernel the AIC serves the AIVs' Matmul calls here and returns from the kernel
+    (matmul_kfc.py)."""
     items = list(objs_and_tilings)
-    for mm, tiling in zip(items[0::2], items[1::2]):
-        mm.Init(tiling, pipe)
+    pairs = list(zip(items[0::2], items[1::2]))
+    if not in_mix_group():
+        for mm, tiling in pairs:
+            mm.Init(tiling, pipe)
+        return
+    if GetCoreType() == CoreType.AIC:
+        for mm, tiling in pairs:
+            mm.Init(tiling, pipe)
+        serve([mm for mm, _t in pairs], _user())
+    for i, (mm, tiling) in enumerate(pairs):
+        mm.tiling = tiling
+        mm.kfc = Client(mm, i)
 
 
 def GetSysWorkSpacePtr():

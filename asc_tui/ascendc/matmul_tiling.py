@@ -177,7 +177,12 @@ class MultiCoreMatmulTiling:
         self.dim = 24
         self.m = self.n = self.k = 0
         self.org: tuple[int, int, int, int] | None = None
-        self.a, self.b, self.c, self.bias_t = _Operand(), _Operand(), _Operand(dtype=float32), _Operand(dtype=float32)
+        self.a, self.b, self.c, self.bias_t = (
+            _Operand(),
+            _Operand(),
+            _Operand(dtype=float32),
+            _Operand(dtype=float32),
+        )
         self.bias = False
         self.fixed: tuple[int, int, int] | None = None
         self.step_ka = self.step_kb = 4
@@ -348,7 +353,12 @@ def _blocks(sm: int, sn: int, bm: int, bn: int):
     """(rows, cols, count) of the full, N-tail, M-tail and corner base blocks of sm × sn."""
     mm, tm = divmod(sm, bm)
     mn, tn = divmod(sn, bn)
-    parts = [(bm, bn, mm * mn), (bm, tn, mm if tn else 0), (tm, bn, mn if tm else 0), (tm, tn, 1 if tm and tn else 0)]
+    parts = [
+        (bm, bn, mm * mn),
+        (bm, tn, mm if tn else 0),
+        (tm, bn, mn if tm else 0),
+        (tm, tn, 1 if tm and tn else 0),
+    ]
     return [p for p in parts if p[2] and p[0] and p[1]]
 
 

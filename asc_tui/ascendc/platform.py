@@ -40,7 +40,11 @@ class ReservedSize(IntEnum):
 
 
 #: chip architecture (TOML `arch`) -> SoC family.
-_SOC = {"dav-2201": SocVersion.ASCEND910B, "dav-1001": SocVersion.ASCEND910, "dav-2002": SocVersion.ASCEND310P}
+_SOC = {
+    "dav-2201": SocVersion.ASCEND910B,
+    "dav-1001": SocVersion.ASCEND910,
+    "dav-2002": SocVersion.ASCEND310P,
+}
 _MEM_KEY = {
     CoreMemType.L0_A: "l0a",
     CoreMemType.L0_B: "l0b",

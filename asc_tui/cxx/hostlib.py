@@ -13,7 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..ascendc.enums import TPosition
-from ..ascendc.matmul_tiling import TILING_FIELDS, CubeFormat, DataType, MatmulApiTiling, MultiCoreMatmulTiling
+from ..ascendc.matmul_tiling import (
+    TILING_FIELDS,
+    CubeFormat,
+    DataType,
+    MatmulApiTiling,
+    MultiCoreMatmulTiling,
+)
 from ..ascendc.matmul_tiling import TCubeTiling as _TCubeTiling
 from ..ascendc.platform import CoreMemType, PlatformAscendC, ReservedSize, SocVersion
 from ..npu.chip import load_chip
