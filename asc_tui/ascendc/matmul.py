@@ -19,23 +19,19 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..npu.cores import CoreType
 from ..npu.errors import KernelError, user_frame
 from ..npu.replay import trange
+from .crosscore import GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
-from .crosscore import GetCoreType
 from .loaddata import LoadData2DParams, load_at, load_rows
 from .matmul_kfc import Client, in_mix_group, serve
 from .matmul_tiling import (
     CubeFormat,
-    DataType,
-    MatmulApiTiling,
     MultiCoreMatmulTiling,
     TCubeTiling,
     _up,

@@ -18,10 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..npu.errors import OperatorError
+from . import hostlib
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
-from . import hostlib
 from .hostexpr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
 
 
