@@ -235,8 +235,7 @@ def test_host_matmul_tiling_fits_the_core_and_covers_c(m, n, k, dim, bias):
     tiling = t.GetTiling()
     assert check_tiling(tiling, MEMORY) == []
     assert 1 <= tiling.usedCoreNum <= dim
-    assert tiling.singleCoreM % tiling.baseM == 0 or tiling.singleCoreM == m
-    assert tiling.singleCoreN % tiling.baseN == 0 or tiling.singleCoreN == n
+    assert 1 <= tiling.singleCoreM <= m and 1 <= tiling.singleCoreN <= n
     units = -(-m // tiling.singleCoreM) * -(-n // tiling.singleCoreN)
     assert units >= tiling.usedCoreNum
     assert tiling.singleCoreM * -(-m // tiling.singleCoreM) >= m

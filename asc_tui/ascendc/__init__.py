@@ -109,11 +109,11 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
     CubeFormat,
     GetSysWorkSpacePtr,
     Matmul,
-    MatmulApiTiling,
     MatmulType,
     MultiCoreMatmulTiling,
     TCubeTiling,
 )
+from .matmul_tiling import MatmulApiTiling
 from .misc import (
     DEFAULT_BLK_NUM,
     EVENT_ID0,
@@ -141,6 +141,7 @@ from .misc import (
     SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
+from .platform import CoreMemType, PlatformAscendC, PlatformAscendCManager
 from .reduce import (
     BlockReduceMax,
     BlockReduceMin,

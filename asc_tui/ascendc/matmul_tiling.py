@@ -273,7 +273,7 @@ class MultiCoreMatmulTiling:
         if split is not None:
             (m_dim, n_dim), (bm, bn, bk) = split
             sm, sn = -(-m // m_dim), self._single_n(n, n_dim)
-            used = m_dim * n_dim
+            used = -(-m // sm) * -(-n // sn)  # mDim·nDim, less when rounding left a core idle
         else:
             if bm <= 0 or bn <= 0 or bk <= 0:
                 bm0, bn0 = (128, 256) if n >= m else (256, 128)
