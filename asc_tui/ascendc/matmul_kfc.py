@@ -61,7 +61,9 @@ def serve(objs: list, fr) -> None:
     pending = {}
     while live:
         keys = [("kfc", locked)] if locked is not None else [("kfc", j) for j in live]
-        key, t, req = g.take_any(me, keys, "the Matmul server waits for the AIVs' requests", fr)
+        key, t, req = g.take_any(
+            me, keys, "the Matmul server waits for the AIVs' requests; each AIV ends with End()", fr
+        )
         j = key[1]
         core.wait_until(_S, t, -1, f"Matmul request {req.kind} from AIV{j}", fr)
         mm = objs[req.obj]

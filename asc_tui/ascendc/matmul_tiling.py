@@ -44,7 +44,7 @@ class DataType:
 
 @dataclass(frozen=True)
 class TCubeTiling:
-    """Host tiling of one matmul: Ascend C's TCubeTiling, its 51 int32 fields in order (so that
+    """Host tiling of one matmul: Ascend C's TCubeTiling, its 50 int32 fields in order (so that
     sizeof and a word-by-word copy agree with the real struct)."""
 
     usedCoreNum: int

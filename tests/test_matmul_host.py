@@ -1,0 +1,145 @@
+"""The high-level Matmul as C++ samples use it: host tiling from the platform
+(PlatformAscendCManager, MultiCoreMatmulTiling → TCubeTiling) and the Matmul object in cube-only
+and mixed kernels (tests/samples/mmhigh, run through the console entry point)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from asc_tui.ascendc.matmul_tiling import MultiCoreMatmulTiling, TCubeTiling
+from asc_tui.ascendc.platform import CoreMemType, PlatformAscendC, SocVersion
+from asc_tui.cxx.acl import Buffer, Ptr
+from asc_tui.cxx.hostlib import HostStruct
+from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.npu.chip import load_chip
+
+SAMPLE = Path(__file__).parent / "samples" / "mmhigh"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "asc_tui", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_mmhigh_sample_runs_and_verifies_through_the_cli():
+    p = _cli("run", str(SAMPLE), "--json")
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    d = json.loads(p.stdout)
+    assert d["passed"] and d["precision"]["verdict"] == "PASS"
+    assert d["sample"]["verify"]["output"].strip() == "test pass!"
+    # the host's tiling: 50 int32 words; C1 (384 × 320 on 24 AICs) in six 256 × 128 regions,
+    # C2 (256 × 128 with 64 × 64 base blocks) split over N between the two AIVs
+    assert d["sample"]["stdout"] == "tiling 200 bytes: 6 cores of 256x128; 2 AIVs of 256x64"
+    assert [(ln["kernel"], ln["blocks"]) for ln in d["sample"]["launches"]] == [
+        ("mm_bias", 6),
+        ("mm_half", 1),
+    ]
+    # the mixed launch: the AIC ran the Mmads (4 blocks per AIV, one K slice each) and the
+    # AIVs the Muls of every block
+    assert d["pipes"]["cube"]["instructions"] == 8
+    assert d["pipes"]["vec"]["instructions"] == 8
+
+
+def _copy(tmp_path: Path) -> Path:
+    dst = tmp_path / "mmhigh"
+    shutil.copytree(SAMPLE, dst)
+    return dst
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_an_aiv_that_never_ends_its_matmul_leaves_the_server_waiting(tmp_path):
+    d = _copy(tmp_path)
+    src = d / "mmhigh.asc"
+    _edit(src, "        round++;\n    }\n    mm.End();", "        round++;\n    }")
+    r = run(RunRequest(str(d)))
+    assert not r.passed
+    msg = r.errors[0].message
+    assert "Matmul server waits" in msg and "End()" in msg
+    regist = [i for i, ln in enumerate(src.read_text().splitlines(), 1) if "REGIST_MATMUL_OBJ" in ln][1]
+    assert f"line {regist}" in msg
+
+
+def test_get_tensor_c_into_ub_needs_a_mixed_kernel(tmp_path):
+    d = _copy(tmp_path)
+    _edit(d / "mmhigh.asc", "__global__ __mix__(1, 2) void mm_half", "__global__ __cube__ void mm_half")
+    r = run(RunRequest(str(d)))
+    assert not r.passed and "needs a mixed kernel" in r.errors[0].message
+    assert r.errors[0].line and r.errors[0].file.endswith("mmhigh.asc")
+
+
+def test_platform_answers_from_the_chip_toml():
+    b = PlatformAscendC(load_chip("ascend910b"))
+    assert (b.GetCoreNumAic(), b.GetCoreNumAiv(), b.GetSocVersion()) == (24, 48, SocVersion.ASCEND910B)
+    assert b.mem_size(CoreMemType.UB) == 196608 - 256  # 910B keeps 256 B for the Matmul server
+    assert b.mem_size(CoreMemType.L0_C) == 131072
+    assert b.GetLibApiWorkSpaceSize() == 16 * 1024 * 1024
+    a = PlatformAscendC(load_chip("ascend910a"))
+    assert a.GetSocVersion() == SocVersion.ASCEND910 and a.GetCoreNumAiv() == a.GetCoreNumAic() == 32
+    assert a.mem_size(CoreMemType.UB) == 262144
+    assert a.GetLibApiWorkSpaceSize() == 2 * 1024 * 1024
+
+
+def _tiling(platform, m, n, k, dim, fix=None):
+    t = MultiCoreMatmulTiling(platform)
+    t.SetDim(dim)
+    t.SetOrgShape(m, n, k)
+    t.SetShape(m, n, k)
+    if fix:
+        t.SetFixSplit(*fix)
+    return t.GetTiling()
+
+
+def test_910b_core_split_follows_compute_intensity_then_band_ratio():
+    b = PlatformAscendC(load_chip("ascend910b"))
+    # equal intensity either way: the split with the higher band ratio wins (M here, N there)
+    t = _tiling(b, 512, 512, 128, 2)
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN) == (2, 256, 512, 128, 256)
+    t = _tiling(b, 512, 128, 128, 2, (128, 64, 128))
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN) == (2, 512, 64, 128, 64)
+    # split over N (more compute per byte than 64-row halves of M), rounded up to 256 bytes of
+    # B since every core still gets columns: 1152 = 640 + 512
+    t = _tiling(b, 128, 1152, 64, 2)
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN) == (2, 128, 640)
+    # not the 910B family: whole base blocks balanced over the cores instead
+    a = _tiling(PlatformAscendC(load_chip("ascend910a")), 512, 512, 128, 2)
+    assert (a.singleCoreM, a.singleCoreN) != (256, 512)
+
+
+def test_get_tiling_into_a_struct_returns_minus_one_when_nothing_fits():
+    t = MultiCoreMatmulTiling(PlatformAscendC(load_chip("ascend910b")))
+    t.SetDim(1)
+    t.SetShape(256, 256, 256)
+    t.SetBufferSpace(4096, -1, -1)  # 4 KB of L1: not even one base block of A and B
+    out = HostStruct(TCubeTiling)
+    assert t.GetTiling(out) == -1 and "L1" in t.error
+    t2 = MultiCoreMatmulTiling(PlatformAscendC(load_chip("ascend910b")))
+    t2.SetDim(1)
+    t2.SetShape(256, 256, 256)
+    assert t2.GetTiling(out) == 0 and out.M == 256 and out.usedCoreNum == 1
+
+
+def test_host_tiling_struct_saves_its_words_and_freezes_for_a_launch():
+    s = HostStruct(TCubeTiling)
+    s.usedCoreNum, s.M, s.mxTypePara = 3, 512, 7
+    with pytest.raises(AttributeError):
+        s.notAField = 1
+    assert s.GetDataSize() == 200
+    p = Ptr(Buffer("tiling", 200, False, ("x", 1, 1)))
+    s.SaveToBuffer(p, s.GetDataSize())
+    words = p.buf.data.view(np.int32)
+    assert words[0] == 3 and words[1] == 512 and words[-1] == 7
+    frozen = s.freeze()
+    assert isinstance(frozen, TCubeTiling) and frozen.M == 512
