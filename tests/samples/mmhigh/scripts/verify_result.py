@@ -1,13 +1,13 @@
-"""Compare output.bin with golden.bin (float32): exit 0 and 'test pass!' when they agree."""
+"""Check output.bin against golden.bin: the inputs are small integers, so C1 and C2 are exact."""
 
 import sys
 
 import numpy as np
 
-out = np.fromfile(sys.argv[1], dtype=np.float32)
-gold = np.fromfile(sys.argv[2], dtype=np.float32)
-if out.shape == gold.shape and np.allclose(out, gold, rtol=1e-5, atol=1e-6):
+got, want = (np.fromfile(p, dtype=np.float32) for p in sys.argv[1:3])
+bad = np.flatnonzero(got != want) if got.shape == want.shape else [0]
+if len(bad) == 0:
     print("test pass!")
-    sys.exit(0)
-print(f"mismatch: {int(np.sum(~np.isclose(out, gold)))} elements")
-sys.exit(1)
+else:
+    print(f"{len(bad)} elements differ, the first at {bad[0]}")
+sys.exit(1 if len(bad) else 0)
