@@ -105,10 +105,16 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
 )
 from .loaddata import LoadData, LoadData2DParams
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+    CFG_IBSHARE_NORM,
+    CFG_MDL,
+    CFG_NORM,
     REGIST_MATMUL_OBJ,
     CubeFormat,
+    GetMDLConfig,
+    GetNormalConfig,
     GetSysWorkSpacePtr,
     Matmul,
+    MatmulConfig,
     MatmulType,
     MultiCoreMatmulTiling,
     TCubeTiling,

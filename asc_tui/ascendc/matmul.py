@@ -52,6 +52,30 @@ class MatmulType:
     isTrans: bool = False
 
 
+@dataclass(frozen=True)
+class MatmulConfig:
+    """The Matmul's template configuration (`CFG_NORM`, `CFG_MDL`): how A and B are staged in L1.
+    The twin computes the same blocks either way; the configuration is kept for what it says."""
+
+    doNorm: bool = True
+    doMultiDataLoad: bool = False  # MDL: several base-K slices of A/B per L1 load
+    doIBShareNorm: bool = False
+    enUnitFlag: bool = True
+
+
+CFG_NORM = MatmulConfig()
+CFG_MDL = MatmulConfig(doNorm=False, doMultiDataLoad=True)
+CFG_IBSHARE_NORM = MatmulConfig(doNorm=False, doIBShareNorm=True)
+
+
+def GetNormalConfig(*_args) -> MatmulConfig:
+    return CFG_NORM
+
+
+def GetMDLConfig(*_args) -> MatmulConfig:
+    return CFG_MDL
+
+
 _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
 
 
@@ -60,9 +84,15 @@ class Matmul:
     GetTensorC, End."""
 
     def __init__(
-        self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType, bias_type: MatmulType | None = None
+        self,
+        a_type: MatmulType,
+        b_type: MatmulType,
+        c_type: MatmulType,
+        bias_type: MatmulType | None = None,
+        cfg: MatmulConfig = CFG_NORM,
     ):
         self.a_type, self.b_type, self.c_type, self.bias_type = a_type, b_type, c_type, bias_type
+        self.cfg = cfg
         self.dt = as_dtype(a_type.dtype)
         self.cdt = as_dtype(c_type.dtype)
         self.acc = _ACC.get(self.dt)
@@ -353,6 +383,12 @@ def _fail(fr, msg: str):
 
 __all__ = [
     "Matmul",
+    "MatmulConfig",
+    "CFG_NORM",
+    "CFG_MDL",
+    "CFG_IBSHARE_NORM",
+    "GetNormalConfig",
+    "GetMDLConfig",
     "MatmulType",
     "CubeFormat",
     "TCubeTiling",

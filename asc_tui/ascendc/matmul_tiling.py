@@ -42,22 +42,23 @@ class DataType:
     DT_INT32 = int32
 
 
-@dataclass(frozen=True)
+@dataclass
 class TCubeTiling:
     """Host tiling of one matmul: Ascend C's TCubeTiling, its 50 int32 fields in order (so that
-    sizeof and a word-by-word copy agree with the real struct)."""
+    sizeof and a word-by-word copy agree with the real struct). A C++ struct: a kernel may
+    declare one and fill it word by word from GM (`CopyTiling`)."""
 
-    usedCoreNum: int
-    M: int
-    N: int
-    Ka: int
-    Kb: int
-    singleCoreM: int
-    singleCoreN: int
-    singleCoreK: int
-    baseM: int
-    baseN: int
-    baseK: int
+    usedCoreNum: int = 0
+    M: int = 0
+    N: int = 0
+    Ka: int = 0
+    Kb: int = 0
+    singleCoreM: int = 0
+    singleCoreN: int = 0
+    singleCoreK: int = 0
+    baseM: int = 0
+    baseN: int = 0
+    baseK: int = 0
     depthA1: int = 2
     depthB1: int = 2
     stepM: int = 1

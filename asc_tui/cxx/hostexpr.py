@@ -162,6 +162,9 @@ class Expressions:
 
     def cast(self, ttext, v):
         if "*" in ttext:
+            lib = hostlib.view(ttext, v)  # `reinterpret_cast<TCubeTiling*>(buf)->usedCoreNum`
+            if lib is not hostlib.MISSING:
+                return lib
             base = _base(ttext.replace("*", ""))
             if isinstance(v, Ptr) and ttext.count("*") == 1 and base != "void":
                 return v.cast(np_type(base))

@@ -72,6 +72,31 @@ class HostStruct:
         return 0
 
 
+class StructView:
+    """`reinterpret_cast<TCubeTiling*>(buf)`: the struct's fields read from and written to the
+    int32 words of a host buffer (where SaveToBuffer put them)."""
+
+    def __init__(self, ptr: Ptr):
+        object.__setattr__(self, "_words", ptr.cast(np.int32))
+
+    def __getattr__(self, name):
+        if name not in TILING_FIELDS:
+            raise AttributeError(name)
+        return int(self._words.get(TILING_FIELDS.index(name)))
+
+    def __setattr__(self, name, value):
+        if name not in TILING_FIELDS:
+            raise AttributeError(f"TCubeTiling has no field {name!r}")
+        self._words.set(TILING_FIELDS.index(name), int(value))
+
+
+def view(ttext: str, v):
+    """A pointer cast to `T*` of a library struct: a view of its fields, or `_MISSING`."""
+    if isinstance(v, Ptr) and struct_name(ttext.replace("*", "")):
+        return StructView(v)
+    return _MISSING
+
+
 def struct_name(ttext: str) -> str | None:
     base = ttext.replace("const", "").replace("&", "").strip().split("::")[-1].strip()
     return base if base in STRUCTS else None
