@@ -155,6 +155,12 @@ class Matmul:
         self.org = (int(orgM), int(orgN), int(orgKa), int(orgKa if orgKb is None else orgKb))
 
     @property
+    def c_ld(self) -> int:
+        """C's row stride in GM: N, or N rounded up to 32 bytes for CubeFormat::ND_ALIGN."""
+        n = self.shape[1]
+        return _up(n, 32 // self.cdt.itemsize) if self.c_type.format == CubeFormat.ND_ALIGN else n
+
+    @property
     def shape(self) -> tuple[int, int, int, int]:
         """(M, N, Ka, Kb) of the full matrices: SetOrgShape's, else the tiling's."""
         t = self.tiling
@@ -189,11 +195,11 @@ class Matmul:
         """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
         if self.kfc is not None:  # an AIV of a mixed kernel: the AIC computes
             self._blocks("IterateAll")
-            self.kfc.request("all", _user(), dst=(c, self.shape[1]))
+            self.kfc.request("all", _user(), dst=(c, self.c_ld))
             return
         for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
             co = self._block(m0, n0, mt, nt, sk)
-            self._write(c[m0 * self.shape[1] + n0], co, mt, nt, self.shape[1])
+            self._write(c[m0 * self.c_ld + n0], co, mt, nt, self.c_ld)
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""
@@ -233,7 +239,7 @@ class Matmul:
         if enSequentialWrite:
             self._write(c, co, mt, nt, nt)
         else:
-            self._write(c[m0 * self.shape[1] + n0], co, mt, nt, self.shape[1])
+            self._write(c[m0 * self.c_ld + n0], co, mt, nt, self.c_ld)
 
     def _block(self, m0: int, n0: int, mt: int, nt: int, sk: int):
         """Accumulate one block in L0C; returns the CO1 tensor (enqueued for the fixpipe)."""

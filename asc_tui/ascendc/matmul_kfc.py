@@ -120,7 +120,7 @@ class Client:
         or a local tensor (through the GM workspace, then the AIV's DataCopy)."""
         m0, n0, mt, nt = pending
         if isinstance(c, GlobalTensor):
-            n = self.mm.shape[1]
+            n = self.mm.c_ld
             self.request("getc", fr, dst=(c, nt) if seq else (c[m0 * n + n0], n))
             return
         self.request("getc", fr, dst=(self.ws, self.ld))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -99,12 +100,19 @@ def kernels(root: Namespace) -> list[FuncInfo]:
     return sorted(out, key=lambda f: (f.pf.path, f.node.start_point))
 
 
+_CUBE_ONLY = re.compile(r"^[ \t]*#[ \t]*define[ \t]+ASCENDC_CUBE_ONLY\b", re.M)
+
+
 def core_type_of(f: FuncInfo) -> str:
     q = " ".join(f.quals)
     if "__mix__" in q:
         return "mix"
     if "__cube__" in q:
         return "aic"
+    if "__vector__" not in q and "REGIST_MATMUL_OBJ" in f.pf.original:
+        # a plain `__aicore__` kernel with a high-level Matmul: the compiler makes it mixed
+        # (1 AIC : 2 AIV, the AIVs calling the Matmul), or cube only under ASCENDC_CUBE_ONLY
+        return "aic" if _CUBE_ONLY.search(f.pf.original) else "mix"
     return "aiv"
 
 
