@@ -52,15 +52,22 @@ class MatmulType:
     isTrans: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # a field the twin does not know is an error, not silently ignored
 class MatmulConfig:
-    """The Matmul's template configuration (`CFG_NORM`, `CFG_MDL`): how A and B are staged in L1.
-    The twin computes the same blocks either way; the configuration is kept for what it says."""
+    """The Matmul's template configuration (`CFG_NORM`, `CFG_MDL`): how A and B are staged in L1
+    and handed on. The twin computes the same blocks under each of these scheduling choices; the
+    configuration is kept for what it says (a kernel copies one and changes fields)."""
 
     doNorm: bool = True
+    doBasicBlock: bool = False
     doMultiDataLoad: bool = False  # MDL: several base-K slices of A/B per L1 load
     doIBShareNorm: bool = False
+    doSpecialMDL: bool = False
     enUnitFlag: bool = True
+    doMTE2Preload: int = 0
+    enableReuse: bool = True
+    enableKdimReorderLoad: bool = False
+    isA2B2Shared: bool = False
 
 
 CFG_NORM = MatmulConfig()
