@@ -35,11 +35,11 @@ def test_mmhigh_sample_runs_and_verifies_through_the_cli():
     d = json.loads(p.stdout)
     assert d["passed"] and d["precision"]["verdict"] == "PASS"
     assert d["sample"]["verify"]["output"].strip() == "test pass!"
-    # the host's tiling: 50 int32 words; C1 (384 × 320 on 24 AICs) in six 256 × 128 regions,
+    # the host's tiling: 50 int32 words; C1 (384 × 320 on 24 AICs) in 24 row bands of 16,
     # C2 (256 × 128 with 64 × 64 base blocks) split over N between the two AIVs
-    assert d["sample"]["stdout"] == "tiling 200 bytes: 6 cores of 256x128; 2 AIVs of 256x64"
+    assert d["sample"]["stdout"] == "tiling 200 bytes: 24 cores of 16x320; 2 AIVs of 256x64"
     assert [(ln["kernel"], ln["blocks"]) for ln in d["sample"]["launches"]] == [
-        ("mm_bias", 6),
+        ("mm_bias", 24),
         ("mm_half", 1),
     ]
     # the mixed launch: the AIC ran the Mmads (4 blocks per AIV, one K slice each) and the
@@ -92,30 +92,52 @@ def test_platform_answers_from_the_chip_toml():
     assert a.GetLibApiWorkSpaceSize() == 2 * 1024 * 1024
 
 
-def _tiling(platform, m, n, k, dim, fix=None):
+def _tiling(platform, m, n, k, dim, fix=None, shape=True):
     t = MultiCoreMatmulTiling(platform)
     t.SetDim(dim)
     t.SetOrgShape(m, n, k)
-    t.SetShape(m, n, k)
+    if shape:
+        t.SetShape(m, n, k)
     if fix:
         t.SetFixSplit(*fix)
     return t.GetTiling()
 
 
-def test_910b_core_split_follows_compute_intensity_then_band_ratio():
+def test_core_split_with_set_shape_loads_the_least_per_core():
+    b = PlatformAscendC(load_chip("ascend910b"))
+    # 512 × 512 on 2 cores: halving M and halving N load as much; the first split that keeps
+    # B 16 fractals wide wins (M), as the introduction sample's kernel expects
+    t = _tiling(b, 512, 512, 128, 2)
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN) == (2, 256, 512)
+    # N = 128 is too narrow to keep wide: the last split tried wins (N), as the fusion sample's
+    t = _tiling(b, 512, 128, 128, 2, (128, 64, 128))
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN, t.baseK) == (
+        2,
+        512,
+        64,
+        128,
+        64,
+        128,
+    )
+    # a mini shape (everything fits one core's L0) stays on one core
+    t = _tiling(b, 64, 64, 64, 24)
+    assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN) == (1, 64, 64)
+
+
+def test_910b_split_mn_without_set_shape_follows_compute_intensity():
     b = PlatformAscendC(load_chip("ascend910b"))
     # equal intensity either way: the split with the higher band ratio wins (M here, N there)
-    t = _tiling(b, 512, 512, 128, 2)
+    t = _tiling(b, 512, 512, 128, 2, shape=False)
     assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN) == (2, 256, 512, 128, 256)
-    t = _tiling(b, 512, 128, 128, 2, (128, 64, 128))
+    t = _tiling(b, 512, 128, 128, 2, (128, 64, 128), shape=False)
     assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN, t.baseM, t.baseN) == (2, 512, 64, 128, 64)
     # split over N (more compute per byte than 64-row halves of M), rounded up to 256 bytes of
     # B since every core still gets columns: 1152 = 640 + 512
-    t = _tiling(b, 128, 1152, 64, 2)
+    t = _tiling(b, 128, 1152, 64, 2, shape=False)
     assert (t.usedCoreNum, t.singleCoreM, t.singleCoreN) == (2, 128, 640)
-    # not the 910B family: whole base blocks balanced over the cores instead
-    a = _tiling(PlatformAscendC(load_chip("ascend910a")), 512, 512, 128, 2)
-    assert (a.singleCoreM, a.singleCoreN) != (256, 512)
+    # not the 910B family: the general search instead (here it halves N)
+    a = _tiling(PlatformAscendC(load_chip("ascend910a")), 128, 1152, 64, 2, shape=False)
+    assert (a.singleCoreM, a.singleCoreN) != (128, 640)
 
 
 def test_get_tiling_into_a_struct_returns_minus_one_when_nothing_fits():

@@ -1,13 +1,15 @@
 """Host tiling of the high-level Matmul: `TCubeTiling` and `matmul_tiling::MultiCoreMatmulTiling`
 / `MatmulApiTiling` (shape + types + buffer space → TCubeTiling).
 
-How C is split over cores follows CANN's tiling on the 910B family when the problem is large
-enough ("split MN": M ≥ 128 and M·N > 26214 per core): each factorisation mDim × nDim of the
-core count is scored on base blocks of 128 × 256 (or the SetFixSplit sizes) — the highest
-compute per byte moved first, then (at equal cycles) the higher band ratio — and the single-core
-shape is ceil(M/mDim) × ceil(N/nDim), N rounded up to 256 bytes when that still leaves work for
-every core. Samples rely on which axis that splits (their kernels offset A or B by blockIdx ×
-singleCoreM/N). Smaller problems and other chips use a block-balanced split of whole base blocks.
+How C is split over cores follows CANN's tiling, since samples rely on which axis it splits
+(their kernels offset A or B by blockIdx × singleCoreM/N). With SetShape (what samples do) that
+is its general search (matmul_dims.py: least L1 load per core). Without it, on the 910B family
+and for a large enough problem ("split MN": M ≥ 128 and M·N > 26214 per core), each
+factorisation mDim × nDim of the core count is scored on base blocks of 128 × 256 (or the
+SetFixSplit sizes) — the highest compute per byte moved first, then (at equal cycles) the higher
+band ratio — and N is rounded up to 256 bytes when that still leaves work for every core. The
+single-core shape is ceil(M/mDim) × ceil(N/nDim). Base block sizes and L1 steps are the twin's
+own choice (SetFixSplit's when given), not CANN's L0/L1 factor search.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..npu.errors import TilingError
 from .cube import c0_of
 from .dtypes import as_dtype, bfloat16, float32, half, int8, int32
 from .enums import TPosition
+from .matmul_dims import split_dims
 
 
 class CubeFormat(Enum):
@@ -270,18 +273,25 @@ class MultiCoreMatmulTiling:
         org_m, org_n, org_ka, org_kb = self.org or (m, n, k, k)
         c0 = c0_of(self.dtype)
         bm, bn, bk = self.fixed or (-1, -1, -1)
-        split = self._split_mn(m, n, bm, bn) if self.dim > 1 else None
+        given = min(self.m, self.n, self.k) > 0  # SetShape: CANN's general split, never split-MN
+        split = self._split_mn(m, n, bm, bn) if self.dim > 1 and not given else None
         if split is not None:
             (m_dim, n_dim), (bm, bn, bk) = split
             sm, sn = -(-m // m_dim), self._single_n(n, n_dim)
-            used = -(-m // sm) * -(-n // sn)  # mDim·nDim, less when rounding left a core idle
         else:
+            m_dim, n_dim = (1, 1)
+            if self.dim > 1:
+                mem = self.memory
+                m_dim, n_dim = split_dims(
+                    m, n, k, c0, self.dim, mem["l1"], mem["l0c"], mem["l0a"], self.a.trans, self.b.trans
+                )
+            sm, sn = -(-m // m_dim), -(-n // n_dim)
             if bm <= 0 or bn <= 0 or bk <= 0:
-                bm0, bn0 = (128, 256) if n >= m else (256, 128)
-                bm = bm if bm > 0 else min(bm0, _up(m, 16))
-                bn = bn if bn > 0 else min(bn0, _up(n, 16))
+                bm0, bn0 = (128, 256) if sn >= sm else (256, 128)
+                bm = bm if bm > 0 else min(bm0, _up(sm, 16))
+                bn = bn if bn > 0 else min(bn0, _up(sn, 16))
                 bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
-            sm, sn, used = self._balanced(m, n, bm, bn)
+        used = -(-m // sm) * -(-n // sn)  # mDim·nDim, less when rounding left a core idle
         k_slices = -(-k // bk)
         sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
         t = TCubeTiling(
@@ -297,22 +307,6 @@ class MultiCoreMatmulTiling:
         if bad:
             raise TilingError("no tiling fits: " + "; ".join(bad))
         return t
-
-    def _balanced(self, m: int, n: int, bm: int, bn: int) -> tuple[int, int, int]:
-        """Whole base blocks per work unit, as few units on the busiest core as possible."""
-        bm_n, bn_n = -(-m // bm), -(-n // bn)
-        dim = max(1, min(self.dim, bm_n * bn_n))
-        best = None
-        for cm in range(1, bm_n + 1):
-            for cn in range(1, bn_n + 1):
-                rm, rn = -(-bm_n // cm), -(-bn_n // cn)
-                units = cm * cn
-                cost = (-(-units // dim) * rm * rn, units)  # blocks on the busiest core, then units
-                if best is None or cost < best[0]:
-                    best = (cost, rm, rn)
-        _, rm, rn = best
-        sm, sn = min(rm * bm, m), min(rn * bn, n)
-        return sm, sn, min(dim, -(-m // sm) * -(-n // sn))
 
     def _split_mn(self, m: int, n: int, fix_m: int, fix_n: int):
         """CANN's 910B multi-core split for big M·N: ((mDim, nDim), (baseM, baseN, baseK)), or None."""
