@@ -1,4 +1,5 @@
-"""The high-level `Matmul` object and its host tiling (`TCubeTiling`, `MultiCoreMatmulTiling`).
+"""The high-level `Matmul` object (its host tiling is matmul_tiling.py; in a mixed kernel the
+AIVs' calls reach the AIC through matmul_kfc.py).
 
 Built only from the Tier-2 primitives (Nd2Nz DataCopy, LoadData, Mmad, Fixpipe and TQue
 events), so its timeline is as detailed as a hand-written kernel's; instructions are attributed
@@ -10,8 +11,8 @@ slices and B every stepKb slices (depthA1/stepKa L1 buffers each, so depth = 2·
 double-buffered L1); each slice goes through L0A/L0B (dbL0A/dbL0B buffers) into one L0C
 accumulator (dbL0C buffers) that a single Fixpipe writes out per block.
 
-Past 400 lines; the seam to split on: host side (TCubeTiling, MultiCoreMatmulTiling and the
-tiling checks) | kernel side (the Matmul object and its registration).
+Past 400 lines; the seam to split on: the object's set-up and iteration | how one block moves
+through L1/L0 (_block, _write, _copy_*, _load_*).
 """
 
 from __future__ import annotations

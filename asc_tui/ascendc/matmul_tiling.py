@@ -34,6 +34,14 @@ class CubeFormat(Enum):
     VECTOR = "VECTOR"
 
 
+class MatrixTraverse:
+    """`matmul_tiling::MatrixTraverse`: which way Iterate walks C's base blocks (SetTraverse)."""
+
+    NOSET = 0
+    FIRSTM = 1  # iterateOrder 0: along N within a row of blocks, then the next M
+    FIRSTN = 2  # iterateOrder 1
+
+
 class DataType:
     """`matmul_tiling::DataType::DT_*`: the element types the tiling takes, as twin dtypes."""
 
@@ -191,6 +199,9 @@ class MultiCoreMatmulTiling:
         self.fixed: tuple[int, int, int] | None = None
         self.step_ka = self.step_kb = 4
         self.error = ""
+        self.single = (-1, -1, -1)  # SetSingleShape: one core's M, N, K (-1: not fixed)
+        self.traverse = MatrixTraverse.NOSET
+        self.last: TCubeTiling | None = None
 
     @property
     def dtype(self):
@@ -242,6 +253,31 @@ class MultiCoreMatmulTiling:
         self.fixed = (int(baseM), int(baseN), int(baseK))
         return 0
 
+    def SetSingleShape(self, singleMIn: int = -1, singleNIn: int = -1, singleKIn: int = -1) -> int:
+        """Fix one core's share (no multi-core search: usedCoreNum is SetDim's)."""
+        self.single = (int(singleMIn), int(singleNIn), int(singleKIn))
+        return 0
+
+    def SetTraverse(self, traverse: int) -> int:
+        self.traverse = int(traverse)
+        return 0
+
+    def GetSingleShape(self, m, n, k) -> int:
+        """The single-core shape of the last GetTiling into `m`, `n`, `k` (references)."""
+        t = self.last or self._tiling()
+        for ref, v in ((m, t.singleCoreM), (n, t.singleCoreN), (k, t.singleCoreK)):
+            ref.set(v)
+        return 0
+
+    def GetBaseM(self) -> int:
+        return (self.last or self._tiling()).baseM
+
+    def GetBaseN(self) -> int:
+        return (self.last or self._tiling()).baseN
+
+    def GetBaseK(self) -> int:
+        return (self.last or self._tiling()).baseK
+
     def SetStepK(self, stepKa: int, stepKb: int | None = None) -> None:
         """Base-K slices per L1 copy of A and of B (bigger copies hide DMA latency)."""
         self.step_ka = int(stepKa)
@@ -250,9 +286,10 @@ class MultiCoreMatmulTiling:
     # ---- the tiling ------------------------------------------------------------------------------
     def GetTiling(self, out=None):
         if out is None:
-            return self._tiling()
+            self.last = self._tiling()
+            return self.last
         try:
-            t = self._tiling()
+            t = self.last = self._tiling()
         except TilingError as exc:
             self.error = str(exc)
             return -1
@@ -273,31 +310,21 @@ class MultiCoreMatmulTiling:
         org_m, org_n, org_ka, org_kb = self.org or (m, n, k, k)
         c0 = c0_of(self.dtype)
         bm, bn, bk = self.fixed or (-1, -1, -1)
-        given = min(self.m, self.n, self.k) > 0  # SetShape: CANN's general split, never split-MN
-        split = self._split_mn(m, n, bm, bn) if self.dim > 1 and not given else None
-        if split is not None:
-            (m_dim, n_dim), (bm, bn, bk) = split
-            sm, sn = -(-m // m_dim), self._single_n(n, n_dim)
-        else:
-            m_dim, n_dim = (1, 1)
-            if self.dim > 1:
-                mem = self.memory
-                m_dim, n_dim = split_dims(
-                    m, n, k, c0, self.dim, mem["l1"], mem["l0c"], mem["l0a"], self.a.trans, self.b.trans
-                )
-            sm, sn = -(-m // m_dim), -(-n // n_dim)
-            if bm <= 0 or bn <= 0 or bk <= 0:
-                bm0, bn0 = (128, 256) if sn >= sm else (256, 128)
-                bm = bm if bm > 0 else min(bm0, _up(sm, 16))
-                bn = bn if bn > 0 else min(bn0, _up(sn, 16))
-                bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
-        used = -(-m // sm) * -(-n // sn)  # mDim·nDim, less when rounding left a core idle
-        k_slices = -(-k // bk)
+        sm, sn, sk, used, split_base = self._cores(m, n, k, bm, bn)
+        if split_base is not None:
+            bm, bn, bk = split_base
+        elif bm <= 0 or bn <= 0 or bk <= 0:
+            bm0, bn0 = (128, 256) if sn >= sm else (256, 128)
+            bm = bm if bm > 0 else min(bm0, _up(sm, 16))
+            bn = bn if bn > 0 else min(bn0, _up(sn, 16))
+            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(sk, c0))
+        order = max(0, self.traverse - 1)
+        k_slices = -(-sk // bk)
         sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
         t = TCubeTiling(
             usedCoreNum=used, M=org_m, N=org_n, Ka=org_ka, Kb=org_kb, singleCoreM=sm, singleCoreN=sn,
-            singleCoreK=k, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * sa, depthB1=2 * sb, stepKa=sa,
-            stepKb=sb, isBias=int(self.bias), dbL0A=2, dbL0B=2, dbL0C=1,
+            singleCoreK=sk, baseM=bm, baseN=bn, baseK=bk, depthA1=2 * sa, depthB1=2 * sb, stepKa=sa,
+            stepKb=sb, isBias=int(self.bias), iterateOrder=order, dbL0A=2, dbL0B=2, dbL0C=1,
         )  # fmt: skip
         while check_tiling(t, self.memory, self.dtype) and max(t.stepKa, t.stepKb) > 1:
             sa, sb = t.stepKa, t.stepKb
@@ -307,6 +334,25 @@ class MultiCoreMatmulTiling:
         if bad:
             raise TilingError("no tiling fits: " + "; ".join(bad))
         return t
+
+    def _cores(self, m: int, n: int, k: int, fix_m: int, fix_n: int):
+        """(singleCoreM, singleCoreN, singleCoreK, usedCoreNum, split-MN base block or None)."""
+        if max(self.single) > 0:  # SetSingleShape: the user's share per core, SetDim's core count
+            sm, sn, sk = (v if v > 0 else d for v, d in zip(self.single, (m, n, k)))
+            return sm, sn, sk, self.dim, None
+        given = min(self.m, self.n, self.k) > 0  # SetShape: CANN's general split, never split-MN
+        split = self._split_mn(m, n, fix_m, fix_n) if self.dim > 1 and not given else None
+        if split is not None:
+            (m_dim, n_dim), base = split
+            sm, sn = -(-m // m_dim), self._single_n(n, n_dim)
+        else:
+            m_dim, n_dim, base = 1, 1, None
+            if self.dim > 1:
+                mem, c0 = self.memory, c0_of(self.dtype)
+                trans = (self.a.trans, self.b.trans)
+                m_dim, n_dim = split_dims(m, n, k, c0, self.dim, mem["l1"], mem["l0c"], mem["l0a"], *trans)
+            sm, sn = -(-m // m_dim), -(-n // n_dim)
+        return sm, sn, k, -(-m // sm) * -(-n // sn), base  # fewer cores when rounding idles one
 
     def _split_mn(self, m: int, n: int, fix_m: int, fix_n: int):
         """CANN's 910B multi-core split for big M·N: ((mDim, nDim), (baseM, baseN, baseK)), or None."""
@@ -379,6 +425,7 @@ class MatmulApiTiling(MultiCoreMatmulTiling):
 
 __all__ = [
     "CubeFormat",
+    "MatrixTraverse",
     "DataType",
     "TCubeTiling",
     "MultiCoreMatmulTiling",

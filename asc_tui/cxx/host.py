@@ -251,7 +251,7 @@ class Host(Expressions):
             return 0
         if base in ("aclrtStream", "aclrtContext", "aclrtEvent", "void"):
             return None
-        lib = hostlib.default(base)
+        lib = hostlib.default(base, self.acl.chip)
         if lib is not hostlib.MISSING:  # `AscendC::tiling::TCubeTiling tilingData;`
             return lib
         return SimpleNamespace(**dict.fromkeys(self.structs.get(base, []), 0))  # a struct of the unit

@@ -307,6 +307,8 @@ class Expressions:
                 return self.cast(str(targs[0]), self.expr(args_node.named_children[0], env))
         if fn.type == "field_expression":
             recv = self.expr(fn.child_by_field_name("argument"), env)
+            if isinstance(recv, Ref):  # `api->SetDim(1)` through a pointer `&api`
+                recv = recv.get()
             if hostlib.is_library_object(recv):  # `tilingApi.SetDim(2)`, `platform->GetCoreNumAic()`
                 return self.library_method(recv, fn, args_node, env)
             obj = self.expr(fn, env)

@@ -18,6 +18,7 @@ from ..ascendc.matmul_tiling import (
     CubeFormat,
     DataType,
     MatmulApiTiling,
+    MatrixTraverse,
     MultiCoreMatmulTiling,
 )
 from ..ascendc.matmul_tiling import TCubeTiling as _TCubeTiling
@@ -33,12 +34,13 @@ ENUMS = {
     "CoreMemType": CoreMemType,
     "SocVersion": SocVersion,
     "ReservedSize": ReservedSize,
+    "MatrixTraverse": MatrixTraverse,
 }
 #: host classes constructed from a platform (`matmul_tiling::MultiCoreMatmulTiling t(*platform)`).
 CLASSES = {"MultiCoreMatmulTiling": MultiCoreMatmulTiling, "MatmulApiTiling": MatmulApiTiling}
 STRUCTS = {"TCubeTiling": _TCubeTiling}
 #: method -> indices of its C++ reference (out) parameters, passed as `Ref`s.
-OUT_PARAMS = {"GetCoreMemSize": (1,), "GetCoreMemBw": (1,)}
+OUT_PARAMS = {"GetCoreMemSize": (1,), "GetCoreMemBw": (1,), "GetSingleShape": (0, 1, 2)}
 _MISSING = object()
 
 
@@ -54,6 +56,15 @@ class HostStruct:
         if not hasattr(self, name):
             raise AttributeError(f"{self._cls.__name__} has no field {name!r}")
         object.__setattr__(self, name, int(value))
+
+    def __getattr__(self, name):
+        """optiling's accessors: `tiling.set_stepM(2)`, `tiling.get_baseM()`."""
+        field = name[4:]
+        if name.startswith("set_") and field in TILING_FIELDS:
+            return lambda v: setattr(self, field, v)
+        if name.startswith("get_") and field in TILING_FIELDS:
+            return lambda: getattr(self, field)
+        raise AttributeError(name)
 
     def freeze(self):
         """The value a kernel receives: an immutable copy."""
@@ -102,10 +113,16 @@ def struct_name(ttext: str) -> str | None:
     return base if base in STRUCTS else None
 
 
-def default(ttext: str):
-    """A declared-but-not-initialised host value of a library type, or `_MISSING`."""
+def default(ttext: str, chip):
+    """A declared-but-not-initialised host value of a library type, or `_MISSING`: a zeroed
+    struct, or a tiling helper of the run's platform (`MultiCoreMatmulTiling api;`)."""
     name = struct_name(ttext)
-    return HostStruct(STRUCTS[name]) if name else _MISSING
+    if name:
+        return HostStruct(STRUCTS[name])
+    cls = CLASSES.get(ttext.replace("const", "").strip().split("::")[-1].strip())
+    if cls is not None:
+        return cls(PlatformAscendC(chip if chip is not None else load_chip(None)))
+    return _MISSING
 
 
 def sizeof(ttext: str) -> int | None:
