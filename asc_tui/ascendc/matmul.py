@@ -20,8 +20,11 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..npu.cores import CoreType
 from ..npu.errors import KernelError, user_frame
+from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.replay import trange
 from .crosscore import GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
@@ -383,8 +386,11 @@ def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noq
         mm.kfc = Client(mm, i)
 
 
-def GetSysWorkSpacePtr():
-    return None
+def GetSysWorkSpacePtr() -> GM_ADDR:
+    """The system workspace CANN keeps for its libraries (not null, as on a device launch). The
+    twin's Matmul keeps nothing there, so it holds no bytes: a kernel that reads or writes it
+    itself is told it is out of bounds."""
+    return GM_ADDR(GmBuffer("system workspace", np.uint8, 0, np.zeros(0, np.uint8)))
 
 
 def _user():
