@@ -165,3 +165,33 @@ def test_host_tiling_struct_saves_its_words_and_freezes_for_a_launch():
     assert words[0] == 3 and words[1] == 512 and words[-1] == 7
     frozen = s.freeze()
     assert isinstance(frozen, TCubeTiling) and frozen.M == 512
+
+
+def test_a_plain_aicore_kernel_with_a_matmul_is_mixed_unless_cube_only(tmp_path):
+    d = _copy(tmp_path)
+    src = d / "mmhigh.asc"
+    _edit(src, "__global__ __mix__(1, 2) void mm_half", "__global__ __aicore__ void mm_half")
+    r = run(RunRequest(str(d)))
+    assert r.passed, r.errors  # the compiler's choice: 1 AIC serving 2 AIVs, as __mix__(1, 2)
+    _edit(src, '#include "lib/matmul_intf.h"', '#define ASCENDC_CUBE_ONLY\n#include "lib/matmul_intf.h"')
+    r = run(RunRequest(str(d)))
+    assert not r.passed and "needs a mixed kernel" in r.errors[0].message
+
+
+def test_single_shape_and_traverse_fix_the_tiling():
+    t = MultiCoreMatmulTiling(PlatformAscendC(load_chip("ascend910b")))
+    t.SetDim(4)
+    t.SetShape(512, 512, 256)
+    t.SetSingleShape(128, 512, -1)
+    t.SetTraverse(2)  # MatrixTraverse::FIRSTN
+    got = t.GetTiling()
+    assert (got.usedCoreNum, got.singleCoreM, got.singleCoreN, got.singleCoreK) == (4, 128, 512, 256)
+    assert got.iterateOrder == 1
+
+    class Out:
+        def set(self, v):
+            self.v = v
+
+    m, n, k = Out(), Out(), Out()
+    t.GetSingleShape(m, n, k)
+    assert (m.v, n.v, k.v) == (128, 512, 256)
