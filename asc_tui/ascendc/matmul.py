@@ -370,10 +370,11 @@ class Matmul:
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
     """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling. In a
     mixed kernel the AIC serves the AIVs' Matmul calls here and returns from the kernel
-    (matmul_kfc.py)."""
+    (matmul_kfc.py), unless the kernel was built with ASCENDC_CUBE_ONLY: then whichever core
+    registers it uses it directly."""
     items = list(objs_and_tilings)
     pairs = list(zip(items[0::2], items[1::2]))
-    if not in_mix_group():
+    if not in_mix_group() or _user().f_globals.get("_CUBE_ONLY"):  # translated under ASCENDC_CUBE_ONLY
         for mm, tiling in pairs:
             mm.Init(tiling, pipe)
         return

@@ -67,6 +67,7 @@ class Program:
     sources: dict[str, str]  # file -> original text (the ones translated from)
     bound: dict[str, Bound] = field(default_factory=dict)
     constants: dict[str, object] = field(default_factory=dict)
+    cube_only: bool = False  # ASCENDC_CUBE_ONLY: the Matmul runs on the AIC itself, no server
     _ns: dict | None = None
 
     def load(self) -> dict:
@@ -76,6 +77,7 @@ class Program:
                 "_AC": ascendc,
                 "_cx": runtime,
                 "_G": SimpleNamespace(),  # the kernel's mutable globals and static members
+                "_CUBE_ONLY": self.cube_only,
                 "__name__": f"asc_tui_cxx_{Path(self.path).stem}",
             }
             for _file, code in self.chunks:
@@ -221,6 +223,7 @@ def translate(
         sources={pf.path: pf.original for pf in files},
         bound=bound,
         constants=constants,
+        cube_only="ASCENDC_CUBE_ONLY" in pp.macros,
     )
 
 
