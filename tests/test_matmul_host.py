@@ -195,3 +195,27 @@ def test_single_shape_and_traverse_fix_the_tiling():
     m, n, k = Out(), Out(), Out()
     t.GetSingleShape(m, n, k)
     assert (m.v, n.v, k.v) == (128, 512, 256)
+
+
+FUSED = Path(__file__).parent / "samples" / "mmfused"
+
+
+def test_cube_only_mixed_kernel_with_a_hand_made_flag_runs_through_the_cli():
+    p = _cli("run", str(FUSED), "--json")
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    d = json.loads(p.stdout)
+    assert d["passed"] and d["precision"]["verdict"] == "PASS"
+    # the tiling went through bytes: SaveToBuffer, a struct view on the host, words in the kernel
+    assert d["sample"]["stdout"] == "single core 64x96x80 on 1 core"
+    assert d["pipes"]["vec"]["instructions"] == 2  # one Relu on each AIV's half of C
+    assert d["pipes"]["cube"]["instructions"] > 0  # the AIC's own Mmads, no server
+
+
+def test_without_cube_only_the_aic_serves_and_the_hand_made_flag_never_comes(tmp_path):
+    d = tmp_path / "mmfused"
+    shutil.copytree(FUSED, d)
+    _edit(d / "mmfused.asc", "#define ASCENDC_CUBE_ONLY\n", "")
+    r = run(RunRequest(str(d)))
+    assert not r.passed
+    msg = r.errors[0].message
+    assert "cross-core deadlock" in msg and "Matmul server waits" in msg and "CrossCoreWaitFlag" in msg
