@@ -122,6 +122,7 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
 from .matmul_tiling import MatmulApiTiling
 from .misc import (
     DEFAULT_BLK_NUM,
+    DEFAULT_C0_SIZE,
     EVENT_ID0,
     EVENT_ID1,
     EVENT_ID2,

@@ -113,6 +113,8 @@ class Matmul:
         self.org: tuple[int, int, int, int] | None = None  # SetOrgShape (M, N, Ka, Kb)
         self._todo: list | None = None  # blocks left for Iterate()
         self.kfc = None  # on an AIV of a mixed kernel: the client of the AIC's server
+        self._all_done = False  # an IterateAll WaitIterateAll may wait for
+        self.workspace = None
         self._pending = None  # (CO1 tensor, m0, n0, mt, nt) awaiting GetTensorC
 
     # ---- set-up ---------------------------------------------------------------------------------
@@ -202,8 +204,15 @@ class Matmul:
             blocks.sort(key=lambda b: (b[1], b[0]))
         return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
 
-    def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
-        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
+    def IterateAll(
+        self, c: GlobalTensor, enAtomic: int = 0, enSequentialWrite=False, waitIterateAll=False, fakeMsg=False
+    ) -> None:
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region. The
+        asynchronous form (`IterateAll<false>`, then WaitIterateAll) is emulated as finished on
+        return: the twin runs the request to its end."""
+        if enAtomic:
+            _fail(_user(), "IterateAll with enAtomic (accumulating into C) is not emulated")
+        self._all_done = True
         if self.kfc is not None:  # an AIV of a mixed kernel: the AIC computes
             self._blocks("IterateAll")
             self.kfc.request("all", _user(), dst=(c, self.c_ld))
@@ -211,6 +220,20 @@ class Matmul:
         for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
             co = self._block(m0, n0, mt, nt, sk)
             self._write(c[m0 * self.c_ld + n0], co, mt, nt, self.c_ld)
+
+    def WaitIterateAll(self) -> None:
+        if not self._all_done:
+            _fail(_user(), "WaitIterateAll() without an IterateAll() to wait for")
+        self._all_done = False
+
+    def SetWorkspace(self, workspace, size: int | None = None) -> None:
+        """Where the asynchronous Iterate keeps its blocks: after one `Iterate<false>()`, each
+        GetTensorC fetches the next block. The twin computes each block when it is fetched."""
+        if not isinstance(workspace, (GlobalTensor, GM_ADDR)):
+            _fail(
+                _user(), f"SetWorkspace takes a GlobalTensor or a GM address, not {type(workspace).__name__}"
+            )
+        self.workspace = workspace
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""
@@ -233,14 +256,15 @@ class Matmul:
         """Write the block of the last Iterate(): at its place in `c` (the region's C), or at
         the start of `c` as a dense baseM × baseN tile when enSequentialWrite."""
         fr = _user()
+        if self._pending is None and self.workspace is not None and self._todo:
+            self.Iterate()  # asynchronous Iterate (SetWorkspace): each GetTensorC takes the next block
         if self._pending is None:
             _fail(fr, "GetTensorC() without a block: call Iterate() first")
-        local = not isinstance(c, GlobalTensor)
-        if local and (self.kfc is None or not enSequentialWrite):
+        if not isinstance(c, GlobalTensor) and self.kfc is None:
             _fail(
                 fr,
-                "GetTensorC into a local tensor needs a mixed kernel (the AIVs call the Matmul, "
-                "the AIC computes) and enSequentialWrite=true (the block lands dense at the start)",
+                "GetTensorC into a local tensor needs a mixed kernel "
+                "(the AIVs call the Matmul, the AIC computes)",
             )
         co, m0, n0, mt, nt = self._pending
         self._pending = None

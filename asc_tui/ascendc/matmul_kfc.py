@@ -116,8 +116,9 @@ class Client:
         core.wait_until(_S, t, -1, f"Matmul {kind} reply", fr)
 
     def get_tensor_c(self, c, pending, seq: bool, fr) -> None:
-        """The block of the last Iterate into `c`: a GlobalTensor (the AIC's Fixpipe writes it)
-        or a local tensor (through the GM workspace, then the AIV's DataCopy)."""
+        """The block of the last Iterate into `c`: a GlobalTensor (the AIC's Fixpipe writes it, at
+        its place in C or dense at the start when `seq`) or a local tensor (dense at its start,
+        through the GM workspace, then the AIV's DataCopy)."""
         m0, n0, mt, nt = pending
         if isinstance(c, GlobalTensor):
             n = self.mm.c_ld
