@@ -219,3 +219,35 @@ def test_without_cube_only_the_aic_serves_and_the_hand_made_flag_never_comes(tmp
     assert not r.passed
     msg = r.errors[0].message
     assert "cross-core deadlock" in msg and "Matmul server waits" in msg and "CrossCoreWaitFlag" in msg
+
+
+def test_asynchronous_iterate_all_and_iterate_with_a_workspace(tmp_path):
+    d = _copy(tmp_path)
+    src = d / "mmhigh.asc"
+    _edit(
+        src,
+        "mm.IterateAll(cg[mi * t.singleCoreM * t.N + ni * t.singleCoreN]);",
+        "mm.template IterateAll<false>(cg[mi * t.singleCoreM * t.N + ni * t.singleCoreN], 0, false, true);\n"
+        "    mm.WaitIterateAll();",
+    )
+    _edit(
+        src,
+        "    while (mm.template Iterate<true>()) {\n"
+        "        AscendC::LocalTensor<float> raw = inQ.AllocTensor<float>();\n"
+        "        mm.template GetTensorC<true>(raw, false, true);",
+        "    mm.SetWorkspace(cg);\n"
+        "    mm.template Iterate<false>();\n"
+        "    while (round < (t.singleCoreM / t.baseM) * nBlocks) {\n"
+        "        AscendC::LocalTensor<float> raw = inQ.AllocTensor<float>();\n"
+        "        mm.template GetTensorC<false>(raw);",
+    )
+    r = run(RunRequest(str(d)))
+    assert r.passed, r.errors
+    # one GetTensorC too many: the asynchronous Iterate has no block left to give
+    _edit(
+        src,
+        "while (round < (t.singleCoreM / t.baseM) * nBlocks)",
+        "while (round <= (t.singleCoreM / t.baseM) * nBlocks)",
+    )
+    r = run(RunRequest(str(d)))
+    assert not r.passed and "GetTensorC() without a block" in r.errors[0].message
