@@ -199,10 +199,9 @@ class Matmul:
         sm = self.tail_m or t.singleCoreM
         sn = self.tail_n or t.singleCoreN
         sk = self.tail_k or t.singleCoreK
-        blocks = [(i, j) for i in trange(0, sm, t.baseM) for j in trange(0, sn, t.baseN)]
-        if t.iterateOrder == 1:
-            blocks.sort(key=lambda b: (b[1], b[0]))
-        return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
+        ms, ns = list(trange(0, sm, t.baseM)), list(trange(0, sn, t.baseN))
+        order = block_order(len(ms), len(ns), t.stepM, t.stepN, t.iterateOrder)
+        return [(ms[i], ns[j], min(t.baseM, sm - ms[i]), min(t.baseN, sn - ns[j]), sk) for i, j in order]
 
     def IterateAll(
         self, c: GlobalTensor, enAtomic: int = 0, enSequentialWrite=False, waitIterateAll=False, fakeMsg=False
@@ -389,6 +388,27 @@ class Matmul:
             load_at(
                 b2, f * per, b1, (k1s * n1 + f) * per, LoadData2DParams(0, min(255, total - f), 1, 0, 0, True)
             )
+
+
+def block_order(m_iter: int, n_iter: int, step_m: int, step_n: int, iterate_order: int) -> list:
+    """(m, n) indices of the base blocks in the order Iterate walks them (CANN's scheduler).
+
+    ORDER_M (0): N within a window of stepN blocks fastest, then M within stepM, then the M
+    windows, then the N windows — with stepN = 1, down the M axis first. ORDER_N (1): the same
+    with M and N swapped."""
+    sm, sn = max(1, step_m), max(1, step_n)
+    out = []
+    if iterate_order == 1:
+        for mo in range(0, m_iter, sm):
+            for no in range(0, n_iter, sn):
+                for ni in range(no, min(no + sn, n_iter)):
+                    out += [(mi, ni) for mi in range(mo, min(mo + sm, m_iter))]
+        return out
+    for no in range(0, n_iter, sn):
+        for mo in range(0, m_iter, sm):
+            for mi in range(mo, min(mo + sm, m_iter)):
+                out += [(mi, ni) for ni in range(no, min(no + sn, n_iter))]
+    return out
 
 
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
