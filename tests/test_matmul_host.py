@@ -251,3 +251,20 @@ def test_asynchronous_iterate_all_and_iterate_with_a_workspace(tmp_path):
     )
     r = run(RunRequest(str(d)))
     assert not r.passed and "GetTensorC() without a block" in r.errors[0].message
+
+
+def test_a_null_global_buffer_is_fine_until_the_kernel_touches_it(tmp_path):
+    d = tmp_path / "mmfused"
+    shutil.copytree(FUSED, d)
+    src = d / "mmfused.asc"
+    wait = "        AscendC::CrossCoreWaitFlag(5);\n"
+    _edit(
+        src,
+        wait,
+        wait + "        AscendC::GlobalTensor<float> none;\n        none.SetGlobalBuffer(nullptr);\n",
+    )
+    r = run(RunRequest(str(d)))
+    assert r.passed, r.errors
+    _edit(src, "        AscendC::DataCopy(x, part, half_);", "        AscendC::DataCopy(x, none, half_);")
+    r = run(RunRequest(str(d)))
+    assert not r.passed and "nullptr" in r.errors[0].message, r.errors

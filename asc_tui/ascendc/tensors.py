@@ -38,6 +38,10 @@ class GlobalTensor:
         self.name = None
 
     def SetGlobalBuffer(self, addr: GM_ADDR, size: int | None = None) -> None:
+        if addr is None:  # a null pointer (an unused input): legal until the kernel touches it
+            addr = GM_ADDR(
+                GmBuffer("nullptr", self.dtype or np.uint8, 0, np.zeros(0, self.dtype or np.uint8))
+            )
         if not isinstance(addr, GM_ADDR):
             file, line = user_location()
             raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}", file, line)
