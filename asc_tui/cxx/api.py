@@ -64,6 +64,9 @@ _INT = {
     "GetRankDim": T.UINT32,
 }
 
+#: Kernel API structs whose fields all have one C type (`tiling.N * 4` is int arithmetic).
+STRUCT_FIELD_TYPES = {"TCubeTiling": T.INT32}
+
 #: Ascend C constructors whose argument order differs from the twin's field order, by arity.
 _FIX_11 = ("nSize", "mSize", "srcStride", "dstStride", "reluEn", "quantPre", "deqScalar", "ndNum")
 CXX_ORDERS = {

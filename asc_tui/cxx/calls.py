@@ -46,7 +46,7 @@ class CallGen:
             qual = qual.replace(" ", "").lstrip(":")
             parts = qual.split("::")
             short = parts[-1]
-            if parts[0] in ("AscendC", "std"):
+            if parts[0] in ("AscendC", "std", "matmul"):  # matmul:: is the high-level Matmul's namespace
                 return self.free_call(short, targs_node, args, ctx, node, twin=True)
             decls = self.lookup_qualified(ctx.ns, qual)
             if decls:

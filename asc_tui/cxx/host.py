@@ -18,6 +18,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..npu.errors import OperatorError
+from . import hostlib
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
@@ -260,6 +261,9 @@ class Host(StructMixin, Expressions):
             return 0
         if base in ("aclrtStream", "aclrtContext", "aclrtEvent", "void"):
             return None
+        lib = hostlib.default(base, self.acl.chip)
+        if lib is not hostlib.MISSING:  # `AscendC::tiling::TCubeTiling tilingData;`
+            return lib
         return SimpleNamespace(**dict.fromkeys(self.structs.get(base, []), 0))  # a struct of the unit
 
     def construct(self, ttext, args, node):
@@ -289,6 +293,9 @@ class Host(StructMixin, Expressions):
             return Vec(p, n)
         if "string" in ttext:
             return str(args[0]) if args else ""
+        lib = hostlib.construct(ttext, args)
+        if lib is not hostlib.MISSING:  # `matmul_tiling::MultiCoreMatmulTiling t(*platform);`
+            return lib
         if len(args) == 1:
             return self.conv(ttext, args[0])
         self.unsupported(node, f"constructing {ttext}")

@@ -4,6 +4,7 @@ host functions of the file, and kernel launches."""
 
 from __future__ import annotations
 
+from . import hostlib
 from .acl import CONSTANTS, Ptr
 from .errors import CxxError
 from .hostvalues import (  # noqa: F401 - host.py reads them here too
@@ -83,6 +84,9 @@ class Expressions:
             return "\n"
         if text == "std::cout":
             return self.acl.out
+        v = hostlib.enum_value(text)  # `matmul_tiling::DataType::DT_FLOAT16`, …
+        if v is not hostlib.MISSING:
+            return v
         return self.global_value(text.split("::")[-1], n)
 
     def global_value(self, name, n):
@@ -150,6 +154,8 @@ class Expressions:
                     return ItemRef(base, i, arg.child_by_field_name("argument").text.decode())
             self.unsupported(n, f"taking the address of `{arg.text.decode()}`")
         v = self.expr(arg, env)
+        if hostlib.is_library_object(v):  # `*ascendcPlatform`: the object itself
+            return v
         if isinstance(v, Ptr):
             return v.get(0)
         if isinstance(v, Ref):
@@ -163,6 +169,9 @@ class Expressions:
 
     def cast(self, ttext, v):
         if "*" in ttext:
+            lib = hostlib.view(ttext, v)  # `reinterpret_cast<TCubeTiling*>(buf)->usedCoreNum`
+            if lib is not hostlib.MISSING:
+                return lib
             base = _base(ttext.replace("*", ""))
             if isinstance(v, Ptr) and ttext.count("*") == 1 and base != "void":
                 return v.cast(np_type(base))
@@ -192,6 +201,9 @@ class Expressions:
         base = _base(ttext)
         if base in INTS or base in FLOATS or base == "bool":
             return np_type(base).itemsize
+        lib = hostlib.sizeof(base)
+        if lib is not None:
+            return lib
         self.unsupported(node, f"sizeof({ttext}) on the host")
 
     def e_binary_expression(self, n, env):
@@ -310,6 +322,11 @@ class Expressions:
             if name.endswith("_cast") and len(args_node.named_children) == 1:
                 return self.cast(str(targs[0]), self.expr(args_node.named_children[0], env))
         if fn.type == "field_expression":
+            recv = self.expr(fn.child_by_field_name("argument"), env)
+            if isinstance(recv, Ref):  # `api->SetDim(1)` through a pointer `&api`
+                recv = recv.get()
+            if hostlib.is_library_object(recv):  # `tilingApi.SetDim(2)`, `platform->GetCoreNumAic()`
+                return self.library_method(recv, fn, args_node, env)
             obj = self.expr(fn, env)
             if isinstance(obj, _Method):
                 return obj()
@@ -329,6 +346,9 @@ class Expressions:
         done, v = call_builtin(self, name, args, n)
         if done:
             return v
+        v = hostlib.call(name, args, self.acl.chip)
+        if v is not hostlib.MISSING:
+            return v
         short = name.split("::")[-1]
         if short in self.funcs:
             return self.call_function(self.funcs[short], args, targs)
@@ -337,6 +357,22 @@ class Expressions:
                 n, f"kernel {short} called like a host function; launch it with <<<blocks, nullptr, stream>>>"
             )
         self.unsupported(fn, f"call to {name}")
+
+    def library_method(self, obj, fn, args_node, env):
+        """A method of a host library object; C++ reference out-parameters become `Ref`s."""
+        name = fn.child_by_field_name("field").text.decode()
+        method = getattr(obj, name, None)
+        if not callable(method):
+            self.unsupported(fn, f"{type(obj).__name__}::{name}")
+        outs = hostlib.OUT_PARAMS.get(name, ())
+        args = [
+            Ref(env, a.text.decode()) if i in outs and a.type == "identifier" else self.expr(a, env)
+            for i, a in enumerate(args_node.named_children)
+        ]
+        try:
+            return method(*args)
+        except (TypeError, ValueError, AttributeError) as exc:
+            self.error(fn, f"{type(obj).__name__}::{name}: {exc}")
 
     def targ(self, a, env):
         if a.type == "type_descriptor":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..npu.launch import launch as npu_launch
-from . import hostexpr
+from . import hostexpr, hostlib
 from .acl import AclRuntime
 from .cache import get_program
 from .errors import CxxError
@@ -90,6 +90,7 @@ def run_host(
                 f"{name} takes {len(f.tparams or [])} template arguments, the launch gives {len(targs)}",
             )
         kern = CxxKernel(kernel_file, name, core_type_of(f), name, defines, split)
+        args = [hostlib.launch_value(a) for a in args]  # structs go by value
 
         def run(gm_args, n):
             side_defs = kern.program_defines(kern.sides()[0])

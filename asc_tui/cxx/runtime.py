@@ -176,6 +176,15 @@ def _field_names(obj) -> list[str]:
     return list(vars(obj))
 
 
+def copy_value(v):
+    """A kernel API struct copied by value (a dataclass instance); other values as they are."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return dataclasses.replace(v)
+    return v
+
+
 def struct_words(cls) -> int:
     """sizeof of a kernel API struct seen as words (TCubeTiling...)."""
     import dataclasses

@@ -174,6 +174,8 @@ class StmtGen:
                 code = v.code  # a reference to an object is the same Python object
             elif t.kind == "class" and v.type.kind == "class":
                 code = f"{v.code}._cx_copy()" if v.lvalue else v.code
+            elif v.type.kind == "twin" and v.lvalue:  # `auto cfg = CFG_MDL;`: a copy of the struct
+                code = f"_cx.copy_value({v.code})"
             else:
                 code = self.convert(v, t, ctx, value)
             cval = v.const if (const and v.is_const and t.is_arith) else NOCONST
