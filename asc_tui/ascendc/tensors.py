@@ -152,11 +152,15 @@ class LocalTensor:
         core = state.core
         mem = POSITION_MEMORY[pos]
         cap = core.chip.usable.get(mem, 0)
+        problem = None
         if addr < 0 or addr + n * dtype.itemsize > cap:
+            problem = f"is outside {mem.upper()} ({cap} B)"
+        elif addr % 32:
+            problem = "does not start on a 32 B boundary"
+        if problem:
             file, line = user_location()
             raise KernelError(
-                f"LocalTensor at {mem.upper()}+{addr} of {n} elements ({n * dtype.itemsize} B) is "
-                f"outside {mem.upper()} ({cap} B)",
+                f"LocalTensor at {mem.upper()}+{addr} of {n} elements ({n * dtype.itemsize} B) {problem}",
                 file,
                 line,
             )

@@ -26,6 +26,10 @@ TARGS_AS_ARGS = {
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
 TEMPLATE_CTORS = {"TQue", "TQueBind", "TBuf", "GlobalTensor", "LocalMemAllocator", "Matmul", "MatmulType"}
 
+#: Twin classes whose 3-argument constructor takes the element type too (`LocalTensor<T>(pos,
+#: addr, len)` → `LocalTensor(T, pos, addr, len)`, a tensor at a fixed address).
+ADDRESS_CTORS = {"LocalTensor"}
+
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}
 

@@ -384,6 +384,9 @@ class CallGen:
         if not api.twin_has(name):
             raise self.err(ctx.pf, node.child_by_field_name("function"), f"unknown function {name!r}")
         targs = list(self.template_args(targs_node, ctx, None).values()) if targs_node is not None else []
+        if name in api.ADDRESS_CTORS:  # a temporary `AscendC::LocalTensor<T>(pos, addr, len)`
+            t = T.CType("twin", name, args=tuple(targs))
+            return Val(self.twin_construct(t, self.twin_args(name, args, ctx), ctx, node), t)
         codes = self.twin_args(name, args, ctx)
         if name in api.TARGS_AS_ARGS and targs:
             codes = [self._targ_code(v, ctx, node) for v in targs] + codes
