@@ -44,6 +44,33 @@ def test_gatherb_moves_whole_blocks():
     np.testing.assert_array_equal(out, x.reshape(8, 16)[::-1].reshape(-1))
 
 
+def test_set_size_resizes_a_tensor_for_the_instructions_that_follow():
+    x = np.arange(128, dtype=np.float16)
+    offs = (np.arange(128)[::-1] * 2).astype(np.uint32)
+    out = np.zeros(128, np.float16)
+
+    def body(gx, gi, go):
+        ti, to, tx = ub((uint32, 128), (half, 128), (half, 64))
+        tx.SetSize(128)  # the last allocation: the UB after it is free
+        assert tx.GetSize() == 128
+        load(tx, gx)
+        load(ti, gi)
+        AscendC.Gather(to, tx, ti, np.uint32(0), 128)
+        store(go, to)
+
+    run(body, x, offs, out)
+    np.testing.assert_array_equal(out, x[::-1])
+
+    def shrunk(gx, gi, go):
+        tx, ti, to = ub((half, 128), (uint32, 128), (half, 128))
+        load(ti, gi)
+        tx.SetSize(32)
+        AscendC.Gather(to, tx, ti, np.uint32(0), 128)
+
+    _san, exc = sanitized(shrunk, x, offs, out)
+    assert isinstance(exc, KernelError) and "tx" in str(exc)
+
+
 @given(pattern=st.integers(1, 7))
 def test_gather_mask_builtin_patterns_pack_the_kept_elements(pattern):
     x = np.arange(1, 257, dtype=np.uint32)

@@ -194,6 +194,26 @@ class LocalTensor:
     def GetLength(self) -> int:
         return self.count * self.dtype.itemsize
 
+    def SetSize(self, size: int) -> None:
+        """`SetSize(n)`: the tensor now covers n elements from the same address (its memory
+        must hold them)."""
+        n = int(size)
+        core = state.core
+        cap = core.chip.usable.get(self.mem, 0)
+        if n < 0 or self.offset + n * self.dtype.itemsize > cap:
+            file, line = user_location()
+            raise KernelError(
+                f"SetSize({n}): {n * self.dtype.itemsize} B from {self.mem.upper()}+{self.offset} is "
+                f"outside {self.mem.upper()} ({cap} B)",
+                file,
+                line,
+            )
+        self.count = n
+        if self.arr is not None and self.arr.size < n:
+            self.arr = core.memory(self.mem)[self.offset : self.offset + n * self.dtype.itemsize].view(
+                self.dtype
+            )
+
     def GetPosition(self):
         return self.pos
 
