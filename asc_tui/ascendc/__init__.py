@@ -127,6 +127,7 @@ from .misc import (
     ONE_BLK_SIZE,
     ONE_REPEAT_BYTE_SIZE,
     CeilDivision,
+    Conditional,
     DataSyncBarrier,
     DivCeil,
     GetSystemCycle,

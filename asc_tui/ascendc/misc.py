@@ -76,6 +76,12 @@ def IsSameType(a, b) -> bool:
         return a is b
 
 
+def Conditional(cond, if_true, if_false):
+    """`Conditional<cond, A, B>::type` (as std::conditional): A when cond holds, else B. The C++
+    front end evaluates it on the types of each template instantiation."""
+    return if_true if cond else if_false
+
+
 def DivCeil(a: int, b: int) -> int:
     """`DivCeil(a, b)`: ⌈a / b⌉ for non-negative integers."""
     return -(-int(a) // int(b))

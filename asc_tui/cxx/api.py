@@ -21,6 +21,10 @@ TARGS_AS_ARGS = {
     "SetFlag",
     "WaitFlag",
     "Alloc",
+    "ReduceRepeat",
+    "ReduceDataBlock",
+    "ReducePairElem",
+    "SetVectorMask",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
@@ -32,6 +36,14 @@ ADDRESS_CTORS = {"LocalTensor"}
 
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}
+
+#: Type traits whose result is a type, evaluated at translation by the twin's function of the
+#: same meaning: C++ name → (twin function, the member that names the result or "" for `_t`).
+TYPE_TRAITS = {
+    "Conditional": ("Conditional", "type"),
+    "conditional": ("Conditional", "type"),
+    "conditional_t": ("Conditional", ""),
+}
 
 #: Ascend C spellings the twin lacks but that need no emulation (hardware state setup).
 NOOPS = {"SetAtomicNone", "SetSysWorkspace", "SetMaskNorm", "ResetMask", "DataSyncBarrier"}

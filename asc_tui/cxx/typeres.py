@@ -70,6 +70,10 @@ class TypeResolver:
         raise self.unsupported(ctx.pf, node, f"type {text}")
 
     def _named_type(self, text: str, ctx: FuncCtx, node) -> T.CType:
+        if node.type in ("qualified_identifier", "template_type"):
+            picked = self.trait_type(node, ctx)
+            if picked is not None:
+                return picked
         name_node = node
         args_node = None
         if node.type == "template_type":
