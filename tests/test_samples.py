@@ -3,6 +3,7 @@
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from asc_tui.devkit.conformance import classify, conformance
@@ -186,3 +187,13 @@ def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
     assert "best: TILE=1024" in out
     assert "constexpr uint32_t TILE = 1024;" in (d / "vadd.asc").read_text()
     assert main(["tune", str(d)]) == 2  # a sample names its values
+
+
+def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
+    from asc_tui.devkit.samples import output_dtype, sample_for
+
+    d = _copy(tmp_path)
+    (d / "scripts/verify_result.py").write_text(
+        "import numpy as np\noutput_type = np.int32\nout = np.fromfile('o', dtype=output_type)\n"
+    )
+    assert output_dtype(sample_for(d)) == np.dtype(np.int32)

@@ -73,8 +73,18 @@ class GlobalTensor:
     def GetSize(self) -> int:
         return self.size
 
-    def GetPhyAddr(self) -> int:
-        return self.start * self.dtype.itemsize
+    def GetPhyAddr(self, offset: int = 0) -> GM_ADDR:
+        """`GetPhyAddr([offset])`: the `__gm__ T*` of element `offset` (a GM address)."""
+        byte = (self.start + int(offset)) * self.dtype.itemsize
+        isz = self.buffer.dtype.itemsize
+        if byte % isz:
+            file, line = user_location()
+            raise KernelError(
+                f"GetPhyAddr: byte {byte} of '{self.name}' is not on an element of its buffer ({isz} B)",
+                file,
+                line,
+            )
+        return GM_ADDR(self.buffer, byte // isz)
 
     def _check(self, i: int, n: int, what: str) -> None:
         if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):

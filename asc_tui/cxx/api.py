@@ -25,6 +25,8 @@ TARGS_AS_ARGS = {
     "ReduceDataBlock",
     "ReducePairElem",
     "SetVectorMask",
+    "ReadGmByPassDCache",
+    "WriteGmByPassDCache",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
@@ -109,6 +111,9 @@ def twin_method(cls: str, method: str) -> bool:
 
 def result_type(name: str, recv: T.CType | None, targs: list) -> T.CType:
     """The static type of a twin call `recv.name<targs>(...)` (or a free function)."""
+    if name == "GetPhyAddr" and recv is not None and recv.kind == "twin" and recv.name == "GlobalTensor":
+        e = _elem(recv)  # `__gm__ T*`
+        return T.CType("ptr", f"{e}*", elem=e) if e is not None else T.GM_ADDR
     if name in _INT:
         return _INT[name]
     if name in ("AllocTensor", "DeQue", "Get", "ReinterpretCast", "GetWithOffset", "Alloc"):
