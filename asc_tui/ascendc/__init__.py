@@ -14,6 +14,7 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
+from .blocksync import SyncAll
 from .bufpool import TBufPool
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
@@ -138,7 +139,6 @@ from .misc import (
     LocalMemAllocator,
     MemDsbT,
     SetPadValue,
-    SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
 from .reduce import (

@@ -16,10 +16,12 @@ import os
 import signal
 import threading
 from dataclasses import dataclass
+from functools import partial
 
 from . import state
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
+from .coop import Blocks
 from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
@@ -80,6 +82,7 @@ class Run:
         "wide",
         "hccl",
         "replay",
+        "blocks",
     )
 
     def __init__(
@@ -113,6 +116,9 @@ class Run:
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
+        # the blocks as cooperative threads (npu/coop.py) when they may wait for each other
+        # (SyncAll, all-core CrossCoreSetFlag): set by the launcher for multi-block launches
+        self.blocks = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -207,11 +213,14 @@ def _launch(
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     replayer = Replayer(block_dim) if _may_replay(run, mix) else None
-    with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
+    coop = run.blocks = Blocks(block_dim, n_cores) if block_dim > 1 and not mix else None
+    with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric), _stopped(coop):
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
             n_active = wave_cores(block_dim, wave, n_cores)
+            if coop is not None:  # the block before this one on its core must have ended
+                coop.need_core(b, core_id, b - n_cores if b >= n_cores else None)
             t0 = core_free[core_id]
             if replayer is not None:
                 tpl = replayer.find(b, t0, n_active)
@@ -237,17 +246,25 @@ def _launch(
                 logged = len(run.log)
             state.core = core
             own_range = guards is not None and _install_range(fn)
+            ended = [(core_id, (core,), False)]  # (core id, its cores, the sanitizer saw its end)
             try:
                 if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
                     group = run_group(
                         run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
                     )
+                    ended = [(core_id, group, False)]
+                elif guards is None and coop is not None:  # blocks that may wait for each other
+                    coop.start(b, core, partial(fn, *gm_args, tiling))
+                    if b == block_dim - 1:  # (the last block is never a copy when blocks wait:
+                        coop.finish()  # only template runs are copied, and they never wait)
+                    ended = [(c.core_id, (c,), True) for c in map(coop.cores.pop, coop.take_done())]
                 elif guards is None:
                     fn(*gm_args, tiling)
                 else:
                     _template_run(fn, gm_args, tiling)
             except OperatorError as exc:
-                exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
+                bad = coop.failed[0] if coop is not None and coop.failed else b
+                exc.message = f"block {bad}: {exc.message}" if block_dim > 1 else exc.message
                 raise
             except KernelTimeout:
                 raise
@@ -255,27 +272,29 @@ def _launch(
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException("RecursionError in the kernel", file, line) from None
             except Exception as exc:  # the user's kernel code raised
+                bad = coop.failed[0] if coop is not None and coop.failed else b
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException(
-                    f"{type(exc).__name__}: {exc}" + (f" (block {b})" if block_dim > 1 else ""), file, line
+                    f"{type(exc).__name__}: {exc}" + (f" (block {bad})" if block_dim > 1 else ""), file, line
                 ) from None
             finally:
                 state.core = None
                 if own_range:
                     del fn.__globals__["range"]
             done = None
-            if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
-                for sub in group or (core,):
-                    core_free[core_id] = max(core_free[core_id], sub.end_time())
-            for sub in () if run.l2_record else group or (core,):
-                if sanitizer is not None:
-                    sanitizer.end_block(sub)
-                done = sub.close(ops, lines)
-                closed.append(done)
-                if done.t_end > core_free[core_id]:
-                    core_free[core_id] = done.t_end
-                gm_read += sub.gm_read
-                gm_write += sub.gm_write
+            for cid, subs, seen in ended:
+                if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
+                    for sub in subs:
+                        core_free[cid] = max(core_free[cid], sub.end_time())
+                for sub in () if run.l2_record else subs:
+                    if sanitizer is not None and not seen:  # block threads (coop.py) end their own
+                        sanitizer.end_block(sub)
+                    done = sub.close(ops, lines)
+                    closed.append(done)
+                    if done.t_end > core_free[cid]:
+                        core_free[cid] = done.t_end
+                    gm_read += sub.gm_read
+                    gm_write += sub.gm_write
             if guards is not None and len(run.log) == logged and run.hccl is None:
                 replayer.learn(
                     Template(
@@ -294,6 +313,8 @@ def _launch(
                         },
                     )
                 )
+        if coop is not None:  # blocks that waited for each other end out of order
+            closed.sort(key=lambda c: c.block)
         records, blocks = timelines(closed)
         del closed
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
@@ -362,6 +383,21 @@ def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
         "fixpipe": aic,
     }
     return tuple(by_name[p] for p in PIPE_NAMES)
+
+
+class _stopped:
+    """Unwind the block threads of a launch that stops early (an error in the launcher)."""
+
+    def __init__(self, coop: Blocks | None):
+        self.coop = coop
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is not None and self.coop is not None:
+            self.coop.stop()
+        return False
 
 
 class _gc_paused:
