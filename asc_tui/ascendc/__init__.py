@@ -14,6 +14,7 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
+from .atomic import DisableDmaAtomic, SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType
 from .blocksync import SyncAll
 from .bufpool import TBufPool
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType

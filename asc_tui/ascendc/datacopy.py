@@ -18,6 +18,7 @@ from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE2, MTE3, V
 from ..npu.records import KIND_WORK
+from . import atomic
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
 from .lineage import gm_written
@@ -167,12 +168,12 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
             if core.lazy is not None:
                 core.lazy.settle()
             s = dst.start
-            dst.arr[s : s + n] = src.arr[:n]
+            atomic.store(core, dst.arr, slice(s, s + n), src.arr[:n], fr)
         ts = core.ts = core.ts + core.issue
         tp = core.tp
         t = tp[MTE3]
         start = t if t > ts else ts
-        end = tp[MTE3] = start + core.dma_write_cycles(nb)
+        end = tp[MTE3] = start + core.dma_write_cycles(nb) + atomic.extra_cycles(core)
         rec = core.rec
         core.last[MTE3] = len(rec)
         rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
@@ -261,7 +262,10 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
         so, do = _base_offset(src), _base_offset(dst)
         sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
         dv = as_strided(db[do:], shape=(count, blen), strides=(dstep, 1))
-        dv[...] = sv
+        if type(dst) is GlobalTensor:
+            atomic.store_bytes(core, dv, sv, dst.dtype, fr)
+        else:
+            dv[...] = sv
 
 
 def _account(
@@ -280,7 +284,7 @@ def _account(
         core.work(MTE2, core.dma_read_cycles(nb), op, nb, fr)
         core.gm_read += nb
     elif type(dst) is GlobalTensor:
-        core.work(MTE3, core.dma_write_cycles(nb), op, nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb) + atomic.extra_cycles(core), op, nb, fr)
         core.gm_write += nb
     else:
         core.work(V, _local_copy_cycles(core, nb), op, nb, fr)

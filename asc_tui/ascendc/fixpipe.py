@@ -16,6 +16,7 @@ import numpy as np
 from ..npu import state
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
+from . import atomic
 from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import bfloat16, dtype_name, float32, half, int32
 from .fractal import strided
@@ -135,7 +136,8 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
             dv = strided(dst.arr, d0, (m, n1, 16), (dstride * isz, 16 * isz, isz))
         else:
             dv = strided(dst.arr, d0, (m, n), (dstride * isz, isz))
-        job = partial(_convert, dv, sv, q, float(params.deqScalar), bool(params.reluEn))
+        fn = atomic.combine(core, dv.dtype, fr) if to_gm else None
+        job = partial(_convert, dv, sv, q, float(params.deqScalar), bool(params.reluEn), fn)
         if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
             numbers.submit(job, dst.buffer, lane=core)
         else:
@@ -145,7 +147,7 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
     if to_gm:
-        wr = core.gm_write_cycles(out_bytes)
+        wr = core.gm_write_cycles(out_bytes) + atomic.extra_cycles(core)
         cycles = wr if wr > cycles else cycles
         core.gm_write += out_bytes
     core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
@@ -155,10 +157,11 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
         san.access(core, dst, 0, d_need, True, fr, span=True)
 
 
-def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: bool) -> None:
+def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: bool, atomic_fn=None) -> None:
     """Fixpipe's numbers: the NZ L0C view `sv` (m × n1 × 16, fp32/int32) quantised and ReLU'd
     into `dv`: m × n1 × 16, or m × n when n is not whole fractals (the reshape that copies is
-    made here: L0C is final only once the jobs before ran)."""
+    made here: L0C is final only once the jobs before ran); combined with GM's data by
+    `atomic_fn` when atomics were on (atomic.py)."""
     if dv.ndim == 2:
         m, n = dv.shape
         sv = sv.reshape(m, -1)[:, :n]
@@ -166,6 +169,8 @@ def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: b
         sv = sv.astype(np.float32) * np.float32(deq)
     if relu:
         sv = np.maximum(sv, 0)
+    if atomic_fn is not None:
+        sv = atomic_fn(dv, sv.astype(dv.dtype, copy=False))
     np.copyto(dv, sv, casting="unsafe")  # = dv[...] = sv.astype(dv.dtype), without the copy
 
 

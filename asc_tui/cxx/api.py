@@ -27,6 +27,12 @@ TARGS_AS_ARGS = {
     "SetVectorMask",
     "ReadGmByPassDCache",
     "WriteGmByPassDCache",
+    "CrossCoreSetFlag",
+    "CrossCoreWaitFlag",
+    "SetAtomicAdd",
+    "SetAtomicMax",
+    "SetAtomicMin",
+    "SetAtomicType",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).

@@ -21,7 +21,8 @@ race (anything unordered with the older one is unordered with the newer one).
 
 Between blocks only SyncAll orders (everything any block did before it comes before everything
 any block does after it), so GM bytes one block writes and another block reads or writes between
-the same two SyncAlls are a race too. Each block's GM accesses are merged, per SyncAll epoch,
+the same two SyncAlls are a race too — unless both are atomic writes (SetAtomicAdd...), which
+combine in any order. Each block's GM accesses are merged, per SyncAll epoch,
 into contiguous ranges per buffer and, when the block ends, checked against the union of the
 earlier blocks' ranges (bisect over sorted, merged lists). Strided accesses are left out of this
 check: their first-to-last extent would overlap the neighbouring blocks' tiles.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..ascendc.atomic import atomic_of
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..ascendc.tensors import GlobalTensor
 from .findings import Finding
@@ -38,6 +40,9 @@ from .memcheck import byte_offset, tensor_name
 
 S = 0
 SST = N_PIPES  # the scalar-store lane
+ATOMIC = "atomic"  # GM writes under SetAtomicAdd/Max/Min: they do not race with each other
+#: kind of a block's GM access -> the earlier blocks' kinds it races with
+_AGAINST = {True: (True, False, ATOMIC), False: (True, ATOMIC), ATOMIC: (True, False)}
 LANES = N_PIPES + 1
 LANE_NAMES = (*PIPE_NAMES, "scalar")
 
@@ -209,14 +214,14 @@ class RaceCheck:
     def end_block(self, core) -> None:
         self.core = None
         for (buf, epoch), kinds in self.gm_block.items():
-            prior = self.gm_prior.setdefault((buf, epoch), {True: [], False: []})
-            for is_write, ranges in kinds.items():
-                against = (True, False) if is_write else (True,)
+            prior = self.gm_prior.setdefault((buf, epoch), {True: [], False: [], ATOMIC: []})
+            for kind, ranges in kinds.items():
                 for lo, hi, line, file in ranges:
-                    for other_kind in against:
+                    for other_kind in _AGAINST[kind]:
                         hit = _overlap(prior[other_kind], lo, hi)
                         if hit is not None:
-                            self._block_race(core, buf, lo, hi, is_write, line, file, other_kind, hit)
+                            is_write, other_write = kind is not False, other_kind is not False
+                            self._block_race(core, buf, lo, hi, is_write, line, file, other_write, hit)
                             break
             for is_write, ranges in kinds.items():
                 prior[is_write] = _merge(
@@ -231,9 +236,9 @@ class RaceCheck:
         buf = id(t.buffer)
         kinds = self.gm_block.get((buf, self.epoch))
         if kinds is None:
-            kinds = self.gm_block[buf, self.epoch] = {True: [], False: []}
+            kinds = self.gm_block[buf, self.epoch] = {True: [], False: [], ATOMIC: []}
             self.gm_names[buf] = t.name
-        ranges = kinds[is_write]
+        ranges = kinds[ATOMIC if is_write and atomic_of(self.core) is not None else is_write]
         if ranges and ranges[-1][1] == lo:
             last = ranges[-1]
             ranges[-1] = (last[0], hi, last[2], last[3])

@@ -41,7 +41,8 @@ class Blocks:
         self.n_cores = n_cores
         self.cv = threading.Condition()
         self.turn = _SCHED
-        self.cores: dict[int, object] = {}  # block -> its Core
+        self.cores: dict[int, object] = {}  # block -> its Core (None: a mixed block)
+        self.results: dict[int, object] = {}  # block -> what its call returned
         self.threads: dict[int, threading.Thread] = {}
         self.posts: dict = {}  # rendezvous key -> arrival times
         self.counts: dict = {}  # (block, family) -> rendezvous of the family passed so far
@@ -50,6 +51,8 @@ class Blocks:
         self.finished: set[int] = set()
         self.failed: tuple[int, BaseException] | None = None
         self.stopping = False
+        self.aborts: list = []  # what else to unwind when the launch stops (mixed blocks' sub-cores)
+        self.aborts: list = []  # what else to unwind when the launch stops (mixed blocks' sub-cores)
         self.hooks = (sys.getprofile(), sys.gettrace())  # the launcher's profiler / tracer
 
     # ---- inside a block --------------------------------------------------------------------------
@@ -64,10 +67,14 @@ class Blocks:
         """Arrive at rendezvous `key` at time `t` (without waiting)."""
         self.posts.setdefault(key, []).append(t)
 
-    def wait(self, key, need: int, what: str, fr) -> float:
-        """Hold this block until `need` arrivals at `key`; the time of the latest of them."""
+    def complete(self, key, need: int) -> bool:
+        return len(self.posts.get(key, ())) >= need
+
+    def wait(self, key, need: int, what: str, fr, who: int | None = None) -> float:
+        """Hold this block (`who`: the launch block of a mixed block's sub-core) until `need`
+        arrivals at `key`; the time of the latest of them."""
         core = state.core
-        me = core.block
+        me = core.block if who is None else who
         san = core.san
         while len(self.posts.get(key, ())) < need:
             if san is not None:  # its per-block state waits with it (devkit/sanitizer.py)
@@ -102,8 +109,8 @@ class Blocks:
             with self.cv:
                 self._wait_turn(b)
             core = state.core = self.cores[b]
-            call()
-            if core.san is not None:  # now, before another block's state comes back
+            self.results[b] = call()
+            if core is not None and core.san is not None:  # now, before another block's state returns
                 core.san.end_block(core)
         except _Abort:
             return
@@ -209,6 +216,8 @@ class Blocks:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(
                 ctypes.c_ulong(running.ident), ctypes.py_object(_Abort)
             )
+        for abort in self.aborts:
+            abort()
         for t in self.threads.values():
             t.join(timeout=1.0)
         self.threads = {}

@@ -26,6 +26,7 @@ from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
+from .mix import run_group
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
@@ -205,15 +206,13 @@ def _launch(
         if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
             run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     mix = core_type == CoreType.MIX
-    if mix:
-        from .mix import run_group
     core_free = [0.0] * n_cores
     closed = []
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     replayer = Replayer(block_dim) if _may_replay(run, mix) else None
-    coop = run.blocks = Blocks(block_dim, n_cores) if block_dim > 1 and not mix else None
+    coop = run.blocks = Blocks(block_dim, n_cores) if block_dim > 1 or mix else None
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric), _stopped(coop):
         for b in range(block_dim):
             core_id = b % n_cores
@@ -248,16 +247,17 @@ def _launch(
             own_range = guards is not None and _install_range(fn)
             ended = [(core_id, (core,), False)]  # (core id, its cores, the sanitizer saw its end)
             try:
-                if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
+                if mix and coop is None:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
                     group = run_group(
                         run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
                     )
                     ended = [(core_id, group, False)]
                 elif guards is None and coop is not None:  # blocks that may wait for each other
-                    coop.start(b, core, partial(fn, *gm_args, tiling))
+                    args = (run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active)
+                    coop.start(b, core, partial(run_group, *args) if mix else partial(fn, *gm_args, tiling))
                     if b == block_dim - 1:  # (the last block is never a copy when blocks wait:
                         coop.finish()  # only template runs are copied, and they never wait)
-                    ended = [(c.core_id, (c,), True) for c in map(coop.cores.pop, coop.take_done())]
+                    ended = [_ended(coop, x) for x in coop.take_done()]
                 elif guards is None:
                     fn(*gm_args, tiling)
                 else:
@@ -383,6 +383,14 @@ def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
         "fixpipe": aic,
     }
     return tuple(by_name[p] for p in PIPE_NAMES)
+
+
+def _ended(coop: Blocks, b: int) -> tuple:
+    """(core id, cores, whether the sanitizer saw its end) of a finished cooperative block."""
+    core, result = coop.cores.pop(b), coop.results.pop(b)
+    if core is None:  # a mixed block: its sub-cores, the AIC first
+        return result[0].core_id, result, False
+    return core.core_id, (core,), True
 
 
 class _stopped:
