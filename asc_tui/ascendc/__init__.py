@@ -44,6 +44,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .dump import asc_dump_cbuf, asc_dump_gm, asc_dump_l1buf, asc_dump_ubuf
 from .enums import (
     CMPMODE,
     PIPE_ALL,

@@ -33,6 +33,10 @@ TARGS_AS_ARGS = {
     "SetAtomicMax",
     "SetAtomicMin",
     "SetAtomicType",
+    "asc_dump_gm",
+    "asc_dump_ubuf",
+    "asc_dump_l1buf",
+    "asc_dump_cbuf",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
