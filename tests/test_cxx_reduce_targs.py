@@ -2,30 +2,20 @@
 `ReduceRepeat<…>`, `ReducePairElem<…>`) reach the twin with it, from C++."""
 
 import pytest
-from test_cxx_operator import make_op
+from cxxfloat import run_float_op
 
-from asc_tui.devkit.runner import RunRequest, run
-
-KERNEL = """
-#include "kernel_operator.h"
-using namespace AscendC;
-extern "C" __global__ __aicore__ void copy(GM_ADDR x, GM_ADDR y, uint32_t n)
-{
-    GlobalTensor<float> xg, yg;
-    xg.SetGlobalBuffer((__gm__ float*)x, n);
-    yg.SetGlobalBuffer((__gm__ float*)y, n);
-    LocalMemAllocator<Hardware::UB> alloc;
-    LocalTensor<float> a = alloc.Alloc<float, 512>();
-    LocalTensor<float> b = alloc.Alloc<float, 512>();
-    DataCopy(a, xg, n);
-    SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
-    WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
-    Duplicate(b, 0.0f, 512);
-    CALL;
-    SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
-    WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
-    DataCopy(yg, b, n);
-}
+BODY = """
+LocalMemAllocator<Hardware::UB> alloc;
+LocalTensor<float> a = alloc.Alloc<float, 512>();
+LocalTensor<float> b = alloc.Alloc<float, 512>();
+DataCopy(a, xg, n);
+SetFlag<HardEvent::MTE2_V>(EVENT_ID0);
+WaitFlag<HardEvent::MTE2_V>(EVENT_ID0);
+Duplicate(b, 0.0f, 512);
+CALL;
+SetFlag<HardEvent::V_MTE3>(EVENT_ID0);
+WaitFlag<HardEvent::V_MTE3>(EVENT_ID0);
+DataCopy(yg, b, n);
 """
 
 CASES = [
@@ -45,10 +35,7 @@ CASES = [
 @pytest.mark.parametrize("call,want", CASES)
 def test_reduce_kind_template_argument_reaches_the_twin(tmp_path, call, want):
     golden = f"np.concatenate([{want}, np.zeros(512, np.float32)])[:512].astype(np.float32)"
-    path = make_op(tmp_path, KERNEL.replace("CALL", call), n=512, golden=golden)
-    spec = tmp_path / "copy.py"
-    spec.write_text("import numpy as np\n" + spec.read_text())
-    report = run(RunRequest(str(path)))
+    _path, report = run_float_op(tmp_path, BODY.replace("CALL", call), 512, golden)
     assert not report.errors, report.errors
     assert report.precision.verdict == "PASS", report.precision.outputs[0].reason
     assert report.precision.outputs[0].max_abs_error < 1e-4

@@ -18,6 +18,18 @@ _SAME = ("is_same", "IsSameType")
 _SAME_V = ("is_same_v",)
 
 
+def _segments(node) -> tuple[list, list[str]]:
+    """The parts of a qualified name (`std::is_same<A, B>::value`: std, is_same<A, B>, value) as
+    nodes and as text."""
+    segs = []
+    cur = node
+    while cur is not None and cur.type == "qualified_identifier":
+        segs.append(cur.child_by_field_name("scope"))
+        cur = cur.child_by_field_name("name")
+    segs.append(cur)
+    return segs, [s.text.decode() if s is not None else "" for s in segs]
+
+
 class NameGen:
     def x_this(self, node, ctx):
         if ctx.cls is None:
@@ -126,13 +138,7 @@ class NameGen:
     def type_trait(self, node, ctx) -> Val | None:
         """`std::is_same<A, B>::value`, `std::is_same_v<A, B>`, `AscendC::IsSameType<A, B>::value`:
         a constant of the instantiation being translated; None for any other name."""
-        segs = []
-        cur = node
-        while cur is not None and cur.type == "qualified_identifier":
-            segs.append(cur.child_by_field_name("scope"))
-            cur = cur.child_by_field_name("name")
-        segs.append(cur)
-        names = [s.text.decode() if s is not None else "" for s in segs]
+        segs, names = _segments(node)
         for i, seg in enumerate(segs):
             if seg is None or seg.type not in ("template_type", "template_function"):
                 continue
@@ -152,13 +158,7 @@ class NameGen:
     def trait_type(self, node, ctx) -> T.CType | None:
         """`AscendC::Conditional<c, A, B>::type`, `std::conditional_t<c, A, B>`: the type the
         twin's trait picks for this instantiation; None for any other name."""
-        segs = []
-        cur = node
-        while cur is not None and cur.type == "qualified_identifier":
-            segs.append(cur.child_by_field_name("scope"))
-            cur = cur.child_by_field_name("name")
-        segs.append(cur)
-        names = [s.text.decode() if s is not None else "" for s in segs]
+        segs, names = _segments(node)
         for i, seg in enumerate(segs):
             if seg is None or seg.type != "template_type":
                 continue
