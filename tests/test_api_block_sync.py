@@ -158,3 +158,28 @@ def test_the_sanitizer_sees_sync_all_order_the_blocks_gm_accesses():
     san = Sanitizer()
     run(unsynced, *arrays, block_dim=3, sanitizer=san)
     assert any(f.tool == "racecheck" and f.kind == "race-raw" for f in san.findings())
+
+
+def _module(src: str) -> dict:
+    """A kernel module of its own (the launcher reads a kernel's whole module)."""
+    ns = {"AscendC": AscendC, "__name__": "kernel_module"}
+    exec(compile(src, __file__, "exec"), ns)  # noqa: S102 - the test's own source
+    return ns
+
+
+def test_kernels_that_never_wait_run_their_blocks_in_the_launching_thread():
+    from asc_tui.npu.coop import may_wait
+
+    waits = _module("def helper():\n    AscendC.SyncAll()\ndef k(x):\n    helper()\n")["k"]
+    plain = _module("def helper():\n    AscendC.PipeBarrier(AscendC.PIPE_ALL)\ndef k(x):\n    helper()\n")[
+        "k"
+    ]
+    assert may_wait(waits) and not may_wait(plain)
+    assert may_wait(_exchange)
+
+
+def test_a_sync_all_the_launcher_could_not_see_is_an_error_not_a_wrong_result():
+    hidden = _module('def k(gx):\n    getattr(AscendC, "Sync" + "All")()\n')["k"]
+    with pytest.raises(OperatorError) as info:
+        run(hidden, np.zeros(N, np.float32), block_dim=2)
+    assert "did not find it in the kernel's code" in info.value.message

@@ -197,3 +197,25 @@ def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
         "import numpy as np\noutput_type = np.int32\nout = np.fromfile('o', dtype=output_type)\n"
     )
     assert output_dtype(sample_for(d)) == np.dtype(np.int32)
+
+
+def test_blocks_meet_at_sync_all_and_add_atomically_in_a_cpp_sample():
+    r = _run(SAMPLES / "blocksum")
+    assert r.passed, r.errors
+    assert r.precision.verdict == "PASS" and r.block_dim == 4
+    em = r.sample["emulations"][0]
+    ops = np.array(em.ops)[em.records.op]
+    waits = em.records.end[ops == "SyncAll"] - em.records.start[ops == "SyncAll"]
+    assert waits.size >= 1 and waits.max() > 0  # earlier blocks waited for the last one
+
+
+def test_a_block_that_skips_sync_all_in_a_cpp_sample_is_a_deadlock_at_the_line(tmp_path):
+    d = _copy(tmp_path, "blocksum")
+    src = d / "blocksum.asc"
+    _edit(src, "    AscendC::SyncAll();", "    if (b == 3) { return; }\n    AscendC::SyncAll();")
+    r = _run(d)
+    (err,) = r.errors
+    assert (
+        "deadlock between blocks" in err.message and "block(s) 3 ended without getting there" in err.message
+    )
+    assert err.line == _line_of(src, "AscendC::SyncAll();") and err.file == str(src)

@@ -7,8 +7,7 @@ at the latest arrival plus `sync.sync_all_cycles` (the software barrier's flag w
 GM), recorded as a wait on the scalar unit. A block that ends without arriving leaves the others
 waiting: a deadlock error naming their lines (the device would hang).
 
-Not held: a one-block launch (nothing to wait for) and mixed AIC+AIV kernels, whose blocks run
-one after another (a `sync-all` warning says that later blocks' data is not there yet).
+Not emulated: SyncAll in mixed AIC+AIV kernels (an error names the line).
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from ..npu import state
+from ..npu.errors import KernelError
 from ..npu.pipes import S
 from .enums import PIPE_ALL
 from .sync import PipeBarrier
@@ -33,15 +33,26 @@ def sync_latency(core) -> float:
     return float(sec.get("sync_all_cycles", 2 * core.chip.dma_latency_for(1)))
 
 
-def rendezvous(core, family: str, t_arrive: float, need: int, what: str, fr) -> float | None:
-    """Arrive at the next rendezvous of `family` and wait for `need` arrivals: the release time
-    (None when this launch does not hold blocks: see the module note)."""
-    run = core.run
+def blocks_of(core, what: str, fr):
+    """The launch's cooperative blocks (npu/coop.py), for a call that waits for other blocks."""
     if type(core.block_index) is not int:
         raise NeedsOtherBlocks(what)
-    coop = run.blocks
+    coop = core.run.blocks
     if coop is None:
-        return None
+        raise KernelError(
+            f"{what} waits for the other blocks, but the launcher did not find it in the kernel's "
+            "code and ran the blocks one after another",
+            fr.f_code.co_filename,
+            fr.f_lineno,
+            hint="call it from code in the kernel's own module (the launcher reads that module "
+            "for calls that wait for other blocks)",
+        )
+    return coop
+
+
+def rendezvous(core, family: str, t_arrive: float, need: int, what: str, fr) -> float:
+    """Arrive at the next rendezvous of `family` and wait for `need` arrivals: the release time."""
+    coop = blocks_of(core, what, fr)
     k = coop.next(core.block, family)
     coop.post((family, k), t_arrive)
     return coop.wait((family, k), need, what, fr)
@@ -55,15 +66,14 @@ def SyncAll(*_targs) -> None:
     run = core.run
     if run.block_dim == 1:
         return
-    t = rendezvous(core, "SyncAll", core.ts, run.block_dim, "SyncAll()", fr)
-    if t is None:
-        run.warn(
-            "sync-all",
-            "SyncAll does not hold the blocks of a mixed AIC+AIV kernel (they run one after "
-            "another): an earlier block reads GM that later blocks write before their SyncAll too early",
-            fr,
+    if core.group is not None:
+        raise KernelError(
+            "SyncAll in a mixed AIC+AIV kernel is not emulated: use CrossCoreSetFlag/WaitFlag "
+            "with modeId 0 to sync every AIV (or AIC) of the launch",
+            fr.f_code.co_filename,
+            fr.f_lineno,
         )
-        return
+    t = rendezvous(core, "SyncAll", core.ts, run.block_dim, "SyncAll()", fr)
     core.wait_until(S, t + sync_latency(core), -1, "SyncAll", fr)
     if core.san is not None:
         core.san.block_sync(core)

@@ -25,7 +25,7 @@ from ..npu import state
 from ..npu.cores import CoreType
 from ..npu.errors import KernelError, SyncError, user_frame
 from ..npu.records import KIND_SET, record
-from .blocksync import NeedsOtherBlocks
+from .blocksync import blocks_of
 from .corestate import registers
 from .enums import Pipe
 
@@ -152,15 +152,13 @@ class _CrossCore:
         g = core.group
         n_aiv = core.sub_block_num if g is not None and kind == CoreType.AIV else 1
         need = run.block_dim * n_aiv
-        coop = run.blocks
-        if coop is None:  # one core in the launch: its own set is the whole count
+        if need == 1:  # one core of this kind in the launch: its own set is the whole count
             if self.is_set:
                 core.set_flag(("CrossCore0", flag), p, what, fr)
             else:
                 core.wait_flag(("CrossCore0", flag), p, what, fr)
             return
-        if type(core.block_index) is not int:
-            raise NeedsOtherBlocks(what)
+        coop = blocks_of(core, what, fr)
         who = (kind, core.block)
         if self.is_set:
             t = core.set_time(p) - core.ev_lat

@@ -21,12 +21,65 @@ from __future__ import annotations
 
 import ctypes
 import sys
+import sysconfig
 import threading
 
+from .. import PACKAGE_DIR
 from . import state
 from .errors import SyncError
 
 _SCHED = -1  # the baton is with the launching thread
+
+#: Kernel API calls that wait for other blocks: a kernel whose code names none of them runs its
+#: blocks one after another in the launching thread (no thread hand-offs, ~0.1 ms a block).
+WAITING_CALLS = frozenset({"SyncAll", "CrossCoreSetFlag", "CrossCoreWaitFlag"})
+
+
+def may_wait(fn) -> bool:
+    """Whether the kernel's code (its function, what it defines, the functions and classes of
+    its module and closures, recursively; not the kernel API's, the standard library's or the
+    installed packages' code) names a call in WAITING_CALLS."""
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, type):
+            todo.extend(vars(obj).values())
+            continue
+        code = getattr(obj, "__code__", None)
+        if code is None or code.co_filename.startswith(_NOT_KERNEL):
+            continue
+        module = getattr(obj, "__globals__", {})
+        todo.extend(v for v in module.values() if _same_module(v, obj))
+        todo.extend(c.cell_contents for c in getattr(obj, "__closure__", None) or () if _filled(c))
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            if WAITING_CALLS.intersection(c.co_names):
+                return True
+            codes.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+            todo.extend(module[n] for n in c.co_names if n in module)
+    return False
+
+
+_NOT_KERNEL = tuple(
+    {str(PACKAGE_DIR)} | {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _same_module(v, fn) -> bool:
+    return (callable(v) or isinstance(v, type)) and getattr(v, "__module__", None) == fn.__module__
+
+
+def _filled(cell) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
 
 
 class _Abort(BaseException):
@@ -43,7 +96,9 @@ class Blocks:
         self.turn = _SCHED
         self.cores: dict[int, object] = {}  # block -> its Core (None: a mixed block)
         self.results: dict[int, object] = {}  # block -> what its call returned
-        self.threads: dict[int, threading.Thread] = {}
+        self.threads: dict[int, threading.Thread] = {}  # block -> the thread running it
+        self.workers: list[threading.Thread] = []
+        self.idle: list[tuple] = []  # (thread, its job slot) with no block to run
         self.posts: dict = {}  # rendezvous key -> arrival times
         self.counts: dict = {}  # (block, family) -> rendezvous of the family passed so far
         self.parked: dict[int, tuple] = {}  # block -> (key, need, what, file, line)
@@ -99,12 +154,35 @@ class Blocks:
         if self.stopping:
             raise _Abort()
 
-    def _body(self, b: int, call) -> None:
+    def _worker(self, job: list) -> None:
+        """One block thread: runs the blocks handed to it (`job` = [block, call]) one after
+        another, so that a launch makes a thread only for each block that is waiting."""
         profile, trace = self.hooks
         if profile is not None:
             sys.setprofile(profile)
         if trace is not None:
             sys.settrace(trace)
+        me = threading.current_thread()
+        while True:
+            with self.cv:
+                while job[0] is None and not self.stopping:
+                    self.cv.wait()
+                if self.stopping:
+                    return
+                b, call = job
+            if not self._run(b, call):
+                return
+            with self.cv:
+                me.name = "asc-tui idle block thread"
+                job[:] = [None, None]
+                self.idle.append((me, job))
+                self.finished.add(b)
+                self.done.append(b)
+                self.turn = _SCHED
+                self.cv.notify_all()
+
+    def _run(self, b: int, call) -> bool:
+        """Block `b` to its end: True, or False when it failed or the launch stopped."""
         try:
             with self.cv:
                 self._wait_turn(b)
@@ -113,27 +191,31 @@ class Blocks:
             if core is not None and core.san is not None:  # now, before another block's state returns
                 core.san.end_block(core)
         except _Abort:
-            return
+            return False
         except BaseException as exc:  # noqa: BLE001 - handed to the launching thread
             with self.cv:
                 self.failed = (b, exc)
                 self.turn = _SCHED
                 self.cv.notify_all()
-            return
-        with self.cv:
-            self.finished.add(b)
-            self.done.append(b)
-            self.turn = _SCHED
-            self.cv.notify_all()
+            return False
+        return True
 
     # ---- the launching thread --------------------------------------------------------------------
     def start(self, b: int, core, call) -> None:
         """Run block `b` (its `call()` on `core`) until it finishes or waits, then every block
         whose rendezvous completed meanwhile."""
         self.cores[b] = core
-        t = threading.Thread(target=self._body, args=(b, call), daemon=True, name=f"asc-tui block {b}")
+        if self.idle:
+            t, job = self.idle.pop()
+        else:
+            job = [None, None]
+            t = threading.Thread(target=self._worker, args=(job,), daemon=True)
+            self.workers.append(t)
+            t.start()
+        t.name = f"asc-tui block {b}"
         self.threads[b] = t
-        t.start()
+        with self.cv:
+            job[:] = [b, call]
         self._give(b)
         self.release()
 
@@ -165,7 +247,7 @@ class Blocks:
             self.stop()
             raise self.failed[1]
         if b in self.finished:
-            self.threads.pop(b).join()
+            self.threads.pop(b)
 
     def take_done(self) -> list[int]:
         """The blocks that finished since the last call (for the launcher to close)."""
@@ -218,6 +300,6 @@ class Blocks:
             )
         for abort in self.aborts:
             abort()
-        for t in self.threads.values():
+        for t in self.workers:
             t.join(timeout=1.0)
-        self.threads = {}
+        self.threads, self.workers, self.idle = {}, [], []

@@ -21,7 +21,7 @@ from functools import partial
 from . import state
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
-from .coop import Blocks
+from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
@@ -212,7 +212,9 @@ def _launch(
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     replayer = Replayer(block_dim) if _may_replay(run, mix) else None
-    coop = run.blocks = Blocks(block_dim, n_cores) if block_dim > 1 or mix else None
+    coop = run.blocks = (
+        Blocks(block_dim, n_cores) if (block_dim > 1 or mix) and _waits(kernel, tiling) else None
+    )
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric), _stopped(coop):
         for b in range(block_dim):
             core_id = b % n_cores
@@ -385,6 +387,13 @@ def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
     return tuple(by_name[p] for p in PIPE_NAMES)
 
 
+def _waits(kernel, tiling) -> bool:
+    """Whether the kernel may wait for other blocks: its own answer (a C++ kernel reads its
+    source) or what its Python code names (npu/coop.py)."""
+    own = getattr(kernel, "may_wait", None)
+    return own(tiling) if callable(own) else may_wait(getattr(kernel, "fn", kernel))
+
+
 def _ended(coop: Blocks, b: int) -> tuple:
     """(core id, cores, whether the sanitizer saw its end) of a finished cooperative block."""
     core, result = coop.cores.pop(b), coop.results.pop(b)
@@ -394,7 +403,8 @@ def _ended(coop: Blocks, b: int) -> tuple:
 
 
 class _stopped:
-    """Unwind the block threads of a launch that stops early (an error in the launcher)."""
+    """End the block threads of a launch: the idle ones, and after an error in the launcher
+    every one still waiting or running."""
 
     def __init__(self, coop: Blocks | None):
         self.coop = coop
@@ -403,7 +413,7 @@ class _stopped:
         return self
 
     def __exit__(self, exc_type, *exc):
-        if exc_type is not None and self.coop is not None:
+        if self.coop is not None:  # (after a normal end only idle block threads are left)
             self.coop.stop()
         return False
 

@@ -198,7 +198,11 @@ def run_group(
         with g.cv:
             g.error = g.error or _Abort()
             g.cv.notify_all()
-        _stop(threads)
+            turn = g.turn
+        # the others wake up to the error; the one with the baton runs user code (an endless
+        # loop), unless it waits for other blocks, and then the launch's stop wakes it
+        if 0 <= turn < len(threads) and g.block not in run.blocks.parked:
+            _stop([threads[turn]])
 
     if run.blocks is not None:
         run.blocks.aborts.append(abort)
