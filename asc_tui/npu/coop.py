@@ -2,8 +2,10 @@
 
 Why: `SyncAll()` and `CrossCoreSetFlag<0>` (all cores) hold a block until every other block of
 the launch got there. A block that waits must stop where it is, in the middle of the user's
-code, and let the others run; so each block runs in a thread of its own, but only one thread
-runs at a time: the one holding the baton (as the sub-cores of a mixed block, `npu/mix.py`).
+code, and let the others run; so the blocks run in threads of their own (a thread whose block
+ended takes the next one), but only one thread runs at a time: the one holding the baton (as
+the sub-cores of a mixed block, `npu/mix.py`). Only kernels whose code names such a call
+(`may_wait`) pay for the thread hand-offs.
 
 The launching thread schedules. It starts the blocks in order; a block holds the baton until it
 finishes or waits on a rendezvous nobody completed yet (`Blocks.wait`), then hands it back.

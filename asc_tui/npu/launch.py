@@ -3,7 +3,9 @@
 Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
 when its core finished the previous one. HBM bandwidth is shared by the cores active in a wave:
 each core's DMA bandwidth is min(per-core port, HBM / active cores), and each DMA's fixed
-latency grows with the number of requesters (fitted to the msopprof samples).
+latency grows with the number of requesters (fitted to the msopprof samples). A kernel whose
+code may wait for other blocks (SyncAll, all-core cross-core flags) runs its blocks as
+cooperative threads (npu/coop.py); the others run one after another in the launching thread.
 
 Over 400 lines; the seam to split on: the guards around a launch (_gc_paused, _numbers_done,
 _deadline) from the launch itself.
