@@ -109,7 +109,6 @@ class Blocks:
         self.failed: tuple[int, BaseException] | None = None
         self.stopping = False
         self.aborts: list = []  # what else to unwind when the launch stops (mixed blocks' sub-cores)
-        self.aborts: list = []  # what else to unwind when the launch stops (mixed blocks' sub-cores)
         self.hooks = (sys.getprofile(), sys.gettrace())  # the launcher's profiler / tracer
 
     # ---- inside a block --------------------------------------------------------------------------
@@ -278,7 +277,7 @@ class Blocks:
             return
         waits = "; ".join(f"block {b} waits at line {p[4]} ({p[2]})" for b, p in sorted(self.parked.items()))
         absent = sorted(self.finished)
-        b0, (_k, _n, _what, file, line) = min(self.parked.items())
+        _first, (_k, _n, _what, file, line) = min(self.parked.items())
         self.stop()
         raise SyncError(
             f"deadlock between blocks: {waits}; "
