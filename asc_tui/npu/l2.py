@@ -240,13 +240,12 @@ class L2Model:
             if len(later):
                 cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
                 hits = self.hits
-                differ = []  # later blocks whose region hits L2 otherwise
-                for x, key in zip(later.tolist(), zip(repeat(buf.name), *cols)):
-                    h = hits.get(key)
-                    if h is None:
-                        h = hits[key] = self._region_hits([key])[key]
-                    if h != hit:
-                        differ.append(x)
+                keys = list(zip(repeat(buf.name), *cols))
+                missing = [k for k in keys if k not in hits]
+                if missing:  # (one vectorised pass for them all)
+                    hits.update(self._region_hits(list(dict.fromkeys(missing))))
+                # later blocks whose region hits L2 otherwise
+                differ = [x for x, key in zip(later.tolist(), keys) if hits[key] != hit]
                 if differ:
                     same = np.ones(len(g.xs), dtype=bool)
                     same[differ] = False
