@@ -144,11 +144,11 @@ def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
-    if to_gm:
-        wr = core.gm_write_cycles(out_bytes)
-        cycles = wr if wr > cycles else cycles
+    if to_gm and out_bytes > 0:  # its bytes go through the HBM at the slower of it and the path
         core.gm_write += out_bytes
-    core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
+        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, cfg["fix_lat"]), "Fixpipe", out_bytes, fr)
+    else:
+        core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
     san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)

@@ -4,8 +4,9 @@ The timing model (npu-model.md): the scalar unit issues instructions in program 
 costing `scalar.issue_cycles`; each pipe runs its queue in order; an instruction starts when its
 pipe is free and it has been issued; WaitFlag (explicit or implied by a TQue) holds the waiting
 pipe until the event's producer pipe had finished everything issued before the SetFlag, plus
-`events.latency_cycles`. Costs: DMA = latency + bytes / bandwidth (bandwidth shared by the cores
-active in this wave); vector = startup + repeats x cycles per repeat.
+`events.latency_cycles`. Costs: a GM transfer's duration is decided in one place, `Core.dma`
+(its fixed part plus its bytes through the HBM shared with every other transfer in flight:
+npu/hbm.py); vector = startup + repeats x cycles per repeat.
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class Core:
         "wr_bpc",
         "gm_read",
         "gm_write",
+        "seq",
+        "xfers",
+        "plan",
         "mem",
         "allocated",
         "mmad_pending",
@@ -82,12 +86,20 @@ class Core:
         self.events: dict = {}
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
-        shared = chip.hbm_bpc / max(n_active, 1)
-        self.dma_lat = chip.dma_latency_for(n_active)
-        self.rd_bpc = min(chip.gm_read_bpc, shared)
-        self.wr_bpc = min(chip.gm_write_bpc, shared)
+        # a transfer's own start-up and its path's cap (MTE2 GM→UB/L1, MTE3 UB→GM); what the
+        # shared HBM adds is npu/hbm.py's, through `dma`
+        self.dma_lat = chip.dma_latency
+        self.rd_bpc = chip.gm_read_bpc
+        self.wr_bpc = chip.gm_write_bpc
         self.gm_read = 0
         self.gm_write = 0
+        # this core's GM transfers in issue order, (record index, fixed cycles, HBM bytes, cap),
+        # and the durations a later pass of the launch gives them (npu/hbm.py), or None
+        self.seq = run.cores_made
+        run.cores_made += 1
+        self.xfers: list[tuple] = []
+        plan = run.hbm_plan
+        self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
@@ -105,30 +117,49 @@ class Core:
         self.vmask = None
 
     # ---- the DMA seam -------------------------------------------------------------------------
-    #: Whether a DMA's duration depends only on this core (its bytes, its HBM share for the
-    #: wave, the L2 hits of its own reads). Block replay (npu/replay.py) copies a template's
-    #: records only while this holds; an HBM model in which transfers of other cores in flight
-    #: change a DMA's duration sets it False, and every block then runs step by step.
+    #: Whether a DMA's duration depends only on this core's own inputs: its transfers on a
+    #: launch's first pass (each timed alone), its `plan` on a pass that follows the shared HBM
+    #: (npu/hbm.py). Block replay (npu/replay.py) copies a template's records only while this
+    #: holds, and only for a block with the same plan; False runs every block step by step.
     dma_is_local = True
 
-    def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
-        """Cycles of one GM→local DMA: `miss` bytes from HBM at this core's share, `hit` bytes
-        from L2 at `l2_bpc`, after the fixed DMA latency.
+    # Every GM transfer of the kernel API is timed by `dma_read_cycles`, `dma_write_cycles` or
+    # `gm_write_cycles`, which all end in `dma`: the one place a DMA's duration is decided.
+    # Each is called just before the transfer's record is appended (the record's index is
+    # `len(self.rec)` then).
 
-        Every GM read of the kernel API is timed here and nowhere else (with `dma_write_cycles`
-        and `gm_write_cycles`, the one place a DMA's duration is decided).
-        """
+    def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
+        """Cycles of one GM→local DMA (MTE2): `miss` bytes through the HBM at up to the read
+        path's rate; `hit` bytes from L2 at `l2_bpc`, part of its fixed phase with the latency."""
         if hit:
-            return self.dma_lat + miss / self.rd_bpc + hit / l2_bpc
-        return self.dma_lat + miss / self.rd_bpc
+            return self.dma(self.dma_lat + hit / l2_bpc, miss, self.rd_bpc)
+        return self.dma(self.dma_lat, miss, self.rd_bpc)
 
     def dma_write_cycles(self, nbytes: int) -> float:
-        """Cycles of one local→GM DMA of `nbytes`: the fixed latency plus the HBM share."""
-        return self.dma_lat + nbytes / self.wr_bpc
+        """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency, then the HBM."""
+        return self.dma(self.dma_lat, nbytes, self.wr_bpc)
 
-    def gm_write_cycles(self, nbytes: int) -> float:
-        """The bandwidth term of a GM write whose fixed cost is another unit's (Fixpipe)."""
-        return nbytes / self.wr_bpc
+    def gm_write_cycles(self, nbytes: int, own: float = 0.0, fixed: float = 0.0) -> float:
+        """Cycles of a GM write by another unit (Fixpipe): `fixed` cycles of its own start-up,
+        then `nbytes` through the HBM at the slower of the write path and the unit's own rate
+        (`own` cycles for the whole transfer)."""
+        cap = self.wr_bpc
+        if own > 0 and nbytes / own < cap:
+            cap = nbytes / own
+        return self.dma(fixed, nbytes, cap)
+
+    def dma(self, fixed: float, nbytes: float, cap: float) -> float:
+        """The duration (cycles) of the GM transfer about to be recorded: `fixed` cycles of its
+        own start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. On a launch's first
+        pass it is timed alone on the chip; later passes follow the shared-HBM solution for the
+        whole launch (`plan`, npu/hbm.py)."""
+        xf = self.xfers
+        k = len(xf)
+        xf.append((len(self.rec), fixed, nbytes, cap))
+        plan = self.plan
+        if plan is not None and k < len(plan):
+            return plan[k]
+        return fixed + nbytes / cap if nbytes > 0 else fixed
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:

@@ -1,9 +1,9 @@
 """Launch a kernel on `block_dim` blocks of the emulated chip and collect the timeline.
 
 Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
-when its core finished the previous one. HBM bandwidth is shared by the cores active in a wave:
-each core's DMA bandwidth is min(per-core port, HBM / active cores), and each DMA's fixed
-latency grows with the number of requesters (fitted to the msopprof samples).
+when its core finished the previous one. HBM bandwidth is shared moment by moment by every GM
+transfer in flight (npu/hbm.py): the first pass times each transfer as if alone, then
+timing-only passes with the shared-HBM durations follow until they are a fixed point.
 
 Over 400 lines; the seam to split on: the guards around a launch (_gc_paused, _numbers_done,
 _deadline) from the launch itself.
@@ -16,6 +16,8 @@ import os
 import signal
 import threading
 from dataclasses import dataclass
+
+import numpy as np
 
 from . import state
 from .chip import ChipModel, wave_cores
@@ -79,6 +81,11 @@ class Run:
         "lineage",
         "wide",
         "hccl",
+        "cores_made",
+        "hbm_plan",
+        "hbm_shared",
+        "hbm_passes",
+        "xfers",
         "replay",
     )
 
@@ -110,6 +117,14 @@ class Run:
         # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
         # run (devkit/deadlock.py), else made on first GetHcclContext as a world of one
         self.hccl = None
+        # the shared HBM (npu/hbm.py): cores made so far (a core's index into `hbm_plan`), the
+        # per-core transfer durations this pass follows (None: uncontended), whether to share
+        # HBM at all, the passes it took, and each finished core's (owner, transfers)
+        self.cores_made = 0
+        self.hbm_plan = None
+        self.hbm_shared = True
+        self.hbm_passes = 1
+        self.xfers: list[tuple[int, list]] = []
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
@@ -190,13 +205,16 @@ def _launch(
     run = Run(chip, numeric, block_dim, sanitizer, core_type)
     if configure is not None:
         configure(run)
+    handed_hccl = run.hccl is not None
     n_cores = chip.aic if core_type in (CoreType.AIC, CoreType.MIX) else chip.aiv
     if core_type != CoreType.AIV and numeric and run.lineage and sanitizer is None:
         run.wide = {}
     if core_type != CoreType.AIV and not run.l2_record:
         from .l2 import l2_enabled, prepass_counts
 
-        if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
+        if (
+            l2_enabled(run) and run.l2_counts is None
+        ):  # cube launches: count GM re-reads first (see npu/l2.py)
             run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     mix = core_type == CoreType.MIX
     if mix:
@@ -214,12 +232,16 @@ def _launch(
             n_active = wave_cores(block_dim, wave, n_cores)
             t0 = core_free[core_id]
             if replayer is not None:
-                tpl = replayer.find(b, t0, n_active)
+                plan = run.hbm_plan
+                plan = plan[run.cores_made] if plan is not None and run.cores_made < len(plan) else None
+                tpl = replayer.find(b, t0, n_active, plan)
                 if tpl is not None:  # the same stream as a block already run: copy its records
+                    run.cores_made += 1  # it stands for a core (its index into `hbm_plan`)
                     if tpl.columns is not None:
                         closed.append(
                             ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
                         )
+                        run.xfers.append((core_id, _transfers(tpl.xfers, tpl.columns)))
                     core_free[core_id] = max(core_free[core_id], tpl.t_end)
                     gm_read += tpl.gm_read
                     gm_write += tpl.gm_write
@@ -271,6 +293,7 @@ def _launch(
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
                 done = sub.close(ops, lines)
+                run.xfers.append((sub.core_id, _transfers(sub.xfers, done.columns)))
                 closed.append(done)
                 if done.t_end > core_free[core_id]:
                     core_free[core_id] = done.t_end
@@ -292,10 +315,16 @@ def _launch(
                             for k, w in run._warnings.items()
                             if w[5] != warned.get(k, 0)
                         },
+                        core.xfers,
+                        core.plan,
                     )
                 )
         records, blocks = timelines(closed)
         del closed
+    if run.hbm_shared and run.hbm_plan is None and not handed_hccl and run.xfers:
+        shared = _share_hbm(run, kernel, gm_args, tiling, block_dim, chip, timeout_s)
+        if shared is not None:  # the fixed point's timeline replaces the first pass's
+            records, blocks = shared.records, shared.blocks
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = tuple(
         sorted(
@@ -329,6 +358,53 @@ def _launch(
         chip_model=chip,
         records=records,
     )
+
+
+def _share_hbm(run: Run, kernel, gm_args, tiling, block_dim: int, chip: ChipModel, timeout_s):
+    """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds."""
+    from .hbm import HbmModel, Transfers, settle
+
+    xf = Transfers.of(run.xfers)
+    if not len(xf):
+        return None
+    if len({o for o, x in run.xfers if x}) < 2:  # one copying core never shares the HBM
+        return None
+    offsets = np.cumsum([0] + [len(x) for _, x in run.xfers])
+
+    def rerun(durations):
+        plan = [durations[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
+        seen: list[Run] = []
+
+        def setup(r: Run) -> None:
+            r.hbm_plan = plan
+            r.l2_enabled = run.l2_enabled
+            r.l2_counts = run.l2_counts
+            r.lineage = False
+            seen.append(r)
+
+        shadows = [
+            GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
+        ]
+        try:
+            res = launch(
+                kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+            )
+        except OperatorError as exc:
+            if exc.kind == "timeout":
+                raise
+            return None  # e.g. control flow on GM data: the first pass stands
+        return res, Transfers.of(seen[0].xfers)
+
+    result, passes, _ = settle(HbmModel.of(chip), xf, rerun)
+    run.hbm_passes = passes + 1
+    return result
+
+
+def _transfers(xfers: list[tuple], columns: dict) -> list[tuple]:
+    """A block's GM transfers as npu/hbm.py takes them: (start, fixed cycles, HBM bytes, cap,
+    pipe), start and pipe read from the transfer's record (`Core.dma` noted its index)."""
+    start, pipe = columns["start"], columns["pipe"]
+    return [(float(start[i]), f, n, c, int(pipe[i])) for i, f, n, c in xfers]
 
 
 def _may_replay(run: Run, mix: bool) -> bool:

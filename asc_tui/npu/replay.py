@@ -19,7 +19,9 @@ issues the same instructions with the same costs, and its records are the templa
 Not used (every block runs step by step): full (numeric) runs, the sanitizer, mixed AIC/AIV
 kernels, collectives, launches that use the L2 model (its hits depend on addresses), blocks
 that log, and chips whose DMA time depends on what other cores do at the same moment
-(`Core.dma_is_local`; see the DMA seam in npu/core.py).
+(`Core.dma_is_local`; see the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a
+pass gives each core its transfers' durations (`Core.plan`); a block replays a template only
+with the same plan.
 """
 
 from __future__ import annotations
@@ -436,6 +438,8 @@ class Template:
     gm_read: int
     gm_write: int
     warned: dict  # warning key -> how many times the block warned there
+    xfers: list = field(default_factory=list)  # its GM transfers as `Core.xfers` (npu/hbm.py)
+    plan: list | None = None  # the transfer durations it followed (`Core.plan`, npu/hbm.py)
 
 
 @dataclass
@@ -460,9 +464,11 @@ class Replayer:
         g = Guards(block, self.block_dim)
         return BlockIndex(block, 1, g), g
 
-    def find(self, block: int, t0: float, n_active: int) -> Template | None:
+    def find(self, block: int, t0: float, n_active: int, plan: list | None = None) -> Template | None:
+        """A template `block` may copy: same start, HBM share and transfer durations (`plan`:
+        a shared-HBM pass gives each core its own), and every guard admits it."""
         for t in self.templates:
-            if t.t0 == t0 and t.n_active == n_active and t.guards.admits(block):
+            if t.t0 == t0 and t.n_active == n_active and t.plan == plan and t.guards.admits(block):
                 return t
         return None
 
