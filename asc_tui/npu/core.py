@@ -18,6 +18,7 @@ import numpy as np
 from .columns import ClosedBlock, close_columns
 from .cores import CoreType
 from .errors import SyncError, user_location
+from .lockstep import lockstep_price
 from .pipes import N_PIPES, PIPE_NAMES, S
 from .records import KIND_SET, KIND_WAIT, KIND_WORK, record
 
@@ -50,6 +51,8 @@ class Core:
         "dma_lat",
         "rd_bpc",
         "wr_bpc",
+        "q_lat",
+        "share",
         "gm_read",
         "gm_write",
         "seq",
@@ -87,10 +90,12 @@ class Core:
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
         # a transfer's own start-up and its path's cap (MTE2 GM→UB/L1, MTE3 UB→GM); what the
-        # shared HBM adds is npu/hbm.py's, through `dma`
+        # shared HBM adds is npu/hbm.py's, through `dma`: first priced as if the wave's cores ran
+        # in lockstep (`hbm.lockstep_price`), which is exact when they do (`hbm.lockstep_exact`)
         self.dma_lat = chip.dma_latency
         self.rd_bpc = chip.gm_read_bpc
         self.wr_bpc = chip.gm_write_bpc
+        self.q_lat, self.share = lockstep_price(chip, n_active)
         self.gm_read = 0
         self.gm_write = 0
         # this core's GM transfers in issue order, (record index, fixed cycles, HBM bytes, cap),
@@ -151,15 +156,20 @@ class Core:
     def dma(self, fixed: float, nbytes: float, cap: float) -> float:
         """The duration (cycles) of the GM transfer about to be recorded: `fixed` cycles of its
         own start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. On a launch's first
-        pass it is timed alone on the chip; later passes follow the shared-HBM solution for the
-        whole launch (`plan`, npu/hbm.py)."""
+        pass it is priced as if every core of the wave did the same at the same moment (the
+        queueing latency of the others, and at most 1/n of the HBM: `hbm.lockstep_price`); when
+        the launch turns out not to be in lockstep, later passes follow the shared-HBM solution
+        for the whole launch (`plan`, npu/hbm.py)."""
         xf = self.xfers
         k = len(xf)
         xf.append((len(self.rec), fixed, nbytes, cap))
         plan = self.plan
         if plan is not None and k < len(plan):
             return plan[k]
-        return fixed + nbytes / cap if nbytes > 0 else fixed
+        if nbytes <= 0:
+            return fixed + self.q_lat
+        share = self.share
+        return fixed + self.q_lat + nbytes / (cap if cap < share else share)
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:

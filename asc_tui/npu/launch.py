@@ -26,6 +26,7 @@ from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
+from .shared_hbm import share_hbm, transfers_unless_lockstep
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
@@ -86,6 +87,7 @@ class Run:
         "hbm_shared",
         "hbm_passes",
         "xfers",
+        "hbm_xf",
         "replay",
     )
 
@@ -124,7 +126,8 @@ class Run:
         self.hbm_plan = None
         self.hbm_shared = True
         self.hbm_passes = 1
-        self.xfers: list[tuple[int, list]] = []
+        self.xfers: list[tuple[int, list, dict]] = []
+        self.hbm_xf = None  # (hbm.Transfers, their durations this pass, per-block offsets)
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
@@ -241,7 +244,7 @@ def _launch(
                         closed.append(
                             ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
                         )
-                        run.xfers.append((core_id, _transfers(tpl.xfers, tpl.columns)))
+                        run.xfers.append((core_id, tpl.xfers, tpl.columns))
                     core_free[core_id] = max(core_free[core_id], tpl.t_end)
                     gm_read += tpl.gm_read
                     gm_write += tpl.gm_write
@@ -293,7 +296,7 @@ def _launch(
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
                 done = sub.close(ops, lines)
-                run.xfers.append((sub.core_id, _transfers(sub.xfers, done.columns)))
+                run.xfers.append((sub.core_id, sub.xfers, done.columns))
                 closed.append(done)
                 if done.t_end > core_free[core_id]:
                     core_free[core_id] = done.t_end
@@ -319,10 +322,15 @@ def _launch(
                         core.plan,
                     )
                 )
+        # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
+        # (npu/lockstep.py); else every transfer, read from the columns before they are joined
+        if run.hbm_shared and not handed_hccl and run.xfers:
+            run.hbm_xf = transfers_unless_lockstep(run, closed, block_dim, n_cores)
+        run.xfers = []
         records, blocks = timelines(closed)
         del closed
-    if run.hbm_shared and run.hbm_plan is None and not handed_hccl and run.xfers:
-        shared = _share_hbm(run, kernel, gm_args, tiling, block_dim, chip, timeout_s)
+    if run.hbm_xf is not None and run.hbm_plan is None:
+        shared = share_hbm(launch, run, kernel, gm_args, tiling, block_dim, timeout_s)
         if shared is not None:  # the fixed point's timeline replaces the first pass's
             records, blocks = shared.records, shared.blocks
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
@@ -358,53 +366,6 @@ def _launch(
         chip_model=chip,
         records=records,
     )
-
-
-def _share_hbm(run: Run, kernel, gm_args, tiling, block_dim: int, chip: ChipModel, timeout_s):
-    """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds."""
-    from .hbm import HbmModel, Transfers, settle
-
-    xf = Transfers.of(run.xfers)
-    if not len(xf):
-        return None
-    if len({o for o, x in run.xfers if x}) < 2:  # one copying core never shares the HBM
-        return None
-    offsets = np.cumsum([0] + [len(x) for _, x in run.xfers])
-
-    def rerun(durations):
-        plan = [durations[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:])]
-        seen: list[Run] = []
-
-        def setup(r: Run) -> None:
-            r.hbm_plan = plan
-            r.l2_enabled = run.l2_enabled
-            r.l2_counts = run.l2_counts
-            r.lineage = False
-            seen.append(r)
-
-        shadows = [
-            GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
-        ]
-        try:
-            res = launch(
-                kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
-            )
-        except OperatorError as exc:
-            if exc.kind == "timeout":
-                raise
-            return None  # e.g. control flow on GM data: the first pass stands
-        return res, Transfers.of(seen[0].xfers)
-
-    result, passes, _ = settle(HbmModel.of(chip), xf, rerun)
-    run.hbm_passes = passes + 1
-    return result
-
-
-def _transfers(xfers: list[tuple], columns: dict) -> list[tuple]:
-    """A block's GM transfers as npu/hbm.py takes them: (start, fixed cycles, HBM bytes, cap,
-    pipe), start and pipe read from the transfer's record (`Core.dma` noted its index)."""
-    start, pipe = columns["start"], columns["pipe"]
-    return [(float(start[i]), f, n, c, int(pipe[i])) for i, f, n, c in xfers]
 
 
 def _may_replay(run: Run, mix: bool) -> bool:

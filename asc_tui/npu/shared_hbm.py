@@ -1,0 +1,119 @@
+"""The passes of a launch under the shared HBM: when the first pass is not already the answer.
+
+A launch's first pass prices every GM transfer as if the cores of its wave ran in lockstep
+(npu/lockstep.py); when they did, that is the fluid model's exact solution and nothing here
+runs. Otherwise the launch's transfers go to the fluid model (npu/hbm.py), one block per
+lockstep group weighted by the group's size, and timing-only passes follow the solved
+durations (`Run.hbm_plan`) until they are a fixed point (`hbm.settle`). A launch of at least
+`SLACK_FROM` records, where one more pass costs as much as the launch, stops sooner: once the
+solution is within `SLACK` of the pass, i.e. for every group the solved durations differ from
+the pass's by at most SLACK of its block's span in total (a block's end moves by at most that
+sum when its transfer durations change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import OperatorError
+from .gm import GM_ADDR, GmBuffer
+from .hbm import HbmModel, Transfers, settle
+from .lockstep import groups, lockstep_exact
+
+#: A pass whose solved durations move no block by more than this share of its span stands...
+SLACK = 1e-2
+#: ...in launches of at least this many records (smaller ones always reach the fixed point).
+SLACK_FROM = 50_000
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What one pass issued, for the fluid model: one block of each lockstep group."""
+
+    xf: Transfers  # the leads' transfers, each weighted by its group's size
+    used: np.ndarray  # the durations the pass gave them
+    offsets: np.ndarray  # group k's transfers are xf[offsets[k]:offsets[k+1]]
+    group: list[int]  # for each block of the launch, its group
+    span: np.ndarray  # each group's block: t_end - t_start (cycles)
+    records: int  # records of the whole pass
+
+
+def transfers_unless_lockstep(run, closed: list, block_dim: int, n_cores: int) -> Pass | None:
+    """The pass's transfers (read from the blocks' columns before they are joined), or None
+    when the first pass is exact already (its cores ran in lockstep, npu/lockstep.py)."""
+    group = groups(closed)
+    if run.hbm_plan is None and lockstep_exact(closed, group, run.chip, block_dim, n_cores):
+        return None
+    leads = sorted(set(group))
+    index = {g: k for k, g in enumerate(leads)}
+    size = np.bincount([index[g] for g in group], minlength=len(leads))
+    parts, used, weight = [], [], []
+    for k, g in enumerate(leads):
+        core_id, xfers, columns = run.xfers[g]
+        if not xfers:
+            continue
+        a = np.array(xfers, dtype=np.float64).reshape(-1, 4)
+        idx = a[:, 0].astype(np.int64)
+        start = columns["start"][idx]
+        owner = np.full(len(idx), core_id, dtype=np.float64)
+        parts.append(np.column_stack([start, a[:, 1], a[:, 2], a[:, 3], columns["pipe"][idx], owner]))
+        used.append(columns["end"][idx] - start)
+        weight.append(np.full(len(idx), float(size[k])))
+    offsets = np.cumsum([0] + [len(run.xfers[g][1]) for g in leads])
+    span = np.array([closed[g].t_end - closed[g].t_start for g in leads])
+    by_block = [index[g] for g in group]
+    n = sum(len(c.columns["pipe"]) for c in closed)
+    if not parts:
+        return Pass(Transfers.of([]), np.zeros(0), offsets, by_block, span, n)
+    xf = Transfers.rows(np.concatenate(parts), np.concatenate(weight))
+    return Pass(xf, np.concatenate(used), offsets, by_block, span, n)
+
+
+def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s):
+    """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds.
+    `launch` is npu/launch.launch (the passes are launches of their own)."""
+    first: Pass = run.hbm_xf
+    xf = first.xf
+    if not len(xf):
+        return None
+    chip = run.chip
+
+    def rerun(durations):
+        per_group = [durations[a:b].tolist() for a, b in zip(first.offsets[:-1], first.offsets[1:])]
+        plan = [per_group[g] for g in first.group]
+        seen: list = []
+
+        def setup(r) -> None:
+            r.hbm_plan = plan
+            r.l2_enabled = run.l2_enabled
+            r.l2_counts = run.l2_counts
+            r.lineage = False
+            seen.append(r)
+
+        shadows = [
+            GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
+        ]
+        try:
+            res = launch(
+                kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+            )
+        except OperatorError as exc:
+            if exc.kind == "timeout":
+                raise
+            return None  # e.g. control flow on GM data: the first pass stands
+        got: Pass | None = seen[0].hbm_xf
+        if got is None or got.group != first.group:
+            return None  # the blocks fell into other groups: keep the last pass
+        return res, got.xf
+
+    def close_enough(want: np.ndarray, used: np.ndarray) -> bool:
+        total = np.concatenate([[0.0], np.cumsum(np.abs(want - used))])
+        moved = total[first.offsets[1:]] - total[first.offsets[:-1]]
+        return bool(np.all(moved <= SLACK * first.span))
+
+    slack = close_enough if first.records >= SLACK_FROM else None
+    result, passes, _ = settle(HbmModel.of(chip), xf, rerun, first.used, slack)
+    run.hbm_passes = passes + 1
+    return result
