@@ -17,8 +17,6 @@ import signal
 import threading
 from dataclasses import dataclass
 
-import numpy as np
-
 from . import state
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
@@ -26,11 +24,11 @@ from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
-from .shared_hbm import share_hbm, transfers_unless_lockstep
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
 from .results import EmulationResult, LogEntry, Mode
+from .shared_hbm import share_hbm, transfers_unless_lockstep
 
 
 @dataclass(frozen=True)
