@@ -53,6 +53,9 @@ class Core:
         "wr_bpc",
         "q_lat",
         "share",
+        "lat_q",
+        "rd_rate",
+        "wr_rate",
         "gm_read",
         "gm_write",
         "seq",
@@ -96,10 +99,15 @@ class Core:
         self.rd_bpc = chip.gm_read_bpc
         self.wr_bpc = chip.gm_write_bpc
         self.q_lat, self.share = lockstep_price(chip, n_active)
+        # the same, folded for the hot paths: a plain read's fixed phase and each path's rate
+        self.lat_q = self.dma_lat + self.q_lat
+        self.rd_rate = min(self.rd_bpc, self.share)
+        self.wr_rate = min(self.wr_bpc, self.share)
         self.gm_read = 0
         self.gm_write = 0
-        # this core's GM transfers in issue order, (record index, fixed cycles, HBM bytes, cap),
-        # and the durations a later pass of the launch gives them (npu/hbm.py), or None
+        # the GM transfers its records cannot tell (record index, fixed cycles, HBM bytes, cap):
+        # L2 hits and Fixpipe writes (on a pass that follows a plan, every transfer), and the
+        # durations a later pass of the launch gives them (npu/hbm.py), or None
         self.seq = run.cores_made
         run.cores_made += 1
         self.xfers: list[tuple] = []
@@ -136,13 +144,17 @@ class Core:
     def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
         """Cycles of one GM→local DMA (MTE2): `miss` bytes through the HBM at up to the read
         path's rate; `hit` bytes from L2 at `l2_bpc`, part of its fixed phase with the latency."""
-        if hit:
-            return self.dma(self.dma_lat + hit / l2_bpc, miss, self.rd_bpc)
-        return self.dma(self.dma_lat, miss, self.rd_bpc)
+        if hit or self.plan is not None:
+            return self.dma(self.dma_lat + hit / l2_bpc if hit else self.dma_lat, miss, self.rd_bpc)
+        # `dma` for the hottest case (a first pass, no L2 hit), inlined: nothing is noted, the
+        # record says it all (npu/shared_hbm.py reads a plain transfer back from its record)
+        return self.lat_q + miss / self.rd_rate
 
     def dma_write_cycles(self, nbytes: int) -> float:
         """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency, then the HBM."""
-        return self.dma(self.dma_lat, nbytes, self.wr_bpc)
+        if self.plan is not None:
+            return self.dma(self.dma_lat, nbytes, self.wr_bpc)
+        return self.lat_q + nbytes / self.wr_rate  # `dma`, inlined as in `dma_read_cycles`
 
     def gm_write_cycles(self, nbytes: int, own: float = 0.0, fixed: float = 0.0) -> float:
         """Cycles of a GM write by another unit (Fixpipe): `fixed` cycles of its own start-up,

@@ -24,6 +24,7 @@ from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
+from .lockstep import Groups
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
@@ -84,7 +85,7 @@ class Run:
         "hbm_plan",
         "hbm_shared",
         "hbm_passes",
-        "xfers",
+        "groups",
         "hbm_xf",
         "replay",
     )
@@ -124,7 +125,7 @@ class Run:
         self.hbm_plan = None
         self.hbm_shared = True
         self.hbm_passes = 1
-        self.xfers: list[tuple[int, list, dict]] = []
+        self.groups = Groups()  # the blocks in lockstep groups, as they close (npu/lockstep.py)
         self.hbm_xf = None  # (hbm.Transfers, their durations this pass, per-block offsets)
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
@@ -242,7 +243,7 @@ def _launch(
                         closed.append(
                             ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
                         )
-                        run.xfers.append((core_id, tpl.xfers, tpl.columns))
+                        run.groups.add(core_id, tpl.xfers, closed[-1])
                     core_free[core_id] = max(core_free[core_id], tpl.t_end)
                     gm_read += tpl.gm_read
                     gm_write += tpl.gm_write
@@ -294,7 +295,7 @@ def _launch(
                 if sanitizer is not None:
                     sanitizer.end_block(sub)
                 done = sub.close(ops, lines)
-                run.xfers.append((sub.core_id, sub.xfers, done.columns))
+                run.groups.add(sub.core_id, sub.xfers, done)
                 closed.append(done)
                 if done.t_end > core_free[core_id]:
                     core_free[core_id] = done.t_end
@@ -322,9 +323,9 @@ def _launch(
                 )
         # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
         # (npu/lockstep.py); else every transfer, read from the columns before they are joined
-        if run.hbm_shared and not handed_hccl and run.xfers:
-            run.hbm_xf = transfers_unless_lockstep(run, closed, block_dim, n_cores)
-        run.xfers = []
+        if run.hbm_shared and not handed_hccl and len(run.groups):
+            run.hbm_xf = transfers_unless_lockstep(run, block_dim, n_cores)
+        run.groups = None
         records, blocks = timelines(closed)
         del closed
     if run.hbm_xf is not None and run.hbm_plan is None:

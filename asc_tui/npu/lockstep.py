@@ -33,42 +33,53 @@ def lockstep_price(chip, n_active: int) -> tuple[float, float]:
     return chip.dma_latency_per_active_core * (n - 1), share
 
 
-def groups(closed: list) -> list[int]:
-    """For each block, the index of the first block that ran the same records from the same
-    cycle (itself when none did): blocks of one group are in lockstep."""
-    first: dict[tuple, list[int]] = {}
-    out = []
-    for i, c in enumerate(closed):
-        cols = c.columns
-        end = cols["end"]
-        key = (c.wave, c.t_start, c.t_end, len(end))
-        found = i
-        for j in first.setdefault(key, []):
-            if _same(closed[j].columns, cols):
-                found = j
-                break
-        else:
-            first[key].append(i)
-        out.append(found)
-    return out
+class Groups:
+    """A launch's blocks as they close, in groups of blocks that ran the same records from the
+    same cycle (in lockstep): for each block the index of its group's first block, and for
+    those first blocks (the leads) their core, GM transfers (`Core.xfers`) and closed block."""
+
+    def __init__(self):
+        self.group: list[int] = []
+        self.leads: dict[int, tuple] = {}  # lead index -> (core, xfers, ClosedBlock)
+        self._by_key: dict[tuple, list[int]] = {}
+
+    def __len__(self) -> int:
+        return len(self.group)
+
+    def add(self, core_id: int, xfers, closed) -> None:
+        """One more block (closed in block order); only a lead keeps its transfers."""
+        i = len(self.group)
+        cols = closed.columns
+        key = (closed.wave, closed.t_start, closed.t_end, len(cols["end"]))
+        firsts = self._by_key.setdefault(key, [])
+        for j in firsts:
+            if _same(self.leads[j][2].columns, cols):
+                self.group.append(j)
+                return
+        firsts.append(i)
+        self.group.append(i)
+        self.leads[i] = (core_id, xfers, closed)
+
+    def blocks_by_wave(self) -> dict[int, list[int]]:
+        waves: dict[int, list[int]] = {}
+        for i, g in enumerate(self.group):
+            waves.setdefault(self.leads[g][2].wave, []).append(i)
+        return waves
 
 
-def lockstep_exact(closed: list, group: list[int], chip, block_dim: int, n_cores: int) -> bool:
+def lockstep_exact(groups: Groups, chip, block_dim: int, n_cores: int) -> bool:
     """Whether the first pass's lockstep prices are the shared HBM's exact solution: in every
-    wave all blocks ran the same records from the same cycle (one `groups` group per wave), and
-    no core ever had transfers on two GM paths in flight at once whose caps together exceed its
-    share of the HBM."""
-    waves: dict[int, list[int]] = {}
-    for i, c in enumerate(closed):
-        waves.setdefault(c.wave, []).append(i)
-    for wave, members in waves.items():
+    wave all blocks ran the same records from the same cycle (one group per wave), and no core
+    ever had transfers on two GM paths in flight at once whose caps together exceed its share
+    of the HBM."""
+    for wave, members in groups.blocks_by_wave().items():
         n = len(members)
         if n != wave_cores(block_dim, wave, n_cores):
             return False  # several units per block (mixed kernels): not one stream per core
-        lead = group[members[0]]
-        if any(group[i] != lead for i in members):
+        lead = groups.group[members[0]]
+        if any(groups.group[i] != lead for i in members):
             return False
-        if not _uncontended(closed[lead].columns, chip, lockstep_price(chip, n)[1]):
+        if not _uncontended(groups.leads[lead][2].columns, chip, lockstep_price(chip, n)[1]):
             return False
     return True
 

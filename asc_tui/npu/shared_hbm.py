@@ -20,7 +20,9 @@ import numpy as np
 from .errors import OperatorError
 from .gm import GM_ADDR, GmBuffer
 from .hbm import HbmModel, Transfers, settle
-from .lockstep import groups, lockstep_exact
+from .lockstep import Groups, lockstep_exact
+from .pipes import MTE2, MTE3
+from .records import KIND_WORK
 
 #: A pass whose solved durations move no block by more than this share of its span stands...
 SLACK = 1e-2
@@ -40,35 +42,57 @@ class Pass:
     records: int  # records of the whole pass
 
 
-def transfers_unless_lockstep(run, closed: list, block_dim: int, n_cores: int) -> Pass | None:
-    """The pass's transfers (read from the blocks' columns before they are joined), or None
+def transfers_unless_lockstep(run, block_dim: int, n_cores: int) -> Pass | None:
+    """The pass's transfers (read from the leads' columns before they are joined), or None
     when the first pass is exact already (its cores ran in lockstep, npu/lockstep.py)."""
-    group = groups(closed)
-    if run.hbm_plan is None and lockstep_exact(closed, group, run.chip, block_dim, n_cores):
+    groups: Groups = run.groups
+    if run.hbm_plan is None and lockstep_exact(groups, run.chip, block_dim, n_cores):
         return None
-    leads = sorted(set(group))
+    leads = sorted(groups.leads)
     index = {g: k for k, g in enumerate(leads)}
-    size = np.bincount([index[g] for g in group], minlength=len(leads))
-    parts, used, weight = [], [], []
+    size = np.bincount([index[g] for g in groups.group], minlength=len(leads))
+    parts, used, weight, lengths, span = [], [], [], [], []
     for k, g in enumerate(leads):
-        core_id, xfers, columns = run.xfers[g]
-        if not xfers:
+        core_id, xfers, closed = groups.leads[g]
+        columns = closed.columns
+        lengths.append(len(xfers))
+        span.append(closed.t_end - closed.t_start)
+        a = _block_transfers(columns, xfers, run.chip)
+        lengths[-1] = len(a)
+        if not len(a):
             continue
-        a = np.array(xfers, dtype=np.float64).reshape(-1, 4)
         idx = a[:, 0].astype(np.int64)
         start = columns["start"][idx]
         owner = np.full(len(idx), core_id, dtype=np.float64)
         parts.append(np.column_stack([start, a[:, 1], a[:, 2], a[:, 3], columns["pipe"][idx], owner]))
         used.append(columns["end"][idx] - start)
         weight.append(np.full(len(idx), float(size[k])))
-    offsets = np.cumsum([0] + [len(run.xfers[g][1]) for g in leads])
-    span = np.array([closed[g].t_end - closed[g].t_start for g in leads])
-    by_block = [index[g] for g in group]
-    n = sum(len(c.columns["pipe"]) for c in closed)
+    offsets = np.cumsum([0] + lengths)
+    by_block = [index[g] for g in groups.group]
+    n = sum(int(size[index[g]]) * len(c.columns["pipe"]) for g, (_, _, c) in groups.leads.items())
     if not parts:
-        return Pass(Transfers.of([]), np.zeros(0), offsets, by_block, span, n)
+        return Pass(Transfers.of([]), np.zeros(0), offsets, by_block, np.array(span), n)
     xf = Transfers.rows(np.concatenate(parts), np.concatenate(weight))
-    return Pass(xf, np.concatenate(used), offsets, by_block, span, n)
+    return Pass(xf, np.concatenate(used), offsets, by_block, np.array(span), n)
+
+
+def _block_transfers(columns: dict, noted: list, chip) -> np.ndarray:
+    """A block's GM transfers in issue order as (record index, fixed cycles, HBM bytes, cap):
+    every MTE2/MTE3 work record is one (a plain DataCopy: the DMA latency, its bytes, its
+    path's cap), unless `Core.dma` noted it otherwise (`noted`: L2 hits, Fixpipe writes)."""
+    pipe, kind = columns["pipe"], columns["kind"]
+    rows = np.flatnonzero((kind == KIND_WORK) & ((pipe == MTE2) | (pipe == MTE3)))
+    plain = np.empty((len(rows), 4))
+    plain[:, 0] = rows
+    plain[:, 1] = chip.dma_latency
+    plain[:, 2] = columns["nbytes"][rows]
+    plain[:, 3] = np.where(pipe[rows] == MTE2, chip.gm_read_bpc, chip.gm_write_bpc)
+    if not noted:
+        return plain
+    told = np.array(noted, dtype=np.float64).reshape(-1, 4)
+    keep = plain[~np.isin(rows, told[:, 0].astype(np.int64))]
+    both = np.concatenate([keep, told])
+    return both[np.argsort(both[:, 0], kind="stable")]
 
 
 def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s):
