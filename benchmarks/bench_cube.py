@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from asc_tui.ascendc.cube import cube_peak_flops
 from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.roofline import cube_peak_flops
 from asc_tui.devkit.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
