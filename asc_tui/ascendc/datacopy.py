@@ -118,71 +118,52 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         else:
             return _copy_other(core, dst, src, count_or_params, fr)
     n = count_or_params
-    tsrc = type(src)
-    if tsrc is GlobalTensor:
-        isz = src.dtype.itemsize
-        if n > src.limit or n < 0 or src.limit < 0:
-            _gm_oob(src, 0, n, "DataCopy reads", fr)
-        if n > dst.count:
-            _local_oob(dst, n, "DataCopy writes", fr)
-        nb = n * isz
-        if nb & 31:
-            n = _rounded(core, nb, isz, fr, "DataCopy GM→local")
-            nb = n * isz
-        if core.numeric:
-            if src.buffer.busy:  # offload.gm_ready, inlined: a pending Fixpipe writes it
-                numbers.drain()
-            if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
-                core.lazy.settle()
-            s = src.start
-            dst.arr[:n] = src.arr[s : s + n]
-        # core.work(MTE2, ...) inlined: this is the hottest path of every vector kernel
-        ts = core.ts = core.ts + core.issue
-        tp = core.tp
-        t = tp[MTE2]
-        start = t if t > ts else ts
-        end = tp[MTE2] = start + core.dma_read_cycles(nb)
-        rec = core.rec
-        core.last[MTE2] = len(rec)
-        rec.append((MTE2, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
-        core.gm_read += nb
-        san = core.san
-        if san is not None:
-            san.access(core, src, 0, n, False, fr)
-            san.access(core, dst, 0, n, True, fr)
+    if type(src) is GlobalTensor:
+        gm, local, read = src, dst, True
     elif type(dst) is GlobalTensor:
-        isz = dst.dtype.itemsize
-        if n > dst.limit or n < 0 or dst.limit < 0:
-            _gm_oob(dst, 0, n, "DataCopy writes", fr)
-        if n > src.count:
-            _local_oob(src, n, "DataCopy reads", fr)
-        nb = n * isz
-        if nb & 31:
-            n = _rounded(core, nb, isz, fr, "DataCopy local→GM")
-            nb = n * isz
-        if core.numeric:
-            if dst.buffer.busy:  # offload.gm_ready, inlined
-                numbers.drain()
-            gm_written(dst.buffer)
-            if core.lazy is not None:
-                core.lazy.settle()
-            s = dst.start
-            dst.arr[s : s + n] = src.arr[:n]
-        ts = core.ts = core.ts + core.issue
-        tp = core.tp
-        t = tp[MTE3]
-        start = t if t > ts else ts
-        end = tp[MTE3] = start + core.dma_write_cycles(nb)
-        rec = core.rec
-        core.last[MTE3] = len(rec)
-        rec.append((MTE3, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
-        core.gm_write += nb
-        san = core.san
-        if san is not None:
-            san.access(core, src, 0, n, False, fr)
-            san.access(core, dst, 0, n, True, fr)
+        gm, local, read = dst, src, False
     else:
-        _copy_local(core, dst, src, n, fr)
+        return _copy_local(core, dst, src, n, fr)
+    isz = gm.dtype.itemsize
+    if n > gm.limit or n < 0 or gm.limit < 0:
+        _gm_oob(gm, 0, n, "DataCopy reads" if read else "DataCopy writes", fr)
+    if n > local.count:
+        _local_oob(local, n, "DataCopy writes" if read else "DataCopy reads", fr)
+    nb = n * isz
+    if nb & 31:
+        n = _rounded(core, nb, isz, fr, "DataCopy GM→local" if read else "DataCopy local→GM")
+        nb = n * isz
+    if core.numeric:
+        if gm.buffer.busy:  # offload.gm_ready, inlined: a pending Fixpipe writes it
+            numbers.drain()
+        if not read:
+            gm_written(gm.buffer)
+        if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
+            core.lazy.settle()
+        s = gm.start
+        if read:
+            dst.arr[:n] = src.arr[s : s + n]
+        else:
+            dst.arr[s : s + n] = src.arr[:n]
+    if read:
+        pipe = MTE2
+        core.gm_read += nb
+    else:
+        pipe = MTE3
+        core.gm_write += nb
+    # core.work(pipe, ...) inlined: this is the hottest path of every vector kernel
+    ts = core.ts = core.ts + core.issue
+    tp = core.tp
+    t = tp[pipe]
+    start = t if t > ts else ts
+    end = tp[pipe] = start + (core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb))
+    rec = core.rec
+    core.last[pipe] = len(rec)
+    rec.append((pipe, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
+    san = core.san
+    if san is not None:
+        san.access(core, src, 0, n, False, fr)
+        san.access(core, dst, 0, n, True, fr)
 
 
 def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:

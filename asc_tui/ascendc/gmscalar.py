@@ -56,13 +56,7 @@ def _where(fr):
 
 
 def ReadGmByPassDCache(*args):
-    fr = sys._getframe(1)
-    dtype, rest = _split(args)
-    g = _place(dtype, rest[0], fr)
-    core = state.core
-    core.scalar(core.chip.scalar_gm_value, "ReadGmByPassDCache", fr)
-    if core.san is not None:
-        core.san.access(core, g, 0, 1, False, fr)
+    g, _ = _scalar_access("ReadGmByPassDCache", args, False, sys._getframe(1))
     if g.arr is None:
         return g.dtype.type(1)  # shadow data, as GlobalTensor.GetValue
     gm_ready(g.buffer)
@@ -70,14 +64,20 @@ def ReadGmByPassDCache(*args):
 
 
 def WriteGmByPassDCache(*args) -> None:
-    fr = sys._getframe(1)
-    dtype, rest = _split(args)
-    g = _place(dtype, rest[0], fr)
-    core = state.core
-    core.scalar(core.chip.scalar_gm_value, "WriteGmByPassDCache", fr)
-    if core.san is not None:
-        core.san.access(core, g, 0, 1, True, fr)
+    g, rest = _scalar_access("WriteGmByPassDCache", args, True, sys._getframe(1))
     if g.arr is not None:
         gm_ready(g.buffer)
         gm_written(g.buffer)
         g.arr[g.start] = np.asarray(rest[1]).astype(g.dtype)
+
+
+def _scalar_access(op: str, args, is_write: bool, fr):
+    """The one-element GlobalTensor at the address, timed as a scalar GM access and shown to
+    the sanitizer; with the arguments after the address."""
+    dtype, rest = _split(args)
+    g = _place(dtype, rest[0], fr)
+    core = state.core
+    core.scalar(core.chip.scalar_gm_value, op, fr)
+    if core.san is not None:
+        core.san.access(core, g, 0, 1, is_write, fr)
+    return g, rest

@@ -113,13 +113,19 @@ def _merge(lists, suspend: bool):
     return vals, idxs, taken
 
 
-def MrgSort(*args) -> None:
-    fr = sys._getframe(1)
-    dst, srcs, info = L.peel(args)[:3]
+def _merge_lists(op: str, info, fr) -> tuple[list[int], list[int]]:
+    """The lengths of the four lists, and which of them validBit selects (2 to 4, from src1 on)."""
     lens = [int(x) for x in info.elementLengths]
     valid = [j for j in range(4) if int(info.validBit) >> j & 1]
     if len(valid) < 2 or valid != list(range(len(valid))):
-        L.fail(f"MrgSort: validBit {int(info.validBit):#06b} must select 2, 3 or 4 lists from src1", fr)
+        L.fail(f"{op}: validBit {int(info.validBit):#06b} must select 2, 3 or 4 lists from src1", fr)
+    return lens, valid
+
+
+def MrgSort(*args) -> None:
+    fr = sys._getframe(1)
+    dst, srcs, info = L.peel(args)[:3]
+    lens, valid = _merge_lists("MrgSort", info, fr)
     reps = int(info.repeatTimes)
     if not 1 <= reps <= L.MAX_REPEAT:
         L.fail(f"MrgSort: repeatTimes {reps} is outside [1, {L.MAX_REPEAT}]", fr)
@@ -174,41 +180,36 @@ def _reps(op, reps, fr) -> int:
 def ProposalConcat(*args) -> None:
     """`ProposalConcat(dst, src, repeatTimes, modeNumber)`: 16 elements per repeat go into field
     `modeNumber` of 16 proposals; the other fields are left as they are."""
-    fr = sys._getframe(1)
-    dst, src, reps, mode = L.peel(args)[:4]
-    reps = _reps("ProposalConcat", reps, fr)
-    n = reps * 16
-    if n > src.count:
-        L.oob("ProposalConcat", src, n, fr, False, reps)
-    _rp_check("ProposalConcat", dst, 0, n, fr, True, reps)
-    i_dst = np.arange(n) * RP + int(mode)
-    core = state.core
-    if core.numeric:
-        L.settle(core)
-        dst.arr[i_dst] = src.arr[:n]
-    L.account(
-        "ProposalConcat", reps, n * RP * src.dtype.itemsize, fr, ((src, np.arange(n)),), ((dst, i_dst),)
-    )
+    _proposal_field("ProposalConcat", args, True, sys._getframe(1))
 
 
 def ProposalExtract(*args) -> None:
     """`ProposalExtract(dst, src, repeatTimes, modeNumber)`: field `modeNumber` of 16 proposals
     per repeat, packed into dst."""
-    fr = sys._getframe(1)
+    _proposal_field("ProposalExtract", args, False, sys._getframe(1))
+
+
+def _proposal_field(op: str, args, into: bool, fr) -> None:
+    """One field of 16 proposals per repeat: written from packed src (`into`), or read into
+    packed dst."""
     dst, src, reps, mode = L.peel(args)[:4]
-    reps = _reps("ProposalExtract", reps, fr)
+    reps = _reps(op, reps, fr)
     n = reps * 16
-    if n > dst.count:
-        L.oob("ProposalExtract", dst, n, fr, True, reps)
-    _rp_check("ProposalExtract", src, 0, n, fr, False, reps)
-    i_src = np.arange(n) * RP + int(mode)
+    packed, proposals = (src, dst) if into else (dst, src)
+    if n > packed.count:
+        L.oob(op, packed, n, fr, not into, reps)
+    _rp_check(op, proposals, 0, n, fr, into, reps)
+    i_field = np.arange(n) * RP + int(mode)
+    i_packed = np.arange(n)
     core = state.core
     if core.numeric:
         L.settle(core)
-        dst.arr[:n] = src.arr[i_src]
-    L.account(
-        "ProposalExtract", reps, n * RP * src.dtype.itemsize, fr, ((src, i_src),), ((dst, np.arange(n)),)
-    )
+        if into:
+            dst.arr[i_field] = src.arr[:n]
+        else:
+            dst.arr[:n] = src.arr[i_field]
+    i_src, i_dst = (i_packed, i_field) if into else (i_field, i_packed)
+    L.account(op, reps, n * RP * src.dtype.itemsize, fr, ((src, i_src),), ((dst, i_dst),))
 
 
 def RpSort16(*args) -> None:
@@ -233,10 +234,7 @@ def MrgSort4(*args) -> None:
     (elementLengths count proposals), repeat by repeat as MrgSort."""
     fr = sys._getframe(1)
     dst, srcs, info = L.peel(args)[:3]
-    lens = [int(x) for x in info.elementLengths]
-    valid = [j for j in range(4) if int(info.validBit) >> j & 1]
-    if len(valid) < 2 or valid != list(range(len(valid))):
-        L.fail(f"MrgSort4: validBit {int(info.validBit):#06b} must select 2, 3 or 4 lists from src1", fr)
+    lens, valid = _merge_lists("MrgSort4", info, fr)
     reps = _reps("MrgSort4", info.repeatTimes, fr)
     tensors = [getattr(srcs, f"src{j + 1}") for j in valid]
     span = sum(lens[j] for j in valid)

@@ -196,12 +196,16 @@ class LocalTensor:
     def GetPhyAddr(self) -> int:
         return self.offset
 
+    def _index_error(self, what: str, i: int, is_write: bool):
+        """GetValue/SetValue outside the tensor: tell the sanitizer, then stop at the user's line."""
+        file, line = user_location()
+        msg = f"{what}({i}) outside the LocalTensor ({self.count} elements)"
+        _san_oob(self, i, 1, is_write, msg)
+        raise KernelError(msg, file, line)
+
     def GetValue(self, i: int):
         if not 0 <= i < self.count:
-            file, line = user_location()
-            msg = f"GetValue({i}) outside the LocalTensor ({self.count} elements)"
-            _san_oob(self, i, 1, False, msg)
-            raise KernelError(msg, file, line)
+            self._index_error("GetValue", i, False)
         core = state.core
         core.scalar(core.chip.scalar_value, "GetValue", sys._getframe(1))
         if core.san is not None:
@@ -216,10 +220,7 @@ class LocalTensor:
 
     def SetValue(self, i: int, value) -> None:
         if not 0 <= i < self.count:
-            file, line = user_location()
-            msg = f"SetValue({i}) outside the LocalTensor ({self.count} elements)"
-            _san_oob(self, i, 1, True, msg)
-            raise KernelError(msg, file, line)
+            self._index_error("SetValue", i, True)
         core = state.core
         core.scalar(core.chip.scalar_value, "SetValue", sys._getframe(1))
         if core.san is not None:

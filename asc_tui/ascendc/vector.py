@@ -256,13 +256,7 @@ def Axpy(dst, src, scalar, count) -> None:
     )
 
 
-_ROUND = {
-    RoundMode.CAST_RINT: np.rint,
-    RoundMode.CAST_ROUND: lambda a: np.sign(a) * np.floor(np.abs(a) + 0.5),
-    RoundMode.CAST_FLOOR: np.floor,
-    RoundMode.CAST_CEIL: np.ceil,
-    RoundMode.CAST_TRUNC: np.trunc,
-}
+_ROUND = vector_l0.ROUND  # one table of round modes for both forms of Cast
 
 
 def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
@@ -344,14 +338,7 @@ ReduceSum = _reduce("ReduceSum", np.sum)
 ReduceMax = _reduce("ReduceMax", np.max, np.argmax)
 ReduceMin = _reduce("ReduceMin", np.min, np.argmin)
 
-_CMP = {
-    CMPMODE.LT: np.less,
-    CMPMODE.GT: np.greater,
-    CMPMODE.EQ: np.equal,
-    CMPMODE.LE: np.less_equal,
-    CMPMODE.GE: np.greater_equal,
-    CMPMODE.NE: np.not_equal,
-}
+_CMP = vector_l0.CMP  # one table of compare modes for both forms of Compare
 
 
 def Compare(dst, src0, src1, mode: CMPMODE, count, *l0) -> None:

@@ -195,30 +195,29 @@ def compare_register(src0, src1, mode, mask, params, fr) -> None:
 
 def GetCmpMask(dst) -> None:
     """Store the CMPMASK register (128 bits) into dst."""
-    core = state.core
-    fr = sys._getframe(1)
-    dst = L.peel((dst,))[0]
-    n = -(-16 // dst.dtype.itemsize)
-    if n > dst.count:
-        L.oob("GetCmpMask", dst, n, fr, True, 1)
-    if core.numeric:
-        L.settle(core)
-        dst.arr[: dst.count].view(np.uint8)[:16] = L.registers(core)[2]
-    L.account("GetCmpMask", 1, 16, fr, (), ((dst, np.arange(n)),))
+    _cmpmask("GetCmpMask", dst, True, sys._getframe(1))
 
 
 def SetCmpMask(src) -> None:
     """Load the CMPMASK register (128 bits) from src."""
+    _cmpmask("SetCmpMask", src, False, sys._getframe(1))
+
+
+def _cmpmask(op: str, t, store: bool, fr) -> None:
+    """CMPMASK (16 bytes) stored into tensor `t`, or loaded from it."""
     core = state.core
-    fr = sys._getframe(1)
-    src = L.peel((src,))[0]
-    n = -(-16 // src.dtype.itemsize)
-    if n > src.count:
-        L.oob("SetCmpMask", src, n, fr, False, 1)
+    t = L.peel((t,))[0]
+    n = -(-16 // t.dtype.itemsize)
+    if n > t.count:
+        L.oob(op, t, n, fr, store, 1)
     if core.numeric:
         L.settle(core)
-        L.registers(core)[2] = np.array(src.arr[: src.count].view(np.uint8)[:16])
-    L.account("SetCmpMask", 1, 16, fr, ((src, np.arange(n)),), ())
+        if store:
+            t.arr[: t.count].view(np.uint8)[:16] = L.registers(core)[2]
+        else:
+            L.registers(core)[2] = np.array(t.arr[: t.count].view(np.uint8)[:16])
+    touched = ((t, np.arange(n)),)
+    L.account(op, 1, 16, fr, () if store else touched, touched if store else ())
 
 
 def select_bits(sel, mode, n: int, lanes: int) -> np.ndarray:

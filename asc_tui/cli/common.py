@@ -142,6 +142,23 @@ def print_output(text: str, out=None) -> None:
             out.write(f"  | {line}\n")
 
 
+def show_results(args, results, print_report, record=None) -> list:
+    """Each isolated result as it comes: `record(report)` first, then its report and output, or
+    with --json all of them at the end (one object for one operator). Returns the reports."""
+    docs, reports = [], []
+    for res in results:
+        if record is not None:
+            record(res.report)
+        reports.append(res.report)
+        docs.append(res.to_dict())
+        if not args.json:
+            print_report(res.report)
+            print_output(res.stdout)
+    if args.json:
+        print_json(docs[0] if len(docs) == 1 else docs)
+    return reports
+
+
 def parse_params(items: list[str]) -> dict[str, str]:
     out = {}
     for item in items:

@@ -13,7 +13,7 @@ from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
 from ..devkit.loader import resolve_operator
 from ..devkit.sanitizer import TOOLS
-from .common import add_target_options, print_json, print_output, targets
+from .common import add_target_options, show_results, targets
 
 
 def add_parser(sub) -> None:
@@ -80,16 +80,9 @@ def main(args) -> int:
         )
         for op in t.ops
     ]
-    docs, clean = [], True
-    for res in debug_isolated(requests, args.timeout, t.config.worker_memory_mb):
-        clean = clean and res.report.clean
-        docs.append(res.to_dict())
-        if not args.json:
-            print_report(res.report)
-            print_output(res.stdout)
-    if args.json:
-        print_json(docs[0] if len(docs) == 1 else docs)
-    return 0 if clean else 1
+    results = debug_isolated(requests, args.timeout, t.config.worker_memory_mb)
+    reports = show_results(args, results, print_report)
+    return 0 if all(r.clean for r in reports) else 1
 
 
 def _exists(op: str, root) -> bool:

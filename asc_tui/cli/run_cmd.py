@@ -11,8 +11,7 @@ from ..devkit.views.timing import timing
 from .common import (
     add_emulation_options,
     add_target_options,
-    print_json,
-    print_output,
+    show_results,
     targets,
 )
 
@@ -42,18 +41,9 @@ def main(args) -> int:
         )
         for op in t.ops
     ]
-    docs, ok = [], True
-    for res in run_isolated(requests, args.timeout, t.config.worker_memory_mb):
-        report = res.report
-        record_run(report, kind="run")
-        ok = ok and report.passed
-        docs.append(res.to_dict())
-        if not args.json:
-            print_report(report)
-            print_output(res.stdout)
-    if args.json:
-        print_json(docs[0] if len(docs) == 1 else docs)
-    return 0 if ok else 1
+    results = run_isolated(requests, args.timeout, t.config.worker_memory_mb)
+    reports = show_results(args, results, print_report, record=lambda r: record_run(r, kind="run"))
+    return 0 if all(r.passed for r in reports) else 1
 
 
 def _print_sample(r: RunReport, w) -> None:

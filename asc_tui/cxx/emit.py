@@ -10,6 +10,8 @@ line goes on past that line, the body moves onto its own line (Python needs that
 
 from __future__ import annotations
 
+from .scan import outside_strings
+
 
 class Emitter:
     def __init__(self, first_line: int):
@@ -73,18 +75,7 @@ class Emitter:
 def _split_header(text: str) -> tuple[str, str, str]:
     """`if c: a; b` → (`if c:`, ' ', `a; b`): the colon that ends the header (outside strings,
     brackets and lambdas is enough for generated code: the header is `kw expr:`)."""
-    depth = 0
-    quote = None
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote and text[i - 1] != "\\":
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == ":" and depth == 0 and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3] != "=":
+    for i, ch, depth in outside_strings(text):
+        if ch == ":" and depth == 0 and text[i + 1 : i + 2] == " " and text[i + 2 : i + 3] != "=":
             return text[: i + 1], " ", text[i + 2 :]
     return text, "", ""

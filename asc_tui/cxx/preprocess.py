@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CxxError, Unsupported
+from .scan import outside_strings
 
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
 QUALIFIERS = ("__global__", "__aicore__", "__vector__", "__cube__", "__gm__", "__ubuf__", "__cbuf__")
@@ -410,32 +411,15 @@ class Preprocessor:
 
 
 def _split_args(text: str, open_paren: int):
-    depth = 0
     args = []
     cur = open_paren + 1
-    i = open_paren
-    in_str = None
-    while i < len(text):
-        ch = text[i]
-        if in_str:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == in_str:
-                in_str = None
-        elif ch in "\"'":
-            in_str = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                args.append(text[cur:i])
-                return args, i
-        elif ch == "," and depth == 1:
+    for i, ch, depth in outside_strings(text, open_paren):
+        if depth == 0 and ch in ")]}":
+            args.append(text[cur:i])
+            return args, i
+        if ch == "," and depth == 1:
             args.append(text[cur:i])
             cur = i + 1
-        i += 1
     return None, open_paren
 
 

@@ -190,10 +190,9 @@ class Collector:
                 else:
                     self._item(pf, body, ns, None)
         elif t == "template_declaration":
-            tps = self._tparams(c.child_by_field_name("parameters"))
-            for inner in c.named_children:
-                if inner.type != "template_parameter_list":
-                    self._item(pf, inner, ns, tps)
+            tps, items = self._template(c)
+            for inner in items:
+                self._item(pf, inner, ns, tps)
         elif t == "function_definition":
             self._function(pf, c, ns, tparams, None)
         elif t in ("class_specifier", "struct_specifier", "union_specifier"):
@@ -206,6 +205,11 @@ class Collector:
             name = c.child_by_field_name("name") or c.named_children[0]
             ns.add(NsAlias(name.text.decode(), c, pf, ns, target=c.named_children[-1]))
         # ERROR nodes, preproc leftovers, comments, empty declarations, static_assert: nothing to collect
+
+    def _template(self, node) -> tuple[list[TParam], list]:
+        """A template_declaration's parameters and the declarations they apply to."""
+        items = [x for x in node.named_children if x.type != "template_parameter_list"]
+        return self._tparams(node.child_by_field_name("parameters")), items
 
     def _tparams(self, plist) -> list[TParam]:
         out = []
@@ -342,10 +346,9 @@ class Collector:
         if t == "function_definition":
             self._function(pf, m, info.inner, tparams, info)
         elif t == "template_declaration":
-            tps = self._tparams(m.child_by_field_name("parameters"))
-            for inner in m.named_children:
-                if inner.type != "template_parameter_list":
-                    self._member(pf, inner, info, tps)
+            tps, items = self._template(m)
+            for inner in items:
+                self._member(pf, inner, info, tps)
         elif t == "field_declaration":
             static = any(s.text == b"static" for s in m.children if s.type == "storage_class_specifier")
             tnode = m.child_by_field_name("type")

@@ -27,6 +27,7 @@ class Strategy:
 
     name = "base"
     default_budget: int | None = None  # None: the whole valid space
+    default_share: int | None = None  # else: the default budget is 1/share of the space, at least 10
 
     def __init__(
         self,
@@ -38,7 +39,8 @@ class Strategy:
         self.space = space
         self.configs = space.by_key()
         n = len(space.valid)
-        budget = budget if budget is not None else self.default_budget
+        if budget is None:
+            budget = self.default_budget if self.default_share is None else max(10, n // self.default_share)
         self.total = min(n, budget) if budget is not None else n
         self.rng = random.Random(seed)
         self.prior = prior or {}
@@ -118,10 +120,9 @@ class RandomSample(Strategy):
     """A seeded random sample of the valid space (default budget: a quarter, at least 10)."""
 
     name = "random"
+    default_share = 4
 
     def __init__(self, space, budget=None, seed=0, prior=None):
-        if budget is None:
-            budget = max(10, len(space.valid) // 4)
         super().__init__(space, budget, seed, prior)
         self._order = [c.key for c in space.valid]
         self.rng.shuffle(self._order)
@@ -192,10 +193,9 @@ class Anneal(Strategy):
     """Simulated annealing over one-step neighbourhoods (default budget: a third of the space)."""
 
     name = "anneal"
+    default_share = 3
 
     def __init__(self, space, budget=None, seed=0, prior=None, t0: float = 0.3):
-        if budget is None:
-            budget = max(10, len(space.valid) // 3)
         super().__init__(space, budget, seed, prior)
         self.t0 = t0
         self.current: str | None = None
@@ -233,10 +233,9 @@ class Genetic(Strategy):
     """A small genetic algorithm: tournament selection, uniform crossover, one-step mutation."""
 
     name = "genetic"
+    default_share = 3
 
     def __init__(self, space, budget=None, seed=0, prior=None, population: int = 8):
-        if budget is None:
-            budget = max(10, len(space.valid) // 3)
         super().__init__(space, budget, seed, prior)
         self.population = max(2, min(population, len(space.valid)))
 
