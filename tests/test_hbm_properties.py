@@ -101,7 +101,8 @@ class Plan:
     delay: tuple[int, ...]
 
 
-def _copier(x, y, t: Plan):
+def _setup(x, y, t: Plan):
+    """This block's x and y, and a one-buffer VECIN queue of one tile."""
     b = AscendC.GetBlockIdx()
     span = max(t.tiles) * t.tile
     xg, yg = GlobalTensor(half), GlobalTensor(half)
@@ -110,17 +111,27 @@ def _copier(x, y, t: Plan):
     pipe = TPipe()
     q = TQue(QuePosition.VECIN, 1)
     pipe.InitBuffer(q, 1, t.tile * 2)
+    return b, xg, yg, q
+
+
+def _copy_tiles(xg, yg, q, tile: int, count: int) -> None:
+    """GM→UB→GM, `count` tiles."""
+    for i in range(count):
+        local = q.AllocTensor(half)
+        AscendC.DataCopy(local, xg[i * tile], tile)
+        q.EnQue(local)
+        local = q.DeQue(half)
+        AscendC.DataCopy(yg[i * tile], local, tile)
+        q.FreeTensor(local)
+
+
+def _copier(x, y, t: Plan):
+    b, xg, yg, q = _setup(x, y, t)
     local = q.AllocTensor(half)
     for _ in range(t.delay[b]):  # computing first: the next AllocTensor waits for it
         AscendC.Adds(local, local, 1.0, t.tile)
     q.FreeTensor(local)
-    for i in range(t.tiles[b]):
-        local = q.AllocTensor(half)
-        AscendC.DataCopy(local, xg[i * t.tile], t.tile)
-        q.EnQue(local)
-        local = q.DeQue(half)
-        AscendC.DataCopy(yg[i * t.tile], local, t.tile)
-        q.FreeTensor(local)
+    _copy_tiles(xg, yg, q, t.tile, t.tiles[b])
 
 
 copier = AscendC.kernel(_copier)
@@ -270,22 +281,9 @@ def _uncontended(op, lnch, gm):
 
 
 def _data_driven(x, y, t: Plan):
-    b = AscendC.GetBlockIdx()
-    span = max(t.tiles) * t.tile
-    xg, yg = GlobalTensor(half), GlobalTensor(half)
-    xg.SetGlobalBuffer(x + b * span, span)
-    yg.SetGlobalBuffer(y + b * span, span)
+    _, xg, yg, q = _setup(x, y, t)
     count = int(xg.GetValue(0))  # how many tiles: read from GM (a shadow reads 1)
-    pipe = TPipe()
-    q = TQue(QuePosition.VECIN, 1)
-    pipe.InitBuffer(q, 1, t.tile * 2)
-    for i in range(count):
-        local = q.AllocTensor(half)
-        AscendC.DataCopy(local, xg[i * t.tile], t.tile)
-        q.EnQue(local)
-        local = q.DeQue(half)
-        AscendC.DataCopy(yg[i * t.tile], local, t.tile)
-        q.FreeTensor(local)
+    _copy_tiles(xg, yg, q, t.tile, count)
 
 
 data_driven = AscendC.kernel(_data_driven)
