@@ -47,8 +47,8 @@ TIMING_CASES = [
 
 
 def _timing_only(label: str, name: str, case: str, params: dict, rounds: int = 5) -> dict:
-    """Timing-only throughput of one operator, replay on and off, interleaved with the host's
-    speed (the 5M-addition loop): emulated instructions per second and, normalised, how many
+    """Timing-only throughput of one operator, replay and extrapolation on and off, interleaved
+    with the host's speed (the 5M-addition loop): emulated instructions per second and, normalised, how many
     Python additions one emulated instruction costs (CPU time / instructions / loop time per
     addition)."""
     op = load_operator(name)
@@ -56,8 +56,8 @@ def _timing_only(label: str, name: str, case: str, params: dict, rounds: int = 5
     _, _, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
 
     def go(replay: bool):
-        def configure(run):
-            run.replay = replay
+        def configure(run):  # block replay and loop extrapolation (npu/replay.py, periodic.py)
+            run.replay = run.extrapolate = replay
 
         return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=configure)
 
@@ -82,9 +82,9 @@ def _timing_only(label: str, name: str, case: str, params: dict, rounds: int = 5
     print(
         f"(b) timing-only {label}: {n_instr:,} instructions in {t_cpu:.3f} s CPU = "
         f"{n_instr / t_cpu:,.0f} instr/s = {adds:.1f} Python additions per instruction "
-        f"(goal <= 20); step by step (replay off): {t_step:.3f} s CPU = {n_instr / t_step:,.0f} "
-        f"instr/s = {adds_step:.1f} additions; host: 5M-addition loop {t_ref:.3f} s CPU; "
-        f"wall {t_wall:.3f} s",
+        f"(goal <= 20); step by step (replay and extrapolation off): {t_step:.3f} s CPU = "
+        f"{n_instr / t_step:,.0f} instr/s = {adds_step:.1f} additions; host: 5M-addition loop "
+        f"{t_ref:.3f} s CPU; wall {t_wall:.3f} s",
         flush=True,
     )
     return {

@@ -16,15 +16,18 @@ tiling checks) | kernel side (the Matmul object and its registration).
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, replace
 from enum import Enum
 
 import numpy as np
 
+from ..npu import state
 from ..npu.errors import KernelError, TilingError, user_frame
+from ..npu.periodic import Periodic
 from ..npu.replay import trange
-from .cube import Mmad, MmadParams, Nd2NzParams, c0_of
+from .cube import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
@@ -223,6 +226,9 @@ class MultiCoreMatmulTiling:
         return t
 
 
+#: L1 rounds from which a base block's K loop is worth watching for its periodic regime
+_LONG_K = 12
+
 _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
 
 
@@ -311,10 +317,35 @@ class Matmul:
         return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
 
     def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
-        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region."""
-        for m0, n0, mt, nt, sk in self._blocks("IterateAll"):
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region.
+
+        Once the base blocks reach a periodic regime the rest are extrapolated
+        (npu/periodic.py): a block's stream is decided by its (n0, mt, nt, sk) apart from GM
+        addresses, which are affine in its origin (m0, n0)."""
+        blocks = self._blocks("IterateAll")
+        big_n = self.tiling.N
+        ext = None
+        if len(blocks) > 2 and all(
+            (m0 + mt - 1) * big_n + n0 + nt <= _gm_extent(c) for m0, n0, mt, nt, _ in blocks
+        ):
+            ext = Periodic.of(
+                state.core,
+                (self.q_a1, self.q_b1, self.q_a2, self.q_b2, self.q_c),
+                [(n0, mt, nt, sk) for _, n0, mt, nt, sk in blocks],
+                [(m0, n0) for m0, n0, _, _, _ in blocks],
+            )
+        i = 0
+        while i < len(blocks):
+            if ext is not None:
+                i += ext.at(i)
+                if i >= len(blocks):
+                    break
+            m0, n0, mt, nt, sk = blocks[i]
             co = self._block(m0, n0, mt, nt, sk)
-            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+            self._write(c[m0 * big_n + n0], co, mt, nt, big_n)
+            i += 1
+        if ext is not None:
+            ext.done()
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""
@@ -358,7 +389,29 @@ class Matmul:
             DataCopyPad(bias_t, self.bias[n0], DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
         ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
         a1 = b1 = None
-        for ks in trange(0, sk, t.baseK):
+        steps = trange(0, sk, t.baseK)
+        # Extrapolated (npu/periodic.py) in whole L1 rounds of `per` K steps, after which A and
+        # B are both loaded afresh: a round's stream is decided by its steps' keys apart from
+        # GM addresses, which are affine in its first ks. Only long loops: the first rounds
+        # (the pipeline filling, then two periods to compare) run anyway.
+        per = math.lcm(t.stepKa, t.stepKb)
+        keys = [(ks % ka, ks % kb, min(t.baseK, sk - ks), min(ka, sk - ks), min(kb, sk - ks)) for ks in steps]
+        ext = None
+        if len(keys) >= _LONG_K * per:
+            ext = Periodic.of(
+                state.core,
+                (self.q_a1, self.q_b1, self.q_a2, self.q_b2),
+                [tuple(keys[r : r + per]) for r in range(0, len(keys), per)],
+                list(steps[::per]),
+            )
+        i = 0
+        while i < len(keys):
+            if ext is not None and i % per == 0:
+                i += ext.at(i // per) * per
+                if i >= len(keys):
+                    break
+            ks = steps[i]
+            i += 1
             kt = min(t.baseK, sk - ks)
             if ks % ka == 0:  # a new L1 chunk of A (stepKa base slices)
                 if a1 is not None:
@@ -389,6 +442,8 @@ class Matmul:
                 Mmad(co, a2, b2, p)
             self.q_a2.FreeTensor(a2)
             self.q_b2.FreeTensor(b2)
+        if ext is not None:
+            ext.done()
         self.q_a1.FreeTensor(a1)
         self.q_b1.FreeTensor(b1)
         self.q_c.EnQue(co)

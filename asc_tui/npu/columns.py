@@ -31,12 +31,13 @@ class ClosedBlock:
     columns: dict  # name -> array, as RECORD_COLUMNS
 
 
-def close_columns(rec: list, ops: dict, lines: dict) -> dict:
+def close_columns(rec: list, ops: dict, lines: dict, tables: list = ()) -> dict:
     """One block's record tuples as columns, its op names and (file, line) sites interned into
-    the launch-wide `ops` and `lines` tables (name or site -> id)."""
+    the launch-wide `ops` and `lines` tables (name or site -> id). `tables`: (index, RECORD
+    table) of records already in table form, whose places `rec` holds with None."""
     if not rec:
         return {name: np.zeros(0, dtype) for name, dtype in RECORD_COLUMNS.items()}
-    table = np.fromiter(rec, dtype=RECORD, count=len(rec))  # one C-level pass (~10% < array)
+    table = record_table(rec, tables, 0, len(rec))
     file_table: dict = {}
     file_ids = _intern(table["file"].tolist(), file_table)
     files = list(file_table)
@@ -56,6 +57,26 @@ def close_columns(rec: list, ops: dict, lines: dict) -> dict:
         "kind": table["kind"].copy(),
         "link": table["link"].copy(),
     }
+
+
+def record_table(rec: list, tables: list, lo: int, hi: int) -> np.ndarray:
+    """Records lo..hi of a core as one `RECORD` table: tuples from `rec`, and where `rec` holds
+    None, rows of `tables` ((index, RECORD table) of records extrapolated in table form)."""
+    if not tables:
+        return np.fromiter(rec[lo:hi] if lo or hi < len(rec) else rec, dtype=RECORD, count=hi - lo)
+    table = np.empty(hi - lo, dtype=RECORD)
+    done = lo
+    for at, part in tables:
+        a, b = max(at, lo), min(at + len(part), hi)
+        if a >= b:
+            continue
+        if a > done:
+            table[done - lo : a - lo] = np.fromiter(rec[done:a], dtype=RECORD, count=a - done)
+        table[a - lo : b - lo] = part[a - at : b - at]
+        done = b
+    if done < hi:
+        table[done - lo :] = np.fromiter(rec[done:hi], dtype=RECORD, count=hi - done)
+    return table
 
 
 def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, ...]]:

@@ -44,6 +44,7 @@ class Core:
         "tp",
         "ts",
         "rec",
+        "ext",
         "last",
         "events",
         "issue",
@@ -88,6 +89,9 @@ class Core:
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
+        # records extrapolated by npu/periodic.py: (index in `rec`, RECORD table); `rec` holds
+        # None in their places
+        self.ext: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
         self.events: dict = {}
         self.issue = chip.scalar_issue
@@ -135,6 +139,15 @@ class Core:
     #: (npu/hbm.py). Block replay (npu/replay.py) copies a template's records only while this
     #: holds, and only for a block with the same plan; False runs every block step by step.
     dma_is_local = True
+
+    @property
+    def dma_time_invariant(self) -> bool:
+        """Whether a DMA's duration is the same whenever it starts. Loop extrapolation
+        (npu/periodic.py) shifts a period's records in time, which is exact only then. On a
+        first pass it holds (lockstep prices depend on the wave alone); a pass that follows the
+        shared HBM's plan gives each transfer its own duration, and runs every loop step by
+        step."""
+        return self.plan is None
 
     # Every GM transfer of the kernel API is timed by `dma_read_cycles`, `dma_write_cycles` or
     # `gm_write_cycles`, which all end in `dma`: the one place a DMA's duration is decided.
@@ -307,10 +320,11 @@ class Core:
 
     def close(self, ops: dict, lines: dict) -> ClosedBlock:
         """The finished block, its op names and source sites interned into `ops`/`lines`."""
-        columns = close_columns(self.rec, ops, lines)
+        columns = close_columns(self.rec, ops, lines, self.ext)
         # Drop the record tuples and local memories now: kernel objects (TPipe → core) form
         # cycles that only the garbage collector frees, and it is paused during a launch.
         self.rec = []
+        self.ext = []
         self.mem = {}
         if self.lazy is not None:
             self.lazy.drop()

@@ -69,6 +69,9 @@ class L2Model:
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
         self.miss_bytes = 0
+        # (buffer, region args, hit bytes) of each read while a loop is watched for its
+        # periodic regime (npu/periodic.py), else None
+        self.tap: list | None = None
 
     def _region_hits(self, regions: list[tuple]) -> dict[tuple, int]:
         """L2-hit bytes per read of each region: its bytes times the mean over its chunks of
@@ -130,10 +133,46 @@ class L2Model:
         """Record a 2-D (or `nd` stacked 2-D) GM read; return how many of its bytes hit L2."""
         core = state.core
         if core is not None and type(core.block_index) is BlockIndex:  # a template run (replay.py)
-            return self._template_read(
+            hit = self._template_read(
                 core.block_index.g, buf, (base, nd, rows, row_bytes, stride, matrix_stride)
             )
-        return self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+        else:
+            hit = self._read(buf, base, nd, rows, row_bytes, stride, matrix_stride)
+        if self.tap is not None:
+            self.tap.append((buf, (base, nd, rows, row_bytes, stride, matrix_stride), hit))
+        return hit
+
+    def prefetch(self, buf, regions: list) -> None:
+        """Work out the L2-hit bytes of many regions of `buf` (argument tuples of `read`; block
+        indices count at this block's value) in one vectorised pass, so that `hit_of` and
+        `read` find them ready (a loop's extrapolated reads, npu/periodic.py)."""
+        if not self.counts or self.counts.get(buf.name) is None or self.record:
+            return
+        keys = {(buf.name, *(a.v if type(a) is BlockIndex else a for a in args)) for args in regions}
+        missing = [k for k in keys if k not in self.hits]
+        if missing:
+            self.hits.update(self._region_hits(missing))
+
+    def hit_of(self, buf, args: tuple) -> int | None:
+        """The L2-hit bytes `read(buf, *args)` would return, without reading (no counts, no
+        traffic); None when that depends on earlier reads (the first-read fallback) or the
+        region is not inside the buffer. Block indices count at this block's value."""
+        base, nd, rows, row_bytes, stride, matrix_stride = (a.v if type(a) is BlockIndex else a for a in args)
+        if nd > 0 and rows > 0 and row_bytes > 0:
+            end = base + (nd - 1) * matrix_stride + (rows - 1) * stride + row_bytes
+            if base < 0 or end > buf.count * buf.dtype.itemsize:
+                return None
+        nbytes = nd * rows * row_bytes
+        if not self.enabled or nbytes <= 0 or self.record:
+            return 0
+        counts = self.counts.get(buf.name) if self.counts else None
+        if counts is None:
+            return None
+        key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
+        hit = self.hits.get(key)
+        if hit is None:
+            hit = self.hits[key] = self._region_hits([key])[key]
+        return hit
 
     def _read(
         self, buf, base: int, nd: int, rows: int, row_bytes: int, stride: int, matrix_stride: int
@@ -208,6 +247,68 @@ class L2Model:
         g.l2.hit += hit
         g.l2.miss += nbytes - hit
         return hit
+
+    def read_moved(self, buf, args: tuple, step: list, m: int, hit: int) -> None:
+        """`read(buf, *moved)` for the regions `args` moved by t * `step`, t = 1..m, in bulk:
+        the reads of a loop's extrapolated periods (npu/periodic.py), each known to hit L2 by
+        `hit` bytes at this block (`hit_of`). The same counts, traffic and replay guards as
+        those m calls of `read` (`_template_read`, vectorised over the periods)."""
+        if step[1] or step[2] or step[3]:  # the sizes move too: one by one
+            for t in range(1, m + 1):
+                self.read(buf, *(x + s * t if s else x for x, s in zip(args, step)))
+            return
+        periods = range(1, m + 1)
+        plain = [a.v if type(a) is BlockIndex else a for a in args]
+        for t in periods:
+            self._read(buf, *(x + s * t for x, s in zip(plain, step)))
+        if self.tap is not None:
+            self.tap.extend(
+                (buf, tuple([x + s * t if s else x for x, s in zip(args, step)]), hit) for t in periods
+            )
+        core = state.core
+        if core is None or type(core.block_index) is not BlockIndex:
+            return
+        g = core.block_index.g
+        tainted = BlockIndex in map(type, args)
+        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
+            g.pin()
+        nbytes = plain[1] * plain[2] * plain[3]
+        if tainted:
+            nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
+            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+        if self.record:
+            if self.enabled and nbytes > 0:
+                per_block = [a.values() if type(a) is BlockIndex else a for a in args]
+                for t in periods:
+                    g.l2.regions.append(
+                        (buf.name, tuple([x + s * t if s else x for x, s in zip(per_block, step)]))
+                    )
+            return
+        later = g.candidates() if tainted and not g.pinned else ()
+        if len(later):
+            xs = later.tolist()
+            cols = [a.values()[later] if type(a) is BlockIndex else None for a in args]
+            keys = [
+                (buf.name, *key)
+                for t in periods
+                for key in zip(
+                    *(
+                        (c + s * t).tolist() if c is not None else repeat(x + s * t, len(xs))
+                        for c, x, s in zip(cols, plain, step)
+                    )
+                )
+            ]
+            hits = self.hits
+            missing = [k for k in set(keys) if k not in hits]
+            if missing:
+                hits.update(self._region_hits(missing))
+            differ = {x for x, k in zip(xs * m, keys) if hits[k] != hit}
+            if differ:
+                same = np.ones(len(g.xs), dtype=bool)
+                same[list(differ)] = False
+                g.agree(same)
+        g.l2.hit += hit * m
+        g.l2.miss += (nbytes - hit) * m
 
     def repeat(self, reads, block: int) -> None:
         """A replayed `block` reads what its template read (`replay.L2Reads`): the pre-pass

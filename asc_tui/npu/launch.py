@@ -88,6 +88,7 @@ class Run:
         "groups",
         "hbm_xf",
         "replay",
+        "extrapolate",
     )
 
     def __init__(
@@ -130,6 +131,9 @@ class Run:
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
+        # extrapolate loops whose scheduler state repeats up to a time shift (npu/periodic.py);
+        # False runs every iteration step by step
+        self.extrapolate = True
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -236,7 +240,7 @@ def _launch(
             if replayer is not None:
                 plan = run.hbm_plan
                 plan = plan[run.cores_made] if plan is not None and run.cores_made < len(plan) else None
-                tpl = replayer.find(b, t0, n_active, plan)
+                tpl = replayer.find(b, t0, n_active, plan, timed=not run.l2_record)
                 if tpl is not None:  # the same stream as a block already run: copy its records
                     run.cores_made += 1  # it stands for a core (its index into `hbm_plan`)
                     if tpl.columns is not None:

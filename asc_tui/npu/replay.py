@@ -464,11 +464,17 @@ class Replayer:
         g = Guards(block, self.block_dim)
         return BlockIndex(block, 1, g), g
 
-    def find(self, block: int, t0: float, n_active: int, plan: list | None = None) -> Template | None:
-        """A template `block` may copy: same start, HBM share and transfer durations (`plan`:
-        a shared-HBM pass gives each core its own), and every guard admits it."""
+    def find(
+        self, block: int, t0: float, n_active: int, plan: list | None = None, timed: bool = True
+    ) -> Template | None:
+        """A template `block` may replay: one that starts at the same time with as many cores
+        sharing HBM and the same transfer durations (`plan`: a shared-HBM pass gives each core
+        its own), or, when the launch is not `timed` (the L2 pre-pass counts reads, which do not
+        depend on time), any whose guards admit it."""
         for t in self.templates:
-            if t.t0 == t0 and t.n_active == n_active and t.plan == plan and t.guards.admits(block):
+            if (not timed or (t.t0 == t0 and t.n_active == n_active and t.plan == plan)) and t.guards.admits(
+                block
+            ):
                 return t
         return None
 
