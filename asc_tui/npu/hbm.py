@@ -191,17 +191,12 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     while arrivals or entries or active:
         t_arr = arrivals[0][0] if arrivals else inf
         t_ent = entries[0][0] if entries else inf
-        t_done = inf
-        for left, r in zip(rem, rate):
-            if r > 0:
-                t = now + left / r
-                if t < t_done:
-                    t_done = t
+        # (float addition is monotonic: now + the least time left is the least end)
+        t_done = now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
         t = min(t_arr, t_ent, t_done)
         dt = t - now
         if dt > 0:
-            for j in range(len(active)):
-                rem[j] -= rate[j] * dt
+            rem = [left - r * dt for left, r in zip(rem, rate)]
         now = t
         changed = False
         starting: list[int] = []
