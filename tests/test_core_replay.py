@@ -27,12 +27,11 @@ def _patched(op, **case):
     return replace(op, cases={**op.cases, "h": Case("h", case)})
 
 
-def _launch(op, case, params, replay: bool, chip=CHIP, hbm_shared: bool = True):
+def _launch(op, case, params, replay: bool, chip=CHIP):
     _, _, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
 
     def configure(run):
         run.replay = replay
-        run.hbm_shared = hbm_shared
 
     return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=configure)
 
@@ -154,9 +153,7 @@ def test_matmul_official_4096_runs_a_few_templates_not_every_block():
 
     replay.Replayer.learn = learn
     try:
-        # the shared-HBM passes (npu/hbm.py) learn their own templates: counted here are the
-        # L2 pre-pass and the first pass
-        em = _launch(load_operator("matmul_official"), "large", {}, True, hbm_shared=False)
+        em = _launch(load_operator("matmul_official"), "large", {}, True)
     finally:
         replay.Replayer.learn = real
     assert len(em.blocks) == 24
@@ -176,12 +173,10 @@ def test_vector_add_bias_runs_its_kernel_once_for_eight_identical_blocks():
         return op.kernel.fn(*args)
 
     counted = replace(op, kernel=KernelFunction(counting, op.kernel.core_type))
-    # the first pass (each transfer timed alone); passes under the shared HBM (npu/hbm.py)
-    # follow per-core durations and run step by step
-    em = _launch(counted, "default", {}, True, hbm_shared=False)
+    em = _launch(counted, "default", {}, True)
     assert len(em.blocks) == 8 and len(calls) == 1
     calls.clear()
-    _launch(counted, "default", {}, False, hbm_shared=False)
+    _launch(counted, "default", {}, False)
     assert len(calls) == 8
 
 
