@@ -210,26 +210,56 @@ def test_a_core_copies_slower_while_another_core_copies_too():
     assert d[0] > d[-1] * 1.2
 
 
-def test_the_emulated_timeline_is_the_fluid_models_fixed_point():
-    # re-solving the shared HBM for the final issue times gives back every recorded duration
-    em = _emulate(Plan(4096, (5, 3, 4), (0, 7, 0)))
+def _assert_fluid_fixed_point(em, chip) -> None:
+    """Re-solving the shared HBM for the emulated issue times gives back every recorded
+    duration (each vector-kernel transfer: the DMA latency, its bytes, its path's cap)."""
     per_core = []
     durations = []
     for b in em.blocks:
         rows = []
-        for pipe, cap in (
-            (MTE2, NARROW.gm_read_bpc),
-            (MTE3, NARROW.gm_write_bpc),
-            (FIX, NARROW.gm_write_bpc),
-        ):
-            dma = (b.kind == 0) & (b.pipe == pipe) & (b.nbytes > 0)
-            rows += [(s, NARROW.dma_latency, n, cap, pipe) for s, n in zip(b.start[dma], b.nbytes[dma])]
+        for pipe, cap in ((MTE2, chip.gm_read_bpc), (MTE3, chip.gm_write_bpc), (FIX, chip.gm_write_bpc)):
+            dma = (b.kind == 0) & (b.pipe == pipe)
+            rows += [(s, chip.dma_latency, n, cap, pipe) for s, n in zip(b.start[dma], b.nbytes[dma])]
             durations += list((b.end - b.start)[dma])
         per_core.append((b.core, rows))
     xf = Transfers.of(per_core)
-    solved = solve(HbmModel.of(NARROW), xf)
+    solved = solve(HbmModel.of(chip), xf)
     assert np.allclose(solved.began, xf.start)  # no transfer waited behind its pipe
     assert np.allclose(solved.durations(), durations, rtol=1e-9)
+
+
+def test_the_emulated_timeline_is_the_fluid_models_fixed_point():
+    _assert_fluid_fixed_point(_emulate(Plan(4096, (5, 3, 4), (0, 7, 0))), NARROW)
+
+
+@pytest.mark.parametrize(
+    "chip,tile,bufs,blocks,one_pass",
+    [
+        (B4, 2048, 1, 8, True),
+        (B4, 20480, 1, 8, True),
+        (B4, 10240, 2, 8, True),
+        # 2 (40) cores' reads and writes overlap on each core beyond its share of the HBM
+        (NARROW, 2048, 1, 2, False),
+        (B4, 1024, 2, 40, False),
+    ],
+)
+def test_cores_in_lockstep_are_priced_exactly_in_one_pass(chip, tile, bufs, blocks, one_pass):
+    # identical blocks from the same cycle: the first pass's lockstep prices (npu/lockstep.py)
+    # are the fluid model's solution, with no pass after it, unless a core's own transfers
+    # contend; the launch ends at the fluid model's fixed point either way
+    from asc_tui.devkit.loader import load_operator
+    from asc_tui.devkit.runner import prepare
+    from asc_tui.operator import Case
+
+    op = load_operator("vector_add_bias")
+    op = replace(op, cases={**op.cases, "h": Case("h", dict(n=blocks * tile * 4))})
+    _, _, _, lnch, _, gm = prepare(
+        op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks), True, 0
+    )
+    seen = []
+    em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=seen.append)
+    _assert_fluid_fixed_point(em, chip)
+    assert (seen[0].hbm_passes == 1) == one_pass
 
 
 def test_full_and_timing_only_runs_agree_under_the_shared_hbm():
