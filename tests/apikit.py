@@ -15,13 +15,13 @@ from asc_tui.npu.records import KIND_WORK
 CHIP = load_chip("ascend910b")
 
 
-def run(body, *arrays, numeric: bool = True, sanitizer=None, block_dim: int = 1):
+def run(body, *arrays, numeric: bool = True, sanitizer=None, block_dim: int = 1, core_type: str = "aiv"):
     """Launch `body(gm_addrs...)` on `block_dim` cores; arrays are updated in place (full mode)."""
     gms = [
         make_gm(f"a{i}", a.dtype, a.size, a.reshape(-1) if numeric else None) for i, a in enumerate(arrays)
     ]
 
-    @AscendC.kernel
+    @AscendC.kernel(core_type=core_type)
     def k(*args):
         AscendC.InitSocState()
         body(*args[:-1])
@@ -29,11 +29,11 @@ def run(body, *arrays, numeric: bool = True, sanitizer=None, block_dim: int = 1)
     return launch(k, gms, None, block_dim, CHIP, numeric=numeric, sanitizer=sanitizer)
 
 
-def sanitized(body, *arrays):
+def sanitized(body, *arrays, core_type: str = "aiv"):
     """(the Sanitizer, the error the run stopped with or None)."""
     san = Sanitizer()
     try:
-        run(body, *arrays, sanitizer=san)
+        run(body, *arrays, sanitizer=san, core_type=core_type)
     except Exception as exc:  # noqa: BLE001 - the guard rail under test
         return san, exc
     return san, None

@@ -381,3 +381,21 @@ def test_dependent_member_types_and_template_disambiguators(tmp_path):
     int32_t f() { return size<Shape<half, 8>>(); }
     """
     assert call(tmp_path, src) == 24
+
+
+def test_each_declarator_of_a_member_declaration_keeps_its_own_initialiser(tmp_path):
+    src = """
+    class S {
+    public:
+        int32_t get() { return a * 10000 + b * 100 + c; }
+    private:
+        uint16_t a = 7, b, c = 40 / 2;
+    };
+    int32_t f() { S s; return s.get(); }
+    """
+    assert call(tmp_path, src) == 70020
+
+
+def test_reading_a_floats_bits_through_reinterpret_cast(tmp_path):
+    src = "int64_t f() { float s = 2.0f; return static_cast<uint64_t>(*reinterpret_cast<int32_t*>(&s)); }"
+    assert call(tmp_path, src) == 0x40000000

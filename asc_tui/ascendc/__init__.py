@@ -32,6 +32,7 @@ from .dtypes import (
     float16,
     float32,
     half,
+    int4b_t,
     int8,
     int16,
     int32,
@@ -60,7 +61,18 @@ from .enums import (
     TPosition,
     pipe_t,
 )
-from .fixpipe import Fixpipe, FixpipeParams, FixpipeParamsV220, QuantMode_t
+from .fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
+from .fixpipe import (
+    CFG_COLUMN_MAJOR,
+    CFG_NZ,
+    CFG_ROW_MAJOR,
+    CO2Layout,
+    Fixpipe,
+    FixpipeConfig,
+    FixpipeParams,
+    FixpipeParamsV220,
+    QuantMode_t,
+)
 from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
 from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
 from .hccl import (
@@ -103,7 +115,9 @@ from .level0 import (  # the level-0 vector API: masks, repeats and repeat strid
     SetVectorMask,
     UnaryRepeatParams,
 )
+from .load3d import LoadData3DParamsV2
 from .loaddata import LoadData, LoadData2DParams
+from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     REGIST_MATMUL_OBJ,
     CubeFormat,

@@ -36,8 +36,10 @@ from ..npu.errors import KernelError, user_frame
 from ..npu.l2 import l2_of
 from ..npu.offload import gm_ready
 from ..npu.pipes import MTE2, M
-from .dtypes import bfloat16, dtype_name, float32, half, int8, int32
+from ..npu.positions import TPosition
+from .dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
 from .fractal import Nd2NzPlan, nd2nz_numbers, nd2nz_plan
+from .int4 import as_bytes, unpack
 from .lineage import lazy_of, nd2nz_map
 from .mmad_numbers import KSteps, Pending, flush_cube
 from .tensors import GlobalTensor, LocalTensor
@@ -57,9 +59,30 @@ def _fail(msg: str, fr, hint: str | None = None):
     raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno, hint=hint)
 
 
+def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
+    """`t` widened to `need` elements for an instruction that, as on hardware, writes on past
+    the tensor into the rest of its memory (a warning); an error past the memory's end."""
+    cap = core.chip.usable.get(t.mem, 0)
+    nb = nbytes_of(t.dtype, need)
+    if t.offset + nb > cap:
+        _fail(
+            f"{what} writes {nb} B from {t.mem.upper()}+{t.offset}, past the end of the memory ({cap} B)",
+            fr,
+        )
+    core.run.warn(
+        "tensor-overrun",
+        f"{what} writes {nb} B but the {t.mem.upper()} tensor holds {nbytes_of(t.dtype, t.count)} B: "
+        "the bytes after it are overwritten",
+        fr,
+    )
+    arr = typed_view(core.memory(t.mem)[t.offset : t.offset + nb], t.dtype) if core.numeric else None
+    return LocalTensor(t.pos, t.mem, t.dtype, t.offset, need, arr, t.slot)
+
+
 def c0_of(dtype) -> int:
-    """Elements per 32 B block: the width of one fractal row."""
-    return 32 // np.dtype(dtype).itemsize
+    """Elements per 32 B block: the width of one fractal row (64 for the packed int4b_t)."""
+    dt = np.dtype(dtype)
+    return 64 if dt == int4b_t else 32 // dt.itemsize
 
 
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
@@ -211,6 +234,7 @@ _MMAD_TYPES = {
     (half, half): float32,
     (bfloat16, bfloat16): float32,
     (int8, int8): int32,
+    (int4b_t, int4b_t): int32,
     (float32, float32): float32,
 }
 
@@ -256,12 +280,19 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
     m, n, k = int(params.m), int(params.n), int(params.k)
     if m <= 0 or n <= 0 or k <= 0:
         _fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
-    c0 = 32 // fm.dtype.itemsize
+    c0 = c0_of(fm.dtype)
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
     need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
-    if need_a > fm.count or need_b > filter_.count or need_c > dst.count:
+    # fp32 with kDirectionAlign: L0A rows hold k padded to 16 (two 8-wide fractals), and the
+    # cube skips the padding fractals when it reads them
+    a_k1 = -(-k // 16) * 2 if params.kDirectionAlign and c0 == 8 else k1
+    span_a = m1 * a_k1 * 16 * c0
+    if need_c > dst.count and span_a <= fm.count and need_b <= filter_.count:
+        # n (or m) rounded up past the tile: the extra fractals land after it, Fixpipe skips them
+        dst = past_tensor(core, dst, need_c, f"Mmad m={m} n={n}", fr)
+    if span_a > fm.count or need_b > filter_.count or need_c > dst.count:
         _mmad_too_small(
-            ((fm, need_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
+            ((fm, span_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
             m,
             n,
             k,
@@ -270,30 +301,61 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
             k1,
             fr,
         )
+    packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
     if core.numeric:
         key = (dst.mem, dst.offset, m, n)
+        start = _initial_c(core, params, bias, out_t, n)
+        init = params.cmatrixInitVal or start is not None
         pend = core.mmad_pending
-        if pend is not None and (pend.key != key or params.cmatrixInitVal):
+        if pend is not None and (pend.key != key or init):
             if pend.key == key:
                 core.mmad_pending = None  # about to be overwritten: never computed
             else:
                 pend.flush(core)
         pend = core.mmad_pending
         if pend is None:
-            init = params.cmatrixInitVal
-            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, bias if init else None)
+            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, start)
         # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
+        vt = int8 if packed else fm.dtype
         steps = pend.runs[-1] if pend.runs else None
-        if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != fm.dtype:
-            steps = KSteps(k, k1, c0, need_a, need_b, fm.dtype, pend)
+        if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != vt:
+            steps = KSteps(k, k1, c0, need_a, need_b, vt, pend)
             pend.runs.append(steps)
-        steps.add(core, fm, filter_)
+        if packed:
+            if core.lazy is not None:
+                core.lazy.settle_range("l0a", fm.offset, fm.offset + need_a // 2)
+                core.lazy.settle_range("l0b", filter_.offset, filter_.offset + need_b // 2)
+            steps.add(core, fm, filter_, unpack(fm.arr[: need_a // 2]), unpack(filter_.arr[: need_b // 2]))
+        elif a_k1 == k1:
+            steps.add(core, fm, filter_)
+        else:
+            if core.lazy is not None:
+                core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
+            rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
+            steps.add(core, fm, filter_, rows.reshape(-1))
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:
-        san.access(core, fm, 0, need_a, False, fr, span=True)
-        san.access(core, filter_, 0, need_b, False, fr, span=True)
+        ab = (
+            (as_bytes(fm), span_a // 2, as_bytes(filter_), need_b // 2)
+            if packed
+            else (fm, span_a, filter_, need_b)
+        )
+        san.access(core, ab[0], 0, ab[1], False, fr, span=True)
+        san.access(core, ab[2], 0, ab[3], False, fr, span=True)
         san.access(core, dst, 0, need_c, True, fr, span=True)
+
+
+def _initial_c(core, params: MmadParams, bias, out_t, n: int):
+    """The bias row C starts from, or None: a bias tensor given; else, with cmatrixInitVal
+    off and cmatrixSource on, the bias table (C2) from its start; else C starts at 0
+    (cmatrixInitVal) or accumulates."""
+    if bias is not None:
+        return bias
+    if params.cmatrixInitVal or not params.cmatrixSource:
+        return None
+    arr = core.memory("bt")[: n * out_t.itemsize].view(out_t) if core.numeric else None
+    return LocalTensor(TPosition.C2, "bt", out_t, 0, n, arr)
 
 
 def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:

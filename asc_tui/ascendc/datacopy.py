@@ -16,10 +16,12 @@ from numpy.lib.stride_tricks import as_strided
 from ..npu import state
 from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
-from ..npu.pipes import MTE2, MTE3, V
+from ..npu.pipes import MTE1, MTE2, MTE3, V
 from ..npu.records import KIND_WORK
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
+from .fixcopy import DataCopyCO12DstParams, copy_co1
+from .int4 import as_bytes
 from .lineage import gm_written
 from .slicecopy import copy_slices
 from .tensors import GlobalTensor, LocalTensor
@@ -191,11 +193,13 @@ def _local_copy_cycles(core, nbytes: int) -> float:
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
-    if isinstance(params, Nd2NzParams):
-        return copy_nd2nz(core, dst, src, params, fr)
+    if isinstance(params, Nd2NzParams):  # int4b_t moves as element pairs (bytes)
+        return copy_nd2nz(core, as_bytes(dst), as_bytes(src), params, fr)
+    if isinstance(params, DataCopyCO12DstParams):
+        return copy_co1(core, dst, src, params, fr)
     raise KernelError(
         f"DataCopy does not understand {type(params).__name__} here "
-        "(expected a count, DataCopyParams or Nd2NzParams)",
+        "(expected a count, DataCopyParams, Nd2NzParams or DataCopyCO12DstParams)",
         *_where(fr),
     )
 
@@ -263,6 +267,9 @@ def _account(
     elif type(dst) is GlobalTensor:
         core.work(MTE3, core.dma_write_cycles(nb), op, nb, fr)
         core.gm_write += nb
+    elif src.mem == "l1" and dst.mem in _L1_OUT_UNIT:  # bias table / fixpipe buffer: MTE1
+        cfg = core.chip.cube_timing
+        core.work(MTE1, cfg["mte1_lat"] + nb / cfg["l0b_bpc"], op, nb, fr)
     else:
         core.work(V, _local_copy_cycles(core, nb), op, nb, fr)
     san = core.san
@@ -272,16 +279,24 @@ def _account(
         san.access(core, dst, 0, -(-(dst_ext or nb) // isz_d), True, fr, span=True)
 
 
+#: DataCopyParams block unit (bytes) of the L1 → bias table (C1 → C2) and L1 → fixpipe buffer
+#: (C1 → C2PIPE2GM) copies; every other path counts 32 B blocks.
+_L1_OUT_UNIT = {"bt": 64, "fb": 128}
+
+
 def _copy_params(core, dst, src, p: DataCopyParams, fr) -> None:
-    blen = p.blockLen * BLOCK
+    unit = BLOCK
+    if type(src) is LocalTensor and type(dst) is LocalTensor and src.mem == "l1":
+        unit = _L1_OUT_UNIT.get(dst.mem, BLOCK)
+    blen = p.blockLen * unit
     _strided_copy(
         core,
         dst,
         src,
         p.blockCount,
         blen,
-        (p.blockLen + p.srcStride) * BLOCK,
-        (p.blockLen + p.dstStride) * BLOCK,
+        (p.blockLen + p.srcStride) * unit,
+        (p.blockLen + p.dstStride) * unit,
         fr,
         "DataCopy",
     )
@@ -294,8 +309,8 @@ def _copy_params(core, dst, src, p: DataCopyParams, fr) -> None:
         fr,
         "DataCopy",
         n,
-        (n - 1) * (p.blockLen + p.srcStride) * BLOCK + blen if n > 0 else 0,
-        (n - 1) * (p.blockLen + p.dstStride) * BLOCK + blen if n > 0 else 0,
+        (n - 1) * (p.blockLen + p.srcStride) * unit + blen if n > 0 else 0,
+        (n - 1) * (p.blockLen + p.dstStride) * unit + blen if n > 0 else 0,
     )
 
 

@@ -1,4 +1,10 @@
-"""Ascend C scalar types as numpy dtypes (bfloat16 via ml_dtypes)."""
+"""Ascend C scalar types as numpy dtypes (bfloat16 and int4 via ml_dtypes).
+
+`int4b_t` is the one packed type: two elements per byte, element 2i in the low nibble of byte i.
+Its dtype identifies it (numpy's int4 itemsize is 1, and Ascend C's sizeof(int4b_t) is 1 too),
+but a tensor of it keeps the packed bytes as its array (`typed_view`); only the APIs that take
+int4b_t operands (Cast, the cube path: Nd2Nz copies, LoadData, Mmad) read them, via `int4.py`.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ int32 = np.dtype(np.int32)
 uint32 = np.dtype(np.uint32)
 int64 = np.dtype(np.int64)
 uint64 = np.dtype(np.uint64)
+int4b_t = np.dtype(ml_dtypes.int4)
 
 _BY_NAME = {
     "half": half,
@@ -36,6 +43,8 @@ _BY_NAME = {
     "uint32": uint32,
     "int64": int64,
     "uint64": uint64,
+    "int4b_t": int4b_t,
+    "int4": int4b_t,
 }
 
 
@@ -72,4 +81,18 @@ def sizeof(dtype) -> int:
 
 def dtype_name(dtype) -> str:
     dt = as_dtype(dtype)
-    return "bfloat16" if dt == bfloat16 else dt.name
+    return "bfloat16" if dt == bfloat16 else "int4b_t" if dt == int4b_t else dt.name
+
+
+def is_int4(dtype) -> bool:
+    return dtype == int4b_t
+
+
+def nbytes_of(dtype, count: int) -> int:
+    """Bytes that `count` elements occupy (packed for int4b_t)."""
+    return (count + 1) // 2 if dtype == int4b_t else count * dtype.itemsize
+
+
+def typed_view(raw: np.ndarray, dtype) -> np.ndarray:
+    """Memory bytes `raw` (uint8) as a tensor's array: the elements, or the packed bytes of int4b_t."""
+    return raw if dtype == int4b_t else raw.view(dtype)

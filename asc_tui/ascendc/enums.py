@@ -37,7 +37,8 @@ QUEUE_PIPES = {
 
 
 class HardEvent(Enum):
-    """Cross-pipe events: SetFlag on the first pipe, WaitFlag on the second."""
+    """Cross-pipe events: SetFlag on the first pipe, WaitFlag on the second (the dav-2201
+    set of kernel_event.h; V_V and FIX_FIX order a pipe after itself)."""
 
     MTE2_V = (Pipe.PIPE_MTE2, Pipe.PIPE_V)
     V_MTE2 = (Pipe.PIPE_V, Pipe.PIPE_MTE2)
@@ -66,6 +67,17 @@ class HardEvent(Enum):
     M_S = (Pipe.PIPE_M, Pipe.PIPE_S)
     S_M = (Pipe.PIPE_S, Pipe.PIPE_M)
     MTE1_S = (Pipe.PIPE_MTE1, Pipe.PIPE_S)
+    MTE2_M = (Pipe.PIPE_MTE2, Pipe.PIPE_M)
+    M_MTE2 = (Pipe.PIPE_M, Pipe.PIPE_MTE2)
+    MTE1_V = (Pipe.PIPE_MTE1, Pipe.PIPE_V)
+    V_MTE1 = (Pipe.PIPE_V, Pipe.PIPE_MTE1)
+    MTE3_MTE1 = (Pipe.PIPE_MTE3, Pipe.PIPE_MTE1)
+    MTE1_MTE3 = (Pipe.PIPE_MTE1, Pipe.PIPE_MTE3)
+    FIX_MTE3 = (Pipe.PIPE_FIX, Pipe.PIPE_MTE3)
+    MTE1_FIX = (Pipe.PIPE_MTE1, Pipe.PIPE_FIX)
+    FIX_MTE1 = (Pipe.PIPE_FIX, Pipe.PIPE_MTE1)
+    V_V = (Pipe.PIPE_V, Pipe.PIPE_V)
+    FIX_FIX = (Pipe.PIPE_FIX, Pipe.PIPE_FIX)
 
     @property
     def src(self) -> Pipe:

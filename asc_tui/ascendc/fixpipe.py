@@ -1,4 +1,10 @@
-"""Fixpipe: L0C → GM (or L1) on PIPE_FIX, with NZ→ND, quantisation (fp32→fp16/bf16) and ReLU.
+"""Fixpipe: L0C → GM (or L1) on PIPE_FIX, with NZ→ND, quantisation (`fixquant.py`) and ReLU.
+
+The template configuration picks the output layout: `CFG_ROW_MAJOR` (the default) converts the
+NZ tile to ND rows of dstStride elements (ndNum matrices, srcNdStride × 1 KB / dstNdStride
+elements apart); `CFG_NZ` keeps it NZ: each column block of 16 (8 for a channel-split fp32
+output, 32 for 8-bit outputs, whose fractal pairs merge) lands as mSize rows of that width,
+blocks dstStride × 32 B apart.
 
 Cost (cycles): fixpipe latency + max(L0C bytes / fixpipe bytes per cycle, GM bytes / the core's
 GM write bandwidth). Reading L0C first completes any Mmads still pending on it (see mmad_numbers.py).
@@ -16,34 +22,41 @@ import numpy as np
 from ..npu import state
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
+from . import fixquant
 from .cube import _fail, _gm_extent, _need_mem
-from .dtypes import bfloat16, dtype_name, float32, half, int32
+from .dtypes import dtype_name, float32
+from .fixquant import QUANT_TYPES, VECTOR_MODES, QuantMode_t
 from .fractal import strided
 from .lineage import gm_written
 from .mmad_numbers import flush_cube
 from .tensors import GlobalTensor, LocalTensor
 
 
-class QuantMode_t(Enum):  # noqa: N801 - Ascend C's spelling
-    """Fixpipe's conversion of the L0C result on its way out."""
+class CO2Layout(Enum):
+    """The layout Fixpipe writes: NZ fractals, ND rows, or ND columns (dav-3510 only)."""
 
-    NoQuant = "none"
-    F322F16 = "f32_f16"
-    F322BF16 = "f32_bf16"
-    DEQF16 = "deq_f16"  # int32 × deqScalar → half
+    NZ = 0
+    ROW_MAJOR = 1
+    COLUMN_MAJOR = 2
 
 
-_QUANT_OUT = {
-    QuantMode_t.F322F16: (float32, half),
-    QuantMode_t.F322BF16: (float32, bfloat16),
-    QuantMode_t.DEQF16: (int32, half),
-}
+@dataclass(frozen=True)
+class FixpipeConfig:
+    """Fixpipe's template configuration (`Fixpipe<T, U, CFG_NZ>`)."""
+
+    format: CO2Layout = CO2Layout.ROW_MAJOR
+
+
+CFG_ROW_MAJOR = FixpipeConfig(CO2Layout.ROW_MAJOR)
+CFG_NZ = FixpipeConfig(CO2Layout.NZ)
+CFG_COLUMN_MAJOR = FixpipeConfig(CO2Layout.COLUMN_MAJOR)
 
 
 @dataclass
 class FixpipeParamsV220:
-    """L0C (NZ) → ND: nSize columns × mSize rows; srcStride = m stride of the NZ tile (the
-    padded row count, multiple of 16); dstStride = destination row stride in elements."""
+    """L0C (NZ) → GM/L1: nSize columns × mSize rows; srcStride = m stride of the NZ tile (the
+    padded row count, multiple of 16); dstStride = destination row stride in elements (ND) or
+    column block stride in 32 B (NZ). deqScalar: a quantisation word (`fixquant.py`)."""
 
     nSize: int = 0
     mSize: int = 0
@@ -62,111 +75,259 @@ class FixpipeParamsV220:
 FixpipeParams = FixpipeParamsV220
 
 
-def Fixpipe(dst, src, params: FixpipeParamsV220) -> None:
-    """Fixpipe(dst_GM_or_L1, src_L0C, FixpipeParamsV220) on PIPE_FIX (NZ→ND, quantise, ReLU)."""
+@dataclass(frozen=True)
+class FixOut:
+    """One L0C → dst transfer, whatever API spelled it (Fixpipe or DataCopy from CO1)."""
+
+    n: int
+    m: int
+    sstride: int  # rows of the L0C tile (16-aligned)
+    dstride: int  # ND: elements between rows; NZ: 32 B units between column blocks
+    nz: bool
+    split: bool  # fp32 channel split (NZ)
+    q: QuantMode_t
+    words: object  # a float scale, a uint64 word, or a per-column uint64 array
+    relu: bool
+    nd: tuple = (1, 0, 0)  # ndNum, srcNdStride (1 KB), dstNdStride (elements)
+    words_from: object = None  # the local tensor per-column words are read from (sanitizer)
+
+
+def Fixpipe(*args) -> None:
+    """Fixpipe(dst_GM_or_L1, src_L0C, [cbufWorkspace,] FixpipeParamsV220) on PIPE_FIX; C++
+    template arguments lead (`Fixpipe(float, float, CFG_NZ, dst, src, params)`)."""
     core = state.core
     if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
     fr = sys._getframe(1)
+    config, dst, src, cbuf, params = _operands(args, fr)
     if not isinstance(params, FixpipeParamsV220):
         _fail(f"Fixpipe expects FixpipeParamsV220, got {type(params).__name__}", fr)
-    _need_mem(src, ("l0c",), "Fixpipe", "src", fr)
-    n, m = int(params.nSize), int(params.mSize)
-    sstride, dstride = int(params.srcStride), int(params.dstStride)
+    if config.format is CO2Layout.COLUMN_MAJOR:
+        _fail("Fixpipe with COLUMN_MAJOR output exists only on dav-3510", fr)
+    q = params.quantPre
+    words = params.deqScalar
+    vec = q in VECTOR_MODES
+    if vec:
+        words = vector_words(cbuf, int(params.nSize), ("l1",), "cbufWorkspace", fr)
+    out = FixOut(
+        int(params.nSize),
+        int(params.mSize),
+        int(params.srcStride),
+        int(params.dstStride),
+        config.format is CO2Layout.NZ,
+        bool(params.isChannelSplit),
+        q,
+        words,
+        bool(params.reluEn),
+        (int(params.ndNum), int(params.srcNdStride), int(params.dstNdStride)),
+        cbuf if vec else None,
+    )
+    fix_out(core, dst, src, out, "Fixpipe", fr)
+
+
+def _operands(args: tuple, fr) -> tuple:
+    """(config, dst, src, cbufWorkspace or None, params) from `Fixpipe`'s arguments: leading
+    template arguments (the element types and a FixpipeConfig), then the operands."""
+    i = 0
+    while i < len(args) and not isinstance(args[i], (LocalTensor, GlobalTensor)):
+        i += 1
+    config = next((a for a in args[:i] if isinstance(a, FixpipeConfig)), CFG_ROW_MAJOR)
+    rest = args[i:]
+    if len(rest) == 3:
+        return config, rest[0], rest[1], None, rest[2]
+    if len(rest) == 4:
+        return (config, *rest)
+    _fail(f"Fixpipe takes (dst, src, [cbufWorkspace,] params), got {len(rest)} operands", fr)
+
+
+def vector_words(t, n: int, mems: tuple, role: str, fr):
+    """The per-column quantisation words of a vector mode: n uint64 of a local tensor."""
+    if not isinstance(t, LocalTensor) or t.mem not in mems:
+        _fail(f"a per-column (V…) quantPre needs {role}: a uint64 tensor in {'/'.join(mems).upper()}", fr)
+    if t.dtype != np.uint64 or t.count < n:
+        _fail(f"{role} must hold nSize={n} uint64 words, it is {t.count} x {dtype_name(t.dtype)}", fr)
+    return t.arr[:n] if t.arr is not None else None
+
+
+def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
+    """Check, move and convert one L0C → dst transfer on PIPE_FIX (and let the sanitizer see it)."""
+    _need_mem(src, ("l0c",), op, "src", fr)
+    n, m, sstride, dstride = p.n, p.m, p.sstride, p.dstride
     if n <= 0 or m <= 0:
-        _fail(f"FixpipeParams(nSize={n}, mSize={m}): both must be positive", fr)
+        _fail(f"{op} params (nSize={n}, mSize={m}): both must be positive", fr)
     if sstride < m or sstride % 16:
         _fail(
-            f"FixpipeParams.srcStride={sstride}: must be a multiple of 16 and at least "
-            f"mSize={m} (it is the padded row count of the L0C tile)",
+            f"{op} srcStride={sstride}: must be a multiple of 16 and at least mSize={m} (it is "
+            "the padded row count of the L0C tile)",
             fr,
         )
-    if dstride < n:
-        _fail(f"FixpipeParams.dstStride={dstride} is smaller than nSize={n}: output rows would overlap", fr)
-    q = params.quantPre
-    if q is QuantMode_t.NoQuant:
-        if dst.dtype != src.dtype:
+    _check_types(p.q, src, dst, op, fr)
+    isz = dst.dtype.itemsize
+    nd_num, src_nd, dst_nd = p.nd
+    if p.nz:
+        c0 = _nz_width(p, dst, op, fr)
+        if dstride * 32 < m * c0 * isz:
             _fail(
-                f"Fixpipe from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
-                f"conversion: set quantPre (e.g. QuantMode_t.F322F16)",
+                f"{op} dstStride={dstride} (x 32 B) is smaller than one NZ column block of mSize={m} "
+                f"rows x {c0} {dtype_name(dst.dtype)} ({m * c0 * isz} B): blocks would overlap",
                 fr,
+                hint="with an NZ output, dstStride is the distance between column blocks in 32 B units",
             )
+        d_need = (-(-n // c0) - 1) * dstride * 32 // isz + m * c0
+        nd_num = 1
     else:
-        want = _QUANT_OUT[q]
-        if (src.dtype, dst.dtype) != want:
+        if dstride < n:
+            _fail(f"{op} dstStride={dstride} is smaller than nSize={n}: output rows would overlap", fr)
+        if nd_num < 1 or (nd_num > 1 and (src_nd < 1 or dst_nd < 1)):
             _fail(
-                f"Fixpipe quantPre={q.name} converts {dtype_name(want[0])} → "
-                f"{dtype_name(want[1])}, but the tensors are {dtype_name(src.dtype)} → "
-                f"{dtype_name(dst.dtype)}",
+                f"{op} ndNum={nd_num}, srcNdStride={src_nd}, dstNdStride={dst_nd}: "
+                "several ND matrices need both strides",
                 fr,
             )
+        d_need = (nd_num - 1) * dst_nd + (m - 1) * dstride + n
     n1 = -(-n // 16)
-    need_c = n1 * sstride * 16
+    need_c = (nd_num - 1) * src_nd * 256 + n1 * sstride * 16
     if need_c > src.count:
         _fail(
-            f"Fixpipe reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the "
-            f"tensor holds {src.count * 4} B",
+            f"{op} reads {need_c * 4} B of L0C (nSize={n}, srcStride={sstride}) but the tensor "
+            f"holds {src.count * 4} B",
             fr,
         )
     to_gm = type(dst) is GlobalTensor
-    isz = dst.dtype.itemsize
-    d_need = (m - 1) * dstride + n
     if to_gm:
         if d_need > _gm_extent(dst):
             _fail(
-                f"Fixpipe writes {d_need} elements of GlobalTensor '{dst.name}' from element "
+                f"{op} writes {d_need} elements of GlobalTensor '{dst.name}' from element "
                 f"{dst.start}, but only {_gm_extent(dst)} are there",
                 fr,
                 hint="check mSize/nSize of the last (tail) tile",
             )
     elif not isinstance(dst, LocalTensor) or dst.mem not in ("l1", "ub"):
-        _fail("Fixpipe writes to GM or L1", fr)
+        _fail(f"{op} writes to GM or L1", fr)
     elif d_need > dst.count:
-        _fail(f"Fixpipe writes {d_need} elements but the local tensor holds {dst.count}", fr)
+        _fail(f"{op} writes {d_need} elements but the local tensor holds {dst.count}", fr)
     if core.numeric:
-        flush_cube(core, wait=False)
-        if to_gm:
-            gm_written(dst.buffer)
-        elif core.lazy is not None:
-            core.lazy.settle()
-        sv = strided(src.arr, 0, (m, n1, 16), (64, sstride * 64, 4))
-        d0 = dst.start if to_gm else 0
-        if n == n1 * 16:  # whole fractal columns: NZ → ND without a reshape's copy
-            dv = strided(dst.arr, d0, (m, n1, 16), (dstride * isz, 16 * isz, isz))
-        else:
-            dv = strided(dst.arr, d0, (m, n), (dstride * isz, isz))
-        job = partial(_convert, dv, sv, q, float(params.deqScalar), bool(params.reluEn))
-        if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
-            numbers.submit(job, dst.buffer, lane=core)
-        else:
-            numbers.drain()
-            job()
+        _numbers(core, dst, src, p, to_gm)
     cfg = core.chip.cube_timing
-    src_bytes, out_bytes = m * n * src.dtype.itemsize, m * n * isz
+    src_bytes, out_bytes = nd_num * m * n * src.dtype.itemsize, nd_num * m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
     if to_gm and out_bytes > 0:  # its bytes go through the HBM at the slower of it and the path
         core.gm_write += out_bytes
-        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, cfg["fix_lat"]), "Fixpipe", out_bytes, fr)
+        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, cfg["fix_lat"]), op, out_bytes, fr)
     else:
-        core.work(FIX, cfg["fix_lat"] + cycles, "Fixpipe", out_bytes, fr)
+        core.work(FIX, cfg["fix_lat"] + cycles, op, out_bytes, fr)
     san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)
+        if p.words_from is not None:
+            san.access(core, p.words_from, 0, n, False, fr, span=True)
         san.access(core, dst, 0, d_need, True, fr, span=True)
 
 
-def _convert(dv: np.ndarray, sv: np.ndarray, q: QuantMode_t, deq: float, relu: bool) -> None:
-    """Fixpipe's numbers: the NZ L0C view `sv` (m × n1 × 16, fp32/int32) quantised and ReLU'd
-    into `dv`: m × n1 × 16, or m × n when n is not whole fractals (the reshape that copies is
-    made here: L0C is final only once the jobs before ran)."""
+def _numbers(core, dst, src, p: FixOut, to_gm: bool) -> None:
+    flush_cube(core, wait=False)
+    if to_gm:
+        gm_written(dst.buffer)
+    elif core.lazy is not None:
+        core.lazy.settle()
+    d0 = dst.start if to_gm else 0
+    isz = dst.dtype.itemsize
+    words = p.words
+    if isinstance(words, np.ndarray):
+        words = words.copy()  # the tensor may be rewritten before the job runs
+    if p.nz or not fixquant.is_plain(p.q, words) or p.nd[0] > 1:
+        job = partial(_convert_any, dst.arr, d0, dst.dtype, src.arr, p, words, isz)
+    else:
+        n, m, n1 = p.n, p.m, -(-p.n // 16)
+        sv = strided(src.arr, 0, (m, n1, 16), (64, p.sstride * 64, 4))
+        if p.n == n1 * 16:  # whole fractal columns: NZ → ND without a reshape's copy
+            dv = strided(dst.arr, d0, (m, n1, 16), (p.dstride * isz, 16 * isz, isz))
+        else:
+            dv = strided(dst.arr, d0, (m, n), (p.dstride * isz, isz))
+        scale = words if p.q is QuantMode_t.DEQF16 else None
+        job = partial(_convert, dv, sv, scale, p.relu)
+    if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
+        numbers.submit(job, dst.buffer, lane=core)
+    else:
+        numbers.drain()
+        job()
+
+
+def _check_types(q: QuantMode_t, src, dst, op: str, fr) -> None:
+    if q is QuantMode_t.NoQuant:
+        if dst.dtype != src.dtype:
+            _fail(
+                f"{op} from {dtype_name(src.dtype)} to {dtype_name(dst.dtype)} needs a "
+                f"conversion: set quantPre (e.g. QuantMode_t.F322F16)",
+                fr,
+            )
+        return
+    acc, outs = QUANT_TYPES[q]
+    if src.dtype != acc or dst.dtype not in outs:
+        _fail(
+            f"{op} quantPre={q.name} converts {dtype_name(acc)} → "
+            f"{' or '.join(dtype_name(o) for o in outs)}, but the tensors are "
+            f"{dtype_name(src.dtype)} → {dtype_name(dst.dtype)}",
+            fr,
+        )
+
+
+def _nz_width(p: FixOut, dst, op: str, fr) -> int:
+    """Elements per row of one NZ output column block: 16; 8 for a channel-split fp32 output;
+    32 for 8-bit outputs (two fractals merge; an odd last one stays 16 wide)."""
+    if p.split and dst.dtype != float32:
+        _fail(f"{op} channel split splits fp32 outputs, not {dtype_name(dst.dtype)}", fr)
+    c0 = 8 if p.split else 32 if dst.dtype.itemsize == 1 else 16
+    step = min(c0, 16)
+    if p.n % step:
+        _fail(
+            f"{op} with an NZ output writes whole column blocks: nSize={p.n} is not a multiple of {step}", fr
+        )
+    return c0
+
+
+def _convert(dv: np.ndarray, sv: np.ndarray, scale, relu: bool) -> None:
+    """The plain conversions' numbers: the NZ L0C view `sv` (m × n1 × 16) cast (and scaled by
+    a float) into `dv`: m × n1 × 16, or m × n when n is not whole fractals (the reshape that
+    copies is made here: L0C is final only once the jobs before ran)."""
     if dv.ndim == 2:
         m, n = dv.shape
         sv = sv.reshape(m, -1)[:, :n]
-    if q is QuantMode_t.DEQF16:
-        sv = sv.astype(np.float32) * np.float32(deq)
+    if scale is not None:
+        sv = sv.astype(np.float32) * np.float32(scale)
     if relu:
         sv = np.maximum(sv, 0)
     np.copyto(dv, sv, casting="unsafe")  # = dv[...] = sv.astype(dv.dtype), without the copy
 
 
-__all__ = ["QuantMode_t", "FixpipeParamsV220", "FixpipeParams", "Fixpipe"]
+def _convert_any(darr, d0: int, dtype, sarr, p: FixOut, words, isz: int) -> None:
+    """Every other conversion: gather each ND block from L0C, quantise it, lay it out."""
+    n, m, n1 = p.n, p.m, -(-p.n // 16)
+    nd_num, src_nd, dst_nd = p.nd
+    for i in range(nd_num):
+        sv = strided(sarr, i * src_nd * 256, (m, n1, 16), (64, p.sstride * 64, 4))
+        x = sv.reshape(m, n1 * 16)[:, :n]
+        y = fixquant.apply(x, p.q, words, p.relu, dtype)
+        if not p.nz:
+            strided(darr, d0 + i * dst_nd, (m, n), (p.dstride * isz, isz))[...] = y
+            continue
+        c0 = 8 if p.split else 32 if isz == 1 else 16
+        step_b, whole = p.dstride * 32, n // c0
+        if whole:
+            dv = strided(darr, d0, (whole, m, c0), (step_b, c0 * isz, isz))
+            dv[...] = y[:, : whole * c0].reshape(m, whole, c0).transpose(1, 0, 2)
+        if n > whole * c0:  # 8-bit output with an odd fractal count: the last stays 16 wide
+            strided(darr, d0 + whole * step_b // isz, (m, 16), (16 * isz, isz))[...] = y[:, whole * c0 :]
+
+
+__all__ = [
+    "CFG_COLUMN_MAJOR",
+    "CFG_NZ",
+    "CFG_ROW_MAJOR",
+    "CO2Layout",
+    "Fixpipe",
+    "FixpipeConfig",
+    "FixpipeParams",
+    "FixpipeParamsV220",
+    "QuantMode_t",
+]

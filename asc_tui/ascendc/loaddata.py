@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from ..npu import state
 from ..npu.pipes import MTE1
 from .cube import _fail, _need_mem
-from .dtypes import dtype_name
+from .dtypes import dtype_name, int4b_t
 from .fractal import FRACTAL_BYTES, load_numbers, load_plan
+from .int4 import as_bytes
 from .lineage import load_map
+from .load3d import LoadData3DParamsV2, load3d_v2
 from .tensors import LocalTensor
 
 
@@ -35,10 +37,21 @@ class LoadData2DParams:
 
 
 def LoadData(dst, src, params: LoadData2DParams) -> None:
-    """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams) on PIPE_MTE1."""
+    """LoadData(dst_L0A|L0B, src_L1, LoadData2DParams | LoadData3DParamsV2) on PIPE_MTE1."""
     core = state.core
     if core.run.l2_record:
         return  # the L2 pre-pass only counts GM reads (npu/l2.py); this moves none
+    if type(params) is LoadData3DParamsV2:
+        fr = sys._getframe(1)
+        _load_operands(dst, src, fr)
+        return load3d_v2(core, dst, src, params, fr)
+    if dst.dtype == int4b_t and src.dtype == int4b_t:  # 512 B fractals either way: move bytes
+        if params.ifTranspose:
+            _fail(
+                "LoadData with ifTranspose transposes 2-byte fractals; int4b_t needs LoadDataWithTranspose",
+                sys._getframe(1),
+            )
+        dst, src = as_bytes(dst), as_bytes(src)
     _load(core, dst, 0, src, 0, params, sys._getframe(1))
 
 

@@ -75,11 +75,21 @@ class KSteps:
         self.count = 0
         self.owner = owner  # the Pending (tracked by lineage while it holds a LinStack)
 
-    def add(self, core, l0a, l0b) -> None:
+    def add(self, core, l0a, l0b, a_values: np.ndarray | None = None, b_values: np.ndarray | None = None):
+        """Stack one Mmad's operands; `a_values` / `b_values`: the fractals as the cube reads
+        them when they are not the L0 bytes as laid out (fp32 kDirectionAlign skips padding
+        fractals; int4b_t operands arrive unpacked)."""
         i = self.count
-        self.a = self._push(self.a, i, core, l0a, self.need_a)
-        self.b = self._push(self.b, i, core, l0b, self.need_b)
+        self.a = self._put(self.a, i, core, l0a, self.need_a, a_values)
+        self.b = self._put(self.b, i, core, l0b, self.need_b, b_values)
         self.count = i + 1
+
+    def _put(self, stack, i: int, core, t, need: int, values):
+        if values is None:
+            return self._push(stack, i, core, t, need)
+        stack = _as_raw(stack, i, need, self.dtype)
+        stack.put(i, values)
+        return stack
 
     def _push(self, stack, i: int, core, t, need: int):
         """Stack operand `t` (`need` elements) as step i."""

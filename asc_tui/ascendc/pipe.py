@@ -18,7 +18,7 @@ from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.records import KIND_WAIT
 from .corestate import registers
-from .dtypes import as_dtype, dtype_name
+from .dtypes import as_dtype, dtype_name, int4b_t, nbytes_of, typed_view
 from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
 
@@ -275,8 +275,9 @@ class TQue:
             arr = None
             if core.numeric:
                 m = core.memory(self.mem)
-                arr = m[slot.offset : slot.offset + slot.nbytes].view(dt)
-            t = LocalTensor(self.position, self.mem, dt, slot.offset, slot.nbytes // dt.itemsize, arr, slot)
+                arr = typed_view(m[slot.offset : slot.offset + slot.nbytes], dt)
+            count = slot.nbytes * 2 if dt == int4b_t else slot.nbytes // dt.itemsize
+            t = LocalTensor(self.position, self.mem, dt, slot.offset, count, arr, slot)
             slot.views[dtype] = t
         san = core.san
         if san is not None:
@@ -430,7 +431,7 @@ class TBuf:
             arr = None
             core = state.core
             if core.numeric:
-                arr = core.memory(self.mem)[self.offset : self.offset + n * dt.itemsize].view(dt)
+                arr = typed_view(core.memory(self.mem)[self.offset : self.offset + nbytes_of(dt, n)], dt)
             t = self._views[key] = LocalTensor(self.position, self.mem, dt, self.offset, n, arr)
         return t
 

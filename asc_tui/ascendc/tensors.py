@@ -15,7 +15,7 @@ from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.offload import gm_ready
-from .dtypes import as_dtype, dtype_name
+from .dtypes import as_dtype, dtype_name, int4b_t, nbytes_of, typed_view
 from .enums import POSITION_MEMORY
 from .lineage import gm_written
 from .mmad_numbers import flush_cube
@@ -38,6 +38,10 @@ class GlobalTensor:
         self.name = None
 
     def SetGlobalBuffer(self, addr: GM_ADDR, size: int | None = None) -> None:
+        if addr is None:  # a null or never-set pointer: fine until the kernel touches it
+            addr = GM_ADDR(
+                GmBuffer("(null address)", self.dtype or np.uint8, 0, np.empty(0, self.dtype or np.uint8))
+            )
         if not isinstance(addr, GM_ADDR):
             file, line = user_location()
             raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}", file, line)
@@ -46,15 +50,19 @@ class GlobalTensor:
             self.dtype = buf.dtype
         # GM_ADDR offsets count elements of the buffer's declared type; convert to ours.
         byte_off = addr.offset * buf.dtype.itemsize
+        packed = self.dtype == int4b_t  # elements, two per byte; `arr` holds the bytes
         isz = self.dtype.itemsize
         self.buffer = buf
-        self.start = byte_off // isz
-        total = buf.count * buf.dtype.itemsize // isz
+        self.start = byte_off * 2 if packed else byte_off // isz
+        total = buf.count * buf.dtype.itemsize * 2 if packed else buf.count * buf.dtype.itemsize // isz
         self.size = int(size) if size is not None else max(total - self.start, 0)
         self.limit = max(min(self.size, total - self.start), 0)
         self.base, self.base_size = self.start, self.size
         if buf.data is not None:
-            self.arr = buf.data.view(self.dtype) if buf.data.dtype != self.dtype else buf.data
+            if packed:
+                self.arr = buf.data.view(np.uint8)
+            else:
+                self.arr = buf.data.view(self.dtype) if buf.data.dtype != self.dtype else buf.data
         self.name = buf.name
 
     def __getitem__(self, offset: int) -> GlobalTensor:
@@ -161,7 +169,9 @@ class LocalTensor:
                 line,
             )
         self.pos, self.mem, self.dtype, self.offset, self.count = pos, mem, dtype, addr, n
-        self.arr = core.memory(mem)[addr : addr + n * dtype.itemsize].view(dtype) if core.numeric else None
+        self.arr = (
+            typed_view(core.memory(mem)[addr : addr + nbytes_of(dtype, n)], dtype) if core.numeric else None
+        )
         self.slot = None
         self.name = None
 
@@ -172,6 +182,8 @@ class LocalTensor:
             msg = f"LocalTensor offset {off} is outside the tensor ({self.count} elements)"
             _san_oob(self, off, 1, False, msg)
             raise KernelError(msg, file, line)
+        if self.dtype == int4b_t:  # packed: offsets move by whole bytes (element pairs)
+            return self._int4_at(off)
         arr = self.arr[off:] if self.arr is not None else None
         t = LocalTensor(
             self.pos,
@@ -183,6 +195,15 @@ class LocalTensor:
             self.slot,
         )
         return t
+
+    def _int4_at(self, off: int) -> LocalTensor:
+        if off % 2:
+            file, line = user_location(3)
+            raise KernelError(f"int4b_t tensor offset {off} is odd: it would start inside a byte", file, line)
+        arr = self.arr[off // 2 :] if self.arr is not None else None
+        return LocalTensor(
+            self.pos, self.mem, self.dtype, self.offset + off // 2, self.count - off, arr, self.slot
+        )
 
     def GetSize(self) -> int:
         return self.count
@@ -232,11 +253,13 @@ class LocalTensor:
 
     def ReinterpretCast(self, dtype) -> LocalTensor:
         dt = as_dtype(dtype)
-        nbytes = self.count * self.dtype.itemsize
+        nbytes = nbytes_of(self.dtype, self.count)
         arr = None
         if self.arr is not None:
-            arr = self.arr[: self.count].view(dt)
-        return LocalTensor(self.pos, self.mem, dt, self.offset, nbytes // dt.itemsize, arr, self.slot)
+            raw = self.arr[:nbytes] if self.dtype == int4b_t else self.arr[: self.count].view(np.uint8)
+            arr = typed_view(raw[: nbytes - nbytes % dt.itemsize], dt)
+        count = nbytes * 2 if dt == int4b_t else nbytes // dt.itemsize
+        return LocalTensor(self.pos, self.mem, dt, self.offset, count, arr, self.slot)
 
     def numpy(self) -> np.ndarray | None:
         """The tensor's data (a copy), for DumpTensor and tests."""

@@ -17,7 +17,8 @@ import numpy as np
 from ..npu import state
 from ..npu.errors import KernelError
 from ..npu.pipes import V
-from . import level0, reduce, vector_l0
+from . import int4, level0, reduce, vector_l0
+from .dtypes import int4b_t
 from .enums import CMPMODE, SELMODE, RoundMode
 from .tensors import LocalTensor
 
@@ -269,8 +270,12 @@ def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
         args = level0.peel((dst, src, round_mode, count, *l0))
         if len(args) > 4:
             d, a, rm, mask, reps, params = (*args, None)[:6]
+            if d.dtype == int4b_t or a.dtype == int4b_t:
+                return int4.cast(d, a, rm, mask, (reps, params), fr)
             return vector_l0.cast(d, a, rm, mask, reps, params, fr)
         dst, src, round_mode, count = args
+    if dst.dtype == int4b_t or src.dtype == int4b_t:
+        return int4.cast(dst, src, round_mode, count, (), fr)
     n = _check("Cast", count, fr, dst, src)
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)

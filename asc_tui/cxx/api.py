@@ -21,6 +21,7 @@ TARGS_AS_ARGS = {
     "SetFlag",
     "WaitFlag",
     "Alloc",
+    "Fixpipe",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).

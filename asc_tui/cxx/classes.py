@@ -153,7 +153,7 @@ class ClassGen:
                 vals = [a for a in args.named_children]
                 code = self.construct(t, vals, ctx, args, brace=args.type == "initializer_list")
             else:
-                default = fi.decl.child_by_field_name("default_value")
+                default = fi.default
                 if default is None and fi.declarator.type == "init_declarator":
                     default = fi.declarator.child_by_field_name("value")
                 if default is not None:
@@ -219,7 +219,7 @@ def _needed_fields(inst) -> dict:
     cur = inst
     while cur is not None:
         for fi in cur.info.fields:
-            if fi.static or fi.decl.child_by_field_name("default_value") is not None or fi.name in need:
+            if fi.static or fi.default is not None or fi.name in need:
                 continue
             r, c = fi.decl.start_point
             need[fi.name] = (cur.info.pf.path, r + 1, c + 1, cur.info.name)

@@ -58,6 +58,7 @@ FLOAT = CType("float", "float", 32)
 DOUBLE = CType("float", "double", 64)
 HALF = CType("float", "half", 16)
 BF16 = CType("float", "bfloat16_t", 16, True)
+INT4 = _i("int4b_t", 8, True)  # packed 4-bit; sizeof(int4b_t) is 1 in Ascend C
 VOID = CType("void", "void")
 OPAQUE = CType("opaque", "?")
 DTYPE = CType("dtype", "type")  # a type used as a value (a dtype argument of the twin)
@@ -97,6 +98,7 @@ SCALARS: dict[str, CType] = {
     "float16_t": HALF,
     "__fp16": HALF,
     "bfloat16_t": BF16,
+    "int4b_t": INT4,
     "void": VOID,
 }
 
@@ -113,6 +115,7 @@ DTYPE_NAMES = {
     "float": "float32",
     "half": "half",
     "bfloat16_t": "bfloat16",
+    "int4b_t": "int4b_t",
     "double": "float64",
     "bool": "uint8",
 }

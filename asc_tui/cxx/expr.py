@@ -248,6 +248,10 @@ class ExprGen:
 
     def x_pointer_expression(self, node, ctx):
         op = node.child_by_field_name("operator").type
+        if op == "*":
+            pun = self.bit_cast(node.child_by_field_name("argument"), ctx)
+            if pun is not None:
+                return pun
         a = self.expr(node.child_by_field_name("argument"), ctx)
         if op == "&":
             if a.type.kind in ("class", "twin", "opaque", "array"):
@@ -258,6 +262,34 @@ class ExprGen:
         if a.type.kind == "ptr" and a.type.elem is not None and a.type.elem.is_arith:
             return self.deref(a, ctx, node)
         raise self.unsupported(ctx.pf, node, f"dereferencing a {a.type}")
+
+    def bit_cast(self, node, ctx) -> Val | None:
+        """`*reinterpret_cast<int32_t*>(&f)` on a scalar variable: its bits read as another
+        scalar type of the same size (the type-punning idiom); None for any other operand."""
+        if node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if (
+            fn is None
+            or fn.type != "template_function"
+            or fn.child_by_field_name("name").text != b"reinterpret_cast"
+        ):
+            return None
+        args = [a for a in node.child_by_field_name("arguments").named_children if a.type != "comment"]
+        if (
+            len(args) != 1
+            or args[0].type != "pointer_expression"
+            or args[0].child_by_field_name("operator").type != "&"
+        ):
+            return None
+        v = self.expr(args[0].child_by_field_name("argument"), ctx)
+        t = self.resolve_type(fn.child_by_field_name("arguments").named_children[0], ctx)
+        if not (v.type.is_arith and t.kind == "ptr" and t.elem is not None and t.elem.is_arith):
+            return None
+        src, dst = api.dtype_expr(v.type), api.dtype_expr(t.elem)
+        if src is None or dst is None or T.sizeof(v.type) != T.sizeof(t.elem):
+            raise self.unsupported(ctx.pf, node, f"reading a {v.type} as a {t.elem}")
+        return Val(f"_cx.bit_cast({v.code}, {src}, {dst})", t.elem)
 
     def deref(self, p: Val, ctx, node) -> Val:
         """`*p` on a scalar pointer: a load, and a `_cx.store` when assigned to (see assign_code)."""

@@ -182,6 +182,11 @@ def struct_words(cls) -> int:
     return 4 * len(dataclasses.fields(cls))
 
 
+def bit_cast(value, src, dst):
+    """The bits of a scalar of type `src` read as type `dst` (same size)."""
+    return np.asarray(value, src).view(dst).item()
+
+
 def load(p, dtype):
     """`*p` for a scalar pointer: a GM element, or a word of an object."""
     if isinstance(p, GM_ADDR):

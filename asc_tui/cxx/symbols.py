@@ -62,6 +62,24 @@ class FieldInfo:
     declarator: object
     static: bool = False
 
+    @property
+    def default(self):
+        """This declarator's default member initialiser (`int a = 1, b, c = 3;` has one per
+        declarator, each after its own), or None."""
+        return field_default(self.decl, self.declarator)
+
+
+def field_default(decl, declarator):
+    """The `default_value` that follows `declarator` in the field declaration `decl`."""
+    mine = False
+    for i, c in enumerate(decl.children):
+        name = decl.field_name_for_child(i)
+        if name == "declarator":
+            mine = c == declarator
+        elif name == "default_value" and mine:
+            return c
+    return None
+
 
 @dataclass
 class ClassInfo(Decl):
@@ -368,7 +386,7 @@ class Collector:
                         for q in m.children
                         if q.type in ("type_qualifier", "storage_class_specifier")
                     )
-                    default = m.child_by_field_name("default_value")
+                    default = field_default(m, d)
                     info.inner.add(VarInfo(name, m, pf, info.inner, tnode, d, default, const))
         elif t in ("declaration",):
             self._function_decl_or_var(pf, m, info)

@@ -246,7 +246,7 @@ class TypeResolver:
         if t.name in api.HANDLE_CLASSES and not args:
             return "None"
         targs = []
-        if t.name in api.TEMPLATE_CTORS:
+        if t.name in api.TEMPLATE_CTORS or t.name in api.HANDLE_CLASSES:  # LocalTensor<T>(pos, addr, len)
             for a in t.args:
                 if isinstance(a, T.CType) and a.kind == "twin":
                     targs.append(self.twin_construct(a, [], ctx, node))

@@ -403,8 +403,11 @@ def prepass_counts(
         run.san = None
         seen.append(run)
 
-    shadows = [
-        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
+    shadows = [  # (an argument that is no buffer, e.g. a never-set host pointer, passes as is)
+        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
+        if isinstance(a, GM_ADDR)
+        else a
+        for a in gm_args
     ]
     try:
         launch_fn(

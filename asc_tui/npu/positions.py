@@ -24,6 +24,7 @@ class TPosition(Enum):
     C2 = "C2"
     CO1 = "CO1"
     CO2 = "CO2"
+    C2PIPE2GM = "C2PIPE2GM"  # the fixpipe buffer: per-column quantisation words
 
 
 #: Physical memory of each position (names match the chip file's [memory] keys).
@@ -39,4 +40,5 @@ POSITION_MEMORY = {
     TPosition.B2: "l0b",
     TPosition.C2: "bt",
     TPosition.CO1: "l0c",
+    TPosition.C2PIPE2GM: "fb",
 }
