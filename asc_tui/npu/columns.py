@@ -33,11 +33,27 @@ class ClosedBlock:
 
 def close_columns(rec: list, ops: dict, lines: dict, tables: list = ()) -> dict:
     """One block's record tuples as columns, its op names and (file, line) sites interned into
-    the launch-wide `ops` and `lines` tables (name or site -> id). `tables`: (index, RECORD
-    table) of records already in table form, whose places `rec` holds with None."""
+    the launch-wide `ops` and `lines` tables (name or site -> id). `tables`: (index,
+    `shifted.Shifted`) of records extrapolated in table form, whose places `rec` holds with None."""
     if not rec:
         return {name: np.zeros(0, dtype) for name, dtype in RECORD_COLUMNS.items()}
-    table = record_table(rec, tables, 0, len(rec))
+    parts = []
+    done = 0
+    for at, part in tables:
+        if at > done:
+            parts.append(_columns_of(np.fromiter(rec[done:at], dtype=RECORD, count=at - done), ops, lines))
+        parts.append(part.expand(_columns_of(part.period, ops, lines)))
+        done = at + len(part)
+    if done < len(rec):
+        rest = rec[done:] if done else rec
+        parts.append(_columns_of(np.fromiter(rest, dtype=RECORD, count=len(rec) - done), ops, lines))
+    if len(parts) == 1:
+        return parts[0]
+    return {name: np.concatenate([p[name] for p in parts]) for name in RECORD_COLUMNS}
+
+
+def _columns_of(table: np.ndarray, ops: dict, lines: dict) -> dict:
+    """A RECORD table as columns (`close_columns`), one C-level pass per column."""
     file_table: dict = {}
     file_ids = _intern(table["file"].tolist(), file_table)
     files = list(file_table)
@@ -61,7 +77,7 @@ def close_columns(rec: list, ops: dict, lines: dict, tables: list = ()) -> dict:
 
 def record_table(rec: list, tables: list, lo: int, hi: int) -> np.ndarray:
     """Records lo..hi of a core as one `RECORD` table: tuples from `rec`, and where `rec` holds
-    None, rows of `tables` ((index, RECORD table) of records extrapolated in table form)."""
+    None, rows of `tables` ((index, `shifted.Shifted`) of records extrapolated in table form)."""
     if not tables:
         return np.fromiter(rec[lo:hi] if lo or hi < len(rec) else rec, dtype=RECORD, count=hi - lo)
     table = np.empty(hi - lo, dtype=RECORD)
@@ -72,7 +88,7 @@ def record_table(rec: list, tables: list, lo: int, hi: int) -> np.ndarray:
             continue
         if a > done:
             table[done - lo : a - lo] = np.fromiter(rec[done:a], dtype=RECORD, count=a - done)
-        table[a - lo : b - lo] = part[a - at : b - at]
+        table[a - lo : b - lo] = part.rows()[a - at : b - at]
         done = b
     if done < hi:
         table[done - lo :] = np.fromiter(rec[done:hi], dtype=RECORD, count=hi - done)

@@ -89,8 +89,8 @@ class Core:
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
-        # records extrapolated by npu/periodic.py: (index in `rec`, RECORD table); `rec` holds
-        # None in their places
+        # records extrapolated by npu/periodic.py: (index in `rec`, `shifted.Shifted`); `rec`
+        # holds None in their places
         self.ext: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
         self.events: dict = {}

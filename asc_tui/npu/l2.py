@@ -248,11 +248,12 @@ class L2Model:
         g.l2.miss += nbytes - hit
         return hit
 
-    def read_moved(self, buf, args: tuple, step: list, m: int, hit: int) -> None:
+    def read_moved(self, buf, args: tuple, step: list, m: int, hit: int, tap: bool = True) -> None:
         """`read(buf, *moved)` for the regions `args` moved by t * `step`, t = 1..m, in bulk:
         the reads of a loop's extrapolated periods (npu/periodic.py), each known to hit L2 by
         `hit` bytes at this block (`hit_of`). The same counts, traffic and replay guards as
-        those m calls of `read` (`_template_read`, vectorised over the periods)."""
+        those m calls of `read` (`_template_read`, vectorised over the periods); `tap`: note
+        them in the tap, for a loop around the one that skipped them."""
         if step[1] or step[2] or step[3]:  # the sizes move too: one by one
             for t in range(1, m + 1):
                 self.read(buf, *(x + s * t if s else x for x, s in zip(args, step)))
@@ -261,7 +262,7 @@ class L2Model:
         plain = [a.v if type(a) is BlockIndex else a for a in args]
         for t in periods:
             self._read(buf, *(x + s * t for x, s in zip(plain, step)))
-        if self.tap is not None:
+        if tap and self.tap is not None:
             self.tap.extend(
                 (buf, tuple([x + s * t if s else x for x, s in zip(args, step)]), hit) for t in periods
             )

@@ -31,12 +31,11 @@ from __future__ import annotations
 
 from itertools import repeat
 
-import numpy as np
-
 from .columns import record_table
 from .l2 import l2_of
 from .pipes import N_PIPES
 from .replay import BlockIndex
+from .shifted import Shifted
 
 #: longest period (in iterations) looked for (a row of base blocks, say)
 MAX_PERIOD = 64
@@ -247,15 +246,15 @@ class Periodic:
     def _extend(self, i, j, m, now, delta, moving, lmov, last, rmov, n_rec, reads, b) -> None:
         """Append the m extrapolated periods' records, move the state, count their traffic."""
         core = self.core
-        table = _shifted(last, rmov, m, delta, n_rec)
+        table = Shifted(last, m, delta, n_rec, rmov)
         times = [x + d * m if d else x for x, d in zip(now[0], moving)]
         links = [x + n_rec * m if mv else x for x, mv in zip(now[1], lmov)]
         if core.numeric:  # the Python runs on for its numbers; its timeline is replaced after
             self.pending = (i + m * j, now[4], table, times, links)
             return
         l2 = core.run.l2
-        for buf, args, step, hit in reads:  # tapped too: a loop around this one sees them
-            l2.read_moved(buf, args, step, m, hit)
+        for buf, args, step, hit in reads:  # tapped for a loop around this one, if any
+            l2.read_moved(buf, args, step, m, hit, tap=not self.owns_tap)
         self._append(table)
         _repeat_noted(core.xfers, b[4], now[4], m)
         self._apply(times, links)
@@ -263,11 +262,13 @@ class Periodic:
         core.gm_write += (now[3][1] - b[3][1]) * m
         self.snaps.clear()  # periods before the jump hold no record tuples to compare
 
-    def _append(self, table: np.ndarray) -> None:
-        """Append records given as a `RECORD` table: `Core.rec` holds a placeholder per record
-        (its length numbers the records, as links need) and `Core.ext` the table, which
-        `Core.close` puts in their place (millions of tuples would cost more than the loop)."""
+    def _append(self, table: Shifted) -> None:
+        """Append extrapolated records: `Core.rec` holds a placeholder per record (its length
+        numbers the records, as links need) and `Core.ext` the periods, which `Core.close`
+        puts in their place (millions of tuples would cost more than the loop)."""
         core = self.core
+        if not len(table):
+            return
         core.ext.append((len(core.rec), table))
         core.rec.extend(repeat(None, len(table)))
 
@@ -280,7 +281,7 @@ class Periodic:
             self.core.run.l2.tap = None
             self.owns_tap = False
 
-    def _install(self, n0: int, table: np.ndarray, times: list, links: list) -> None:
+    def _install(self, n0: int, table: Shifted, times: list, links: list) -> None:
         """Full runs: the extrapolated records and state replace what the Python just did."""
         core = self.core
         del core.rec[n0:]
@@ -300,20 +301,6 @@ def _repeat_noted(xfers: list, lo: int, hi: int, m: int) -> None:
     last = xfers[k:]
     n_rec = hi - lo
     xfers.extend((x[0] + n_rec * t, *x[1:]) for t in range(1, m + 1) for x in last if x[0] < hi)
-
-
-def _shifted(last: np.ndarray, rmov: list, m: int, delta: float, n_rec: int) -> np.ndarray:
-    """The records of the m periods after `last` (a RECORD table): the same, their times moved
-    by t·Δ and their moving links by t·n_rec in period t (the same float operations as adding
-    them one record at a time)."""
-    n = len(last)
-    table = np.tile(last, m)
-    t = np.repeat(np.arange(1, m + 1, dtype=np.int64), n)
-    dt = delta * t.astype(np.float64)
-    table["start"] += dt
-    table["end"] += dt
-    table["link"] += (n_rec * t * np.tile(np.array(rmov, dtype=bool), m)).astype(np.int32)
-    return table
 
 
 def _delta(x, y):
