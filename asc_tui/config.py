@@ -2,7 +2,9 @@
 
 Keys: operators (dir), chip, case, theme, keymap (binding id -> keys), thresholds (ship/optimise
 ratios vs baseline, regression fraction), worker_timeout (seconds, the one default for the CLI and
-the workbench), worker_memory_mb (the worker's address-space cap). A mistake is reported as a
+the workbench), worker_memory_mb (the worker's address-space cap), tune (constant name -> the
+values `asc-tui tune` sweeps for a sample's `constexpr`/`#define`; an `asc-tui.toml` in a sample
+directory with only `[tune]` is that sample's sidecar). A mistake is reported as a
 `ConfigError` naming the file, line and column, so the user can jump straight to it.
 `resolve_operators_dir` and `watched_extras` say where the workbench and `asc-tui watch` look.
 """
@@ -28,6 +30,7 @@ KEYS = (
     "thresholds",
     "worker_timeout",
     "worker_memory_mb",
+    "tune",
 )
 #: Seconds before a runaway operator is stopped, in the workbench and on the command line alike.
 DEFAULT_WORKER_TIMEOUT = 60.0
@@ -68,6 +71,7 @@ class Config:
     thresholds: Thresholds = field(default_factory=Thresholds)
     worker_timeout: float = DEFAULT_WORKER_TIMEOUT
     worker_memory_mb: int = field(default_factory=default_memory_mb)
+    tune: dict[str, tuple] = field(default_factory=dict)  # NAME -> values to sweep (samples)
     source: str | None = None  # the file it came from
 
 
@@ -171,6 +175,20 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
                 if not isinstance(keys, str) or not keys.strip():
                     bad((key, bid), f'keymap.{bid} must be a string like "f5" or "r,f5"')
             value = {k: v for k, v in value.items() if isinstance(v, str) and v.strip()}
+        elif key == "tune":
+            if not isinstance(value, dict):
+                bad((key,), "tune must be a table of NAME = [values] (e.g. TILE_LENGTH = [2048, 4096])")
+                continue
+            table = {}
+            for name, vals in value.items():
+                vals = vals if isinstance(vals, list) else [vals]
+                if not vals or not all(
+                    isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in vals
+                ):
+                    bad((key, name), f"tune.{name} must be a value or a non-empty list of numbers")
+                else:
+                    table[name] = tuple(vals)
+            value = table
         elif key == "thresholds":
             if not isinstance(value, dict):
                 bad((key,), "thresholds must be a table (ship, optimise, regression)")

@@ -157,7 +157,10 @@ def test_matmul_official_4096_runs_a_few_templates_not_every_block():
     finally:
         replay.Replayer.learn = real
     assert len(em.blocks) == 24
-    assert len(learned) <= 2 * 6  # per pass (L2 pre-pass, real): a few templates, not 24
+    # per pass (L2 pre-pass, real): a few templates, not 24. C is split 3 × 8 as CANN's tiling
+    # does (bands of 1366 rows, the last 1364): the 16 blocks of the first two bands share
+    # templates; the 8 of the tail band each learn their own
+    assert len(learned) <= 2 * 10
 
 
 def test_vector_add_bias_runs_its_kernel_once_for_eight_identical_blocks():

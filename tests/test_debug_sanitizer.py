@@ -97,7 +97,7 @@ def test_initbuffer_beyond_ub_reports_capacity_with_the_numbers(write_operator):
     rep, text = check(write_operator, "cap", body, ("memcheck",))
     f = only(rep, "capacity")
     assert f.line == line_of(text, "# here")
-    assert "200000 B" in f.reason and "196352 B" in f.reason
+    assert "200000 B" in f.reason and "196608 B" in f.reason
 
 
 # ---- racecheck --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Sample directories (kernel + host main() + data scripts, no spec): the whole loop and its errors."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -165,6 +166,28 @@ def test_conformance_cli(tmp_path, fmt, capsys):
     assert main(["conformance", str(tmp_path), fmt]) == 0
     out = capsys.readouterr().out
     assert "RAN" in out and "nogold" in out
+
+
+def test_conformance_scope_runs_only_the_listed_samples_and_gives_their_pass_rate(tmp_path, capsys):
+    from asc_tui.cli import main
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    for name in ("vadd", "nogold", "split"):
+        shutil.copytree(SAMPLES / name, root / name)
+    shutil.copytree(SAMPLES / "vadd", root / "arch3510")
+    _edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
+    scope = tmp_path / "scope.txt"
+    scope.write_text("# in scope\nvadd\nnogold  # no golden: RAN, not PASS\n\narch3510\nmissing/one\n")
+    assert main(["conformance", str(root), "--scope", str(scope)]) == 1  # the missing one FAILs
+    out = capsys.readouterr().out
+    assert "split" not in out  # not listed: not run
+    assert "missing/one  no sample directory" in out
+    assert "in scope: PASS 1/3 = 33.3% (OUT OF SCOPE samples not counted)" in out
+    assert main(["conformance", str(root), "--scope", str(scope), "--json"]) == 1
+    got = json.loads(capsys.readouterr().out)
+    assert got["scope"] == {"pass": 1, "counted": 3, "percent": 100 / 3}
+    assert main(["conformance", str(root), "--scope", str(tmp_path / "nope.txt")]) == 2
 
 
 def test_param_overrides_a_constexpr_of_the_sample(tmp_path):

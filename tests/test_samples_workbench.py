@@ -42,21 +42,58 @@ def test_a_save_in_a_sample_reruns_only_that_sample(tmp_path):
     assert cs.operators == {(root / "group/split/vsub_kernel.cpp").resolve()}
 
 
+def _workbench(root: Path) -> Workbench:
+    return Workbench(
+        str(root), clock=lambda: "00:00:00", show_host_times=False, config=Config(worker_timeout=30)
+    )
+
+
+async def _until(pilot, cond, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not cond() and time.monotonic() < deadline:
+        await pilot.pause(0.05)
+
+
 def test_workbench_opens_a_directory_of_samples_and_logs_verify(tmp_path):
     root = _tree(tmp_path)
 
     async def go():
-        app = Workbench(
-            str(root), clock=lambda: "00:00:00", show_host_times=False, config=Config(worker_timeout=30)
-        )
+        app = _workbench(root)
         async with app.run_test(size=(100, 30)) as pilot:
-            deadline = time.monotonic() + 60
-            while app.results_seen < 2 and time.monotonic() < deadline:
-                await pilot.pause(0.05)
+            await _until(pilot, lambda: app.results_seen >= 2, 60)
             tree = app.query_one("#sidebar")
             assert {p.name for p in tree.paths()} == {"vadd.asc", "vsub_kernel.cpp"}
             assert {tree.status(p) for p in tree.paths()} == {"pass"}
             log = "\n".join(app.query_one("#log-pane").lines_text)
             assert "vadd: verify_result.py: test pass!" in log
+
+    asyncio.run(go())
+
+
+def test_workbench_sweeps_a_sample_with_its_sidecar_values_and_runs_with_the_best(tmp_path):
+    root = _tree(tmp_path)
+    vadd = root / "group/vadd"
+    (vadd / "asc-tui.toml").write_text("[tune]\nTILE = [128, 1024]\n")
+    kernel = (vadd / "vadd.asc").resolve()
+
+    async def go():
+        app = _workbench(root)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _until(pilot, lambda: app.results_seen >= 2, 60)
+            app.select_operator(kernel)
+            await pilot.press("t")
+            pane = app.query_one("#tune-pane")
+            await _until(pilot, lambda: pane.status_text.startswith("sweep done"), 90)
+            assert app.ops[kernel].best_params == {"TILE": 1024}, pane.status_text
+            seen = app.results_seen
+            await pilot.press("a")  # the next runs of the sample use TILE=1024
+            await _until(pilot, lambda: app.results_seen > seen, 60)
+            rep = app.ops[kernel].last.report
+            assert rep.params == {"TILE": 1024} and rep.passed
+            log = "\n".join(app.query_one("#log-pane").lines_text)
+            assert "TILE=1024" in log
+            await pilot.press("A")  # into the C++ literal
+            await _until(pilot, lambda: "TILE = 1024;" in kernel.read_text(), 10)
+            assert "constexpr uint32_t TILE = 1024;" in kernel.read_text()
 
     asyncio.run(go())

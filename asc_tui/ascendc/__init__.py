@@ -119,16 +119,24 @@ from .load3d import LoadData3DParamsV2
 from .loaddata import LoadData, LoadData2DParams
 from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
 from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+    CFG_IBSHARE_NORM,
+    CFG_MDL,
+    CFG_NORM,
     REGIST_MATMUL_OBJ,
     CubeFormat,
+    GetMDLConfig,
+    GetNormalConfig,
     GetSysWorkSpacePtr,
     Matmul,
+    MatmulConfig,
     MatmulType,
     MultiCoreMatmulTiling,
     TCubeTiling,
 )
+from .matmul_tiling import MatmulApiTiling
 from .misc import (
     DEFAULT_BLK_NUM,
+    DEFAULT_C0_SIZE,
     EVENT_ID0,
     EVENT_ID1,
     EVENT_ID2,
@@ -154,6 +162,7 @@ from .misc import (
     SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
+from .platform import CoreMemType, PlatformAscendC, PlatformAscendCManager
 from .reduce import (
     BlockReduceMax,
     BlockReduceMin,
@@ -183,8 +192,10 @@ from .sort import (
     Sort32,
 )
 from .sync import PipeBarrier, SetFlag, WaitFlag
+from .tensorlist import ListTensorDesc, TensorDesc
 from .tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
+from .userpool import ExternBufPool
 from .vector import (
     Abs,
     Add,

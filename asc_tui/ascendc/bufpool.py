@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..npu.errors import KernelError, user_frame
 from .enums import POSITION_MEMORY, TPosition
-from .pipe import TBuf, TPipe
+from .pipe import TBuf, TPipe, pool_of
 
 
 def _round_up(n: int, a: int) -> int:
@@ -64,7 +64,8 @@ class TBufPool:
             owner.cursor += length
 
     def InitBufPool(self, sub: TBufPool, length: int, shared: TBufPool | None = None) -> None:
-        sub._reserve(self, int(length), shared)
+        sub = pool_of(sub)
+        sub._reserve(self, int(length), None if shared is None else pool_of(shared))
 
     def InitBuffer(self, que, num_or_len: int, length: int | None = None) -> None:
         if self.pipe is None:

@@ -50,15 +50,17 @@ class DataCopyExtParams:
     rsv: int = 0
 
 
-DataCopyPadParams = DataCopyExtParams
-
-
 @dataclass
 class DataCopyPadExtParams:
     isPad: bool = False
     leftPadding: int = 0
     rightPadding: int = 0
     paddingValue: object = 0
+
+
+#: `DataCopyPadParams{isPad, leftPadding, rightPadding, paddingValue}`: the padding of a DataCopyPad
+#: with `DataCopyParams` geometry (DataCopyPadExtParams' fields, the value as a uint64).
+DataCopyPadParams = DataCopyPadExtParams
 
 
 def _where(fr):
@@ -225,6 +227,18 @@ def _extent_bytes(t) -> int:
     return t.count * t.dtype.itemsize
 
 
+def _blocks(b: np.ndarray, off: int, count: int, blen: int, step: int) -> np.ndarray:
+    """`count` blocks of `blen` bytes every `step` bytes from `off`, as a (count, blen) view.
+    Slices where they can be (one block, or blocks at least `blen` apart inside the buffer):
+    numpy's as_strided costs ~10 µs a call, which a loop of small DataCopyPads pays millions
+    of times."""
+    if count == 1:
+        return b[off : off + blen].reshape(1, blen)
+    if step >= blen and off + count * step <= len(b):
+        return b[off : off + count * step].reshape(count, step)[:, :blen]
+    return as_strided(b[off:], shape=(count, blen), strides=(step, 1))
+
+
 def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int, fr, what: str) -> None:
     """Copy `count` blocks of `blen` bytes; blocks start every sstep / dstep bytes."""
     if count <= 0 or blen <= 0:
@@ -375,6 +389,4 @@ def _strided_copy_into(core, dst, src, count, blen, sstep, dstep, dst_skip, fr):
             gm_written(dst.buffer)
         sb, db = _bytes_of(src), _bytes_of(dst)
         so = _base_offset(src)
-        sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
-        dv = as_strided(db[dst_skip:], shape=(count, blen), strides=(dstep, 1))
-        dv[...] = sv
+        _blocks(db, dst_skip, count, blen, dstep)[...] = _blocks(sb, so, count, blen, sstep)

@@ -1,4 +1,5 @@
-"""The high-level `Matmul` object and its host tiling (`TCubeTiling`, `MultiCoreMatmulTiling`).
+"""The high-level `Matmul` object (its host tiling is matmul_tiling.py; in a mixed kernel the
+AIVs' calls reach the AIC through matmul_kfc.py).
 
 Built only from the Tier-2 primitives (Nd2Nz DataCopy, LoadData, Mmad, Fixpipe and TQue
 events), so its timeline is as detailed as a hand-written kernel's; instructions are attributed
@@ -10,36 +11,42 @@ slices and B every stepKb slices (depthA1/stepKa L1 buffers each, so depth = 2·
 double-buffered L1); each slice goes through L0A/L0B (dbL0A/dbL0B buffers) into one L0C
 accumulator (dbL0C buffers) that a single Fixpipe writes out per block.
 
-Past 400 lines; the seam to split on: host side (TCubeTiling, MultiCoreMatmulTiling and the
-tiling checks) | kernel side (the Matmul object and its registration).
+Past 400 lines; the seam to split on: the object's set-up and iteration | how one block moves
+through L1/L0 (_block, _write, _copy_*, _load_*).
 """
 
 from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, replace
-from enum import Enum
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..npu import state
-from ..npu.errors import KernelError, TilingError, user_frame
+from ..npu.cores import CoreType
+from ..npu.errors import KernelError, user_frame
+from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.periodic import Periodic
 from ..npu.replay import trange
+from .crosscore import GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
 from .loaddata import LoadData2DParams, load_at, load_rows
+from .matmul_kfc import Client, in_mix_group, serve
+from .matmul_tiling import (
+    CubeFormat,
+    MultiCoreMatmulTiling,
+    TCubeTiling,
+    _up,
+    check_tiling,
+    tiling_footprint,
+)
 from .pipe import TBuf, TPipe, TQue
 from .tensors import GlobalTensor
-
-
-class CubeFormat(Enum):
-    ND = "ND"
-    NZ = "NZ"
 
 
 @dataclass(frozen=True)
@@ -52,178 +59,35 @@ class MatmulType:
     isTrans: bool = False
 
 
-@dataclass(frozen=True)
-class TCubeTiling:
-    """Host tiling of one matmul (field names as in Ascend C's TCubeTiling)."""
+@dataclass(slots=True)  # a field the twin does not know is an error, not silently ignored
+class MatmulConfig:
+    """The Matmul's template configuration (`CFG_NORM`, `CFG_MDL`): how A and B are staged in L1
+    and handed on. The twin computes the same blocks under each of these scheduling choices; the
+    configuration is kept for what it says (a kernel copies one and changes fields)."""
 
-    usedCoreNum: int
-    M: int
-    N: int
-    Ka: int
-    Kb: int
-    singleCoreM: int
-    singleCoreN: int
-    singleCoreK: int
-    baseM: int
-    baseN: int
-    baseK: int
-    depthA1: int = 2
-    depthB1: int = 2
-    stepM: int = 1
-    stepN: int = 1
-    stepKa: int = 1
-    stepKb: int = 1
-    isBias: int = 0
-    iterateOrder: int = 0  # 0: M outer (walk N inside), 1: N outer
-    dbL0A: int = 2
-    dbL0B: int = 2
-    dbL0C: int = 1
+    doNorm: bool = True
+    doBasicBlock: bool = False
+    doMultiDataLoad: bool = False  # MDL: several base-K slices of A/B per L1 load
+    doIBShareNorm: bool = False
+    doSpecialMDL: bool = False
+    enUnitFlag: bool = True
+    doMTE2Preload: int = 0
+    enableReuse: bool = True
+    enableKdimReorderLoad: bool = False
+    isA2B2Shared: bool = False
 
 
-def _up(x: int, a: int) -> int:
-    return -(-x // a) * a
+CFG_NORM = MatmulConfig()
+CFG_MDL = MatmulConfig(doNorm=False, doMultiDataLoad=True)
+CFG_IBSHARE_NORM = MatmulConfig(doNorm=False, doIBShareNorm=True)
 
 
-def tiling_footprint(t: TCubeTiling, dtype=half) -> dict[str, int]:
-    """Bytes of L1/L0A/L0B/L0C (and BiasTable) the tiling needs, padded to fractals."""
-    isz = np.dtype(dtype).itemsize
-    c0 = c0_of(dtype)
-    bm, bn, bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, c0)
-    a1 = bm * bk * t.stepKa * isz
-    b1 = bk * t.stepKb * bn * isz
-    return {
-        "l1": a1 * t.depthA1 // max(t.stepKa, 1) + b1 * t.depthB1 // max(t.stepKb, 1),
-        "l0a": bm * bk * isz * t.dbL0A,
-        "l0b": bk * bn * isz * t.dbL0B,
-        "l0c": bm * bn * 4 * t.dbL0C,
-        "bt": bn * 4 if t.isBias else 0,
-    }
+def GetNormalConfig(*_args) -> MatmulConfig:
+    return CFG_NORM
 
 
-def check_tiling(t: TCubeTiling, chip_memory: dict[str, int], dtype=half) -> list[str]:
-    """Reasons the tiling does not fit the chip's memories (empty when it fits)."""
-    out = []
-    for mem, need in tiling_footprint(t, dtype).items():
-        cap = chip_memory.get(mem, 0)
-        if need > cap:
-            out.append(
-                f"{mem.upper()} needs {need} B (baseM={t.baseM} baseN={t.baseN} "
-                f"baseK={t.baseK} stepKa={t.stepKa} stepKb={t.stepKb}) but has {cap} B"
-            )
-    if t.depthA1 % t.stepKa or t.depthB1 % t.stepKb:
-        out.append("depthA1/depthB1 must be multiples of stepKa/stepKb")
-    if max(t.stepKa, t.stepKb) % min(t.stepKa, t.stepKb):
-        out.append("the larger of stepKa/stepKb must be a multiple of the smaller")
-    return out
-
-
-class MultiCoreMatmulTiling:
-    """Host helper (`matmul_tiling::MultiCoreMatmulTiling`): shape + types → TCubeTiling.
-
-    Splits C over `SetDim` cores in singleCoreM × singleCoreN regions (as square as the core
-    count allows) and picks base blocks that fill L0C with double-buffered L0A/L0B.
-    """
-
-    def __init__(self, memory: dict[str, int] | None = None):
-        self.dim = 24
-        self.m = self.n = self.k = 0
-        self.dtype = half
-        self.bias = False
-        self.fixed: tuple[int, int, int] | None = None
-        self.step_ka = self.step_kb = 4
-        self.memory = memory or {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
-
-    def SetDim(self, n: int) -> None:
-        self.dim = int(n)
-
-    def SetAType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
-        self.dtype = as_dtype(dtype)
-
-    def SetBType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=half, isTrans=False):
-        pass
-
-    def SetCType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
-        pass
-
-    def SetBiasType(self, pos=TPosition.GM, fmt=CubeFormat.ND, dtype=float32, isTrans=False):
-        pass
-
-    def SetShape(self, m: int, n: int, k: int) -> None:
-        self.m, self.n, self.k = int(m), int(n), int(k)
-
-    SetOrgShape = SetShape
-
-    def SetBias(self, flag: bool = True) -> None:
-        self.bias = bool(flag)
-
-    def SetFixSplit(self, baseM: int = -1, baseN: int = -1, baseK: int = -1) -> None:
-        self.fixed = (baseM, baseN, baseK)
-
-    def SetStepK(self, stepKa: int, stepKb: int | None = None) -> None:
-        """Base-K slices per L1 copy of A and of B (bigger copies hide DMA latency)."""
-        self.step_ka = int(stepKa)
-        self.step_kb = int(stepKb if stepKb is not None else stepKa)
-
-    def GetTiling(self) -> TCubeTiling:
-        m, n, k = self.m, self.n, self.k
-        if min(m, n, k) <= 0:
-            raise TilingError(f"SetShape({m}, {n}, {k}): all dimensions must be positive")
-        c0 = c0_of(self.dtype)
-        bm, bn, bk = self.fixed or (-1, -1, -1)
-        if bm <= 0 or bn <= 0 or bk <= 0:
-            bm0, bn0 = (128, 256) if n >= m else (256, 128)
-            bm = bm if bm > 0 else min(bm0, _up(m, 16))
-            bn = bn if bn > 0 else min(bn0, _up(n, 16))
-            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(k, c0))
-        # Work units of whole base blocks. A kernel walks units round-robin over its cores
-        # (unit u on core u mod usedCoreNum); one base block per unit balances best when there
-        # are many blocks, a few big regions when there are barely more blocks than cores.
-        bm_n, bn_n = -(-m // bm), -(-n // bn)
-        blocks = bm_n * bn_n
-        dim = max(1, min(self.dim, blocks))
-        best = None
-        for cm in range(1, bm_n + 1):
-            for cn in range(1, bn_n + 1):
-                rm, rn = -(-bm_n // cm), -(-bn_n // cn)
-                units = cm * cn
-                per = -(-units // dim) * rm * rn  # base blocks on the busiest core
-                cost = (per, units)  # then the fewest, biggest units
-                if best is None or cost < best[0]:
-                    best = (cost, rm, rn)
-        _, rm, rn = best
-        sm, sn = min(rm * bm, m), min(rn * bn, n)  # one unit may cover a whole dimension
-        used = min(dim, -(-m // sm) * -(-n // sn))
-        k_slices = -(-k // bk)
-        sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
-        t = TCubeTiling(
-            usedCoreNum=used,
-            M=m,
-            N=n,
-            Ka=k,
-            Kb=k,
-            singleCoreM=sm,
-            singleCoreN=sn,
-            singleCoreK=k,
-            baseM=bm,
-            baseN=bn,
-            baseK=bk,
-            depthA1=2 * sa,
-            depthB1=2 * sb,
-            stepKa=sa,
-            stepKb=sb,
-            isBias=int(self.bias),
-            dbL0A=2,
-            dbL0B=2,
-            dbL0C=1,
-        )
-        while check_tiling(t, self.memory, self.dtype) and max(t.stepKa, t.stepKb) > 1:
-            sa, sb = t.stepKa, t.stepKb
-            sa, sb = (max(1, sa // 2), sb) if sa * bm >= sb * bn else (sa, max(1, sb // 2))
-            t = replace(t, stepKa=sa, stepKb=sb, depthA1=2 * sa, depthB1=2 * sb)
-        bad = check_tiling(t, self.memory, self.dtype)
-        if bad:
-            raise TilingError("no tiling fits: " + "; ".join(bad))
-        return t
+def GetMDLConfig(*_args) -> MatmulConfig:
+    return CFG_MDL
 
 
 #: L1 rounds from which a base block's K loop is worth watching for its periodic regime
@@ -237,16 +101,26 @@ class Matmul:
     GetTensorC, End."""
 
     def __init__(
-        self, a_type: MatmulType, b_type: MatmulType, c_type: MatmulType, bias_type: MatmulType | None = None
+        self,
+        a_type: MatmulType,
+        b_type: MatmulType,
+        c_type: MatmulType,
+        bias_type: MatmulType | None = None,
+        cfg: MatmulConfig = CFG_NORM,
     ):
         self.a_type, self.b_type, self.c_type, self.bias_type = a_type, b_type, c_type, bias_type
+        self.cfg = cfg
         self.dt = as_dtype(a_type.dtype)
         self.cdt = as_dtype(c_type.dtype)
         self.acc = _ACC.get(self.dt)
         self.tiling: TCubeTiling | None = None
         self.a = self.b = self.bias = None
         self.tail_m = self.tail_n = self.tail_k = None
+        self.org: tuple[int, int, int, int] | None = None  # SetOrgShape (M, N, Ka, Kb)
         self._todo: list | None = None  # blocks left for Iterate()
+        self.kfc = None  # on an AIV of a mixed kernel: the client of the AIC's server
+        self._all_done = False  # an IterateAll WaitIterateAll may wait for
+        self.workspace = None
         self._pending = None  # (CO1 tensor, m0, n0, mt, nt) awaiting GetTensorC
 
     # ---- set-up ---------------------------------------------------------------------------------
@@ -293,7 +167,27 @@ class Matmul:
         self.tail_n = tailN if tailN > 0 else None
         self.tail_k = tailK if tailK > 0 else None
 
+    SetSingleShape = SetTail
+
+    def SetOrgShape(self, orgM: int, orgN: int, orgKa: int, orgKb: int | None = None, orgKc=None) -> None:
+        """The full matrices' shapes (row strides in GM: A is M × Ka, B Kb × N, C M × N)."""
+        self.org = (int(orgM), int(orgN), int(orgKa), int(orgKa if orgKb is None else orgKb))
+
+    @property
+    def c_ld(self) -> int:
+        """C's row stride in GM: N, or N rounded up to 32 bytes for CubeFormat::ND_ALIGN."""
+        n = self.shape[1]
+        return _up(n, 32 // self.cdt.itemsize) if self.c_type.format == CubeFormat.ND_ALIGN else n
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        """(M, N, Ka, Kb) of the full matrices: SetOrgShape's, else the tiling's."""
+        t = self.tiling
+        return self.org or (t.M, t.N, t.Ka, t.Kb)
+
     def End(self) -> None:
+        if self.kfc is not None:
+            self.kfc.request("end", _user())
         self.a = self.b = self.bias = None
         self._todo = self._pending = None
 
@@ -311,22 +205,32 @@ class Matmul:
         sm = self.tail_m or t.singleCoreM
         sn = self.tail_n or t.singleCoreN
         sk = self.tail_k or t.singleCoreK
-        blocks = [(i, j) for i in trange(0, sm, t.baseM) for j in trange(0, sn, t.baseN)]
-        if t.iterateOrder == 1:
-            blocks.sort(key=lambda b: (b[1], b[0]))
-        return [(i, j, min(t.baseM, sm - i), min(t.baseN, sn - j), sk) for i, j in blocks]
+        ms, ns = list(trange(0, sm, t.baseM)), list(trange(0, sn, t.baseN))
+        order = block_order(len(ms), len(ns), t.stepM, t.stepN, t.iterateOrder)
+        return [(ms[i], ns[j], min(t.baseM, sm - ms[i]), min(t.baseN, sn - ns[j]), sk) for i, j in order]
 
-    def IterateAll(self, c: GlobalTensor, enAtomic: int = 0) -> None:
-        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region.
+    def IterateAll(
+        self, c: GlobalTensor, enAtomic: int = 0, enSequentialWrite=False, waitIterateAll=False, fakeMsg=False
+    ) -> None:
+        """C[region] = A · B (+ bias) for this core's singleCoreM × singleCoreN region. The
+        asynchronous form (`IterateAll<false>`, then WaitIterateAll) is emulated as finished on
+        return: the twin runs the request to its end.
 
         Once the base blocks reach a periodic regime the rest are extrapolated
         (npu/periodic.py): a block's stream is decided by its (n0, mt, nt, sk) apart from GM
         addresses, which are affine in its origin (m0, n0)."""
+        if enAtomic:
+            _fail(_user(), "IterateAll with enAtomic (accumulating into C) is not emulated")
+        self._all_done = True
+        if self.kfc is not None:  # an AIV of a mixed kernel: the AIC computes
+            self._blocks("IterateAll")
+            self.kfc.request("all", _user(), dst=(c, self.c_ld))
+            return
         blocks = self._blocks("IterateAll")
-        big_n = self.tiling.N
+        ld = self.c_ld
         ext = None
         if len(blocks) > 2 and all(
-            (m0 + mt - 1) * big_n + n0 + nt <= _gm_extent(c) for m0, n0, mt, nt, _ in blocks
+            (m0 + mt - 1) * ld + n0 + nt <= _gm_extent(c) for m0, n0, mt, nt, _ in blocks
         ):
             ext = Periodic.of(
                 state.core,
@@ -342,10 +246,24 @@ class Matmul:
                     break
             m0, n0, mt, nt, sk = blocks[i]
             co = self._block(m0, n0, mt, nt, sk)
-            self._write(c[m0 * big_n + n0], co, mt, nt, big_n)
+            self._write(c[m0 * ld + n0], co, mt, nt, ld)
             i += 1
         if ext is not None:
             ext.done()
+
+    def WaitIterateAll(self) -> None:
+        if not self._all_done:
+            _fail(_user(), "WaitIterateAll() without an IterateAll() to wait for")
+        self._all_done = False
+
+    def SetWorkspace(self, workspace, size: int | None = None) -> None:
+        """Where the asynchronous Iterate keeps its blocks: after one `Iterate<false>()`, each
+        GetTensorC fetches the next block. The twin computes each block when it is fetched."""
+        if not isinstance(workspace, (GlobalTensor, GM_ADDR)):
+            _fail(
+                _user(), f"SetWorkspace takes a GlobalTensor or a GM address, not {type(workspace).__name__}"
+            )
+        self.workspace = workspace
 
     def Iterate(self, enPartialSum: bool = False) -> bool:
         """Compute the next baseM × baseN block into L0C; False when the region is done."""
@@ -357,6 +275,10 @@ class Matmul:
             self._todo = None
             return False
         m0, n0, mt, nt, sk = self._todo.pop(0)
+        if self.kfc is not None:  # an AIV of a mixed kernel: the block waits in the AIC's L0C
+            self.kfc.request("iterate", _user(), block=(m0, n0, mt, nt, sk))
+            self._pending = (None, m0, n0, mt, nt)
+            return True
         self._pending = (self._block(m0, n0, mt, nt, sk), m0, n0, mt, nt)
         return True
 
@@ -364,20 +286,25 @@ class Matmul:
         """Write the block of the last Iterate(): at its place in `c` (the region's C), or at
         the start of `c` as a dense baseM × baseN tile when enSequentialWrite."""
         fr = _user()
+        if self._pending is None and self.workspace is not None and self._todo:
+            self.Iterate()  # asynchronous Iterate (SetWorkspace): each GetTensorC takes the next block
         if self._pending is None:
             _fail(fr, "GetTensorC() without a block: call Iterate() first")
-        if not isinstance(c, GlobalTensor):
+        if not isinstance(c, GlobalTensor) and self.kfc is None:
             _fail(
                 fr,
-                "GetTensorC to a local tensor is not emulated (on 910B the AIC's result "
-                "reaches the AIVs through GM): pass a GlobalTensor",
+                "GetTensorC into a local tensor needs a mixed kernel "
+                "(the AIVs call the Matmul, the AIC computes)",
             )
         co, m0, n0, mt, nt = self._pending
         self._pending = None
+        if self.kfc is not None:
+            self.kfc.get_tensor_c(c, (m0, n0, mt, nt), bool(enSequentialWrite), fr)
+            return
         if enSequentialWrite:
             self._write(c, co, mt, nt, nt)
         else:
-            self._write(c[m0 * self.tiling.N + n0], co, mt, nt, self.tiling.N)
+            self._write(c[m0 * self.c_ld + n0], co, mt, nt, self.c_ld)
 
     def _block(self, m0: int, n0: int, mt: int, nt: int, sk: int):
         """Accumulate one block in L0C; returns the CO1 tensor (enqueued for the fixpipe)."""
@@ -469,24 +396,24 @@ class Matmul:
     # contiguous run of fractals per row group; B as ZZ rows of 16 (one ND matrix per 16 rows of
     # K) so that a baseK slice is one contiguous run LoadData can transpose in one go.
     def _copy_a(self, a1, m0: int, kc: int, mt: int, kl: int) -> None:
-        t = self.tiling
-        DataCopy(a1, self.a[m0 * t.Ka + kc], Nd2NzParams(1, mt, kl, 0, t.Ka, self.bm, 1, 0))
+        ka = self.shape[2]
+        DataCopy(a1, self.a[m0 * ka + kc], Nd2NzParams(1, mt, kl, 0, ka, self.bm, 1, 0))
 
     def _copy_b(self, b1, n0: int, kc: int, nt: int, kl: int) -> None:
-        t = self.tiling
+        _m, n, _ka, kb = self.shape
         if self.b_type.isTrans:  # B stored N x K: NZ of the N×K tile is L0B's order per k1
-            DataCopy(b1, self.b[n0 * t.Kb + kc], Nd2NzParams(1, nt, kl, 0, t.Kb, self.bn, 1, 0))
+            DataCopy(b1, self.b[n0 * kb + kc], Nd2NzParams(1, nt, kl, 0, kb, self.bn, 1, 0))
             return
         full, rem = kl // 16, kl % 16
         n1 = -(-nt // 16)
         frac = n1 * 256
         if full:
-            DataCopy(b1, self.b[kc * t.N + n0], Nd2NzParams(full, 16, nt, 16 * t.N, t.N, 16, 1, frac))
+            DataCopy(b1, self.b[kc * n + n0], Nd2NzParams(full, 16, nt, 16 * n, n, 16, 1, frac))
         if rem:
             DataCopy(
                 b1[full * frac],
-                self.b[(kc + full * 16) * t.N + n0],
-                Nd2NzParams(1, rem, nt, 0, t.N, 16, 1, 0),
+                self.b[(kc + full * 16) * n + n0],
+                Nd2NzParams(1, rem, nt, 0, n, 16, 1, 0),
             )
 
     def _load_a(self, a2, a1, mt: int, ks: int, kt: int) -> None:
@@ -518,15 +445,52 @@ class Matmul:
             )
 
 
+def block_order(m_iter: int, n_iter: int, step_m: int, step_n: int, iterate_order: int) -> list:
+    """(m, n) indices of the base blocks in the order Iterate walks them (CANN's scheduler).
+
+    ORDER_M (0): N within a window of stepN blocks fastest, then M within stepM, then the M
+    windows, then the N windows — with stepN = 1, down the M axis first. ORDER_N (1): the same
+    with M and N swapped."""
+    sm, sn = max(1, step_m), max(1, step_n)
+    out = []
+    if iterate_order == 1:
+        for mo in range(0, m_iter, sm):
+            for no in range(0, n_iter, sn):
+                for ni in range(no, min(no + sn, n_iter)):
+                    out += [(mi, ni) for mi in range(mo, min(mo + sm, m_iter))]
+        return out
+    for no in range(0, n_iter, sn):
+        for mo in range(0, m_iter, sm):
+            for mi in range(mo, min(mo + sm, m_iter)):
+                out += [(mi, ni) for ni in range(no, min(no + sn, n_iter))]
+    return out
+
+
 def REGIST_MATMUL_OBJ(pipe: TPipe, workspace, *objs_and_tilings) -> None:  # noqa: N802
-    """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling."""
+    """`REGIST_MATMUL_OBJ(&pipe, workspace, mm, &tiling)`: give each Matmul its tiling. In a
+    mixed kernel the AIC serves the AIVs' Matmul calls here and returns from the kernel
+    (matmul_kfc.py), unless the kernel was built with ASCENDC_CUBE_ONLY: then whichever core
+    registers it uses it directly."""
     items = list(objs_and_tilings)
-    for mm, tiling in zip(items[0::2], items[1::2]):
-        mm.Init(tiling, pipe)
+    pairs = list(zip(items[0::2], items[1::2]))
+    if not in_mix_group() or _user().f_globals.get("_CUBE_ONLY"):  # translated under ASCENDC_CUBE_ONLY
+        for mm, tiling in pairs:
+            mm.Init(tiling, pipe)
+        return
+    if GetCoreType() == CoreType.AIC:
+        for mm, tiling in pairs:
+            mm.Init(tiling, pipe)
+        serve([mm for mm, _t in pairs], _user())
+    for i, (mm, tiling) in enumerate(pairs):
+        mm.tiling = tiling
+        mm.kfc = Client(mm, i)
 
 
-def GetSysWorkSpacePtr():
-    return None
+def GetSysWorkSpacePtr() -> GM_ADDR:
+    """The system workspace CANN keeps for its libraries (not null, as on a device launch). The
+    twin's Matmul keeps nothing there, so it holds no bytes: a kernel that reads or writes it
+    itself is told it is out of bounds."""
+    return GM_ADDR(GmBuffer("system workspace", np.uint8, 0, np.zeros(0, np.uint8)))
 
 
 def _user():
@@ -539,6 +503,12 @@ def _fail(fr, msg: str):
 
 __all__ = [
     "Matmul",
+    "MatmulConfig",
+    "CFG_NORM",
+    "CFG_MDL",
+    "CFG_IBSHARE_NORM",
+    "GetNormalConfig",
+    "GetMDLConfig",
     "MatmulType",
     "CubeFormat",
     "TCubeTiling",

@@ -24,6 +24,7 @@ EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVE
 ONE_BLK_SIZE = 32  # bytes in one data block
 ONE_REPEAT_BYTE_SIZE = 256  # bytes one vector repeat covers
 DEFAULT_BLK_NUM = 8  # blocks per repeat
+DEFAULT_C0_SIZE = 32  # bytes of one fractal row (C0)
 MAX_REPEAT_TIMES = 255
 
 

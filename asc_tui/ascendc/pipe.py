@@ -54,6 +54,16 @@ def name_in_frame(obj, frame) -> str | None:
     return None
 
 
+#: The member EXTERN_IMPL_BUFPOOL adds to a user's pool class (cxx/preprocess.py expands it).
+EXTERN_FIELD = "ascExtBufPool_"
+
+
+def pool_of(obj):
+    """The pool state behind `obj`: a TBufPool, or a class EXTERN_IMPL_BUFPOOL made a pool
+    (its ExternBufPool member, bufpool.py)."""
+    return getattr(obj, EXTERN_FIELD, obj)
+
+
 class Slot:
     """One buffer of a queue: its place in memory and where it is in its life cycle."""
 
@@ -163,7 +173,7 @@ class TPipe:
 
     def InitBufPool(self, pool, length: int, shared=None) -> None:
         """Reserve `length` bytes for a TBufPool (or share another pool's); `bufpool.py`."""
-        pool._reserve(self, int(length), shared)
+        pool_of(pool)._reserve(self, int(length), None if shared is None else pool_of(shared))
 
     def Destroy(self) -> None:
         for mem in list(self.core.allocated):
@@ -202,6 +212,22 @@ class TQue:
     # never looked at and its errors are the real pass's to report. These keep what decides
     # which tensors (and so which GM reads) the kernel gets — slots in turn, the FIFO, dtype
     # views — without timing, sanitizer or line bookkeeping (1024³ matmul: 7.3 → 5.1 ms).
+
+    def InitStartBufHandle(self, handle: int, num: int, length: int) -> None:
+        """A custom pool (EXTERN_IMPL_BUFPOOL) starts this queue: `num` buffers of `length` B,
+        placed one by one by InitBufHandle."""
+        self._placing = [None] * int(num)
+
+    def InitBufHandle(self, pool, index: int, handle: int, addr: int, length: int) -> None:
+        ext, index = pool_of(pool), int(index)
+        placing = getattr(self, "_placing", None)
+        if placing is None or not 0 <= index < len(placing):
+            ext._fail(f"InitBufHandle of buffer {index} without InitStartBufHandle for that many buffers")
+        placing[index] = Slot(index, int(addr), ext.place(int(handle) + index, int(addr), int(length)))
+        if all(s is not None for s in placing):
+            self._init(ext.pipe.core, ext.mem, placing)
+            ext.pipe._queues.append(self)
+            self._placing = None
 
     def _alloc_counting(self, dtype) -> LocalTensor:
         slots = self.slots
@@ -409,6 +435,13 @@ class TBuf:
         self.offset = offset
         self.nbytes = nbytes
         self._views: dict = {}
+
+    def InitStartBufHandle(self, handle: int, num: int, length: int) -> None:
+        """A custom pool (EXTERN_IMPL_BUFPOOL) starts this buffer; InitBufHandle places it."""
+
+    def InitBufHandle(self, pool, index: int, handle: int, addr: int, length: int) -> None:
+        ext = pool_of(pool)
+        self._init(ext.pipe.core, ext.mem, int(addr), ext.place(int(handle), int(addr), int(length)))
 
     def Get(self, dtype, count: int | None = None) -> LocalTensor:
         if self.core is None:

@@ -38,9 +38,9 @@ class GlobalTensor:
         self.name = None
 
     def SetGlobalBuffer(self, addr: GM_ADDR, size: int | None = None) -> None:
-        if addr is None:  # a null or never-set pointer: fine until the kernel touches it
+        if addr is None:  # a null pointer (an unused input): legal until the kernel touches it
             addr = GM_ADDR(
-                GmBuffer("(null address)", self.dtype or np.uint8, 0, np.empty(0, self.dtype or np.uint8))
+                GmBuffer("nullptr", self.dtype or np.uint8, 0, np.zeros(0, self.dtype or np.uint8))
             )
         if not isinstance(addr, GM_ADDR):
             file, line = user_location()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..config import DEFAULT_WORKER_TIMEOUT
-from ..devkit.conformance import conformance, counts, to_json, to_markdown
+from ..devkit.conformance import conformance, counts, rate_line, read_scope, to_json, to_markdown
 from .common import print_json
 
 
@@ -17,6 +17,13 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", type=int, default=2, help="samples run at a time (worker processes)")
     p.add_argument("--timeout", type=float, default=DEFAULT_WORKER_TIMEOUT, help="seconds per sample")
     p.add_argument("--chip", default=None, help="run every sample on this chip (default: from CMakeLists)")
+    p.add_argument(
+        "--scope",
+        metavar="FILE",
+        default=None,
+        help="run only the samples this file lists (paths relative to PATH, one a line, # comments) "
+        "and print the PASS percentage over them, OUT OF SCOPE ones not counted",
+    )
 
 
 def main(args) -> int:
@@ -26,12 +33,25 @@ def main(args) -> int:
         if live:
             print(f"{r.status:<13} {r.seconds:6.2f}s  {r.sample}  {r.reason}", flush=True)
 
-    rows = conformance(args.path, args.timeout, None, args.jobs, args.chip, on_row)
+    scope = None
+    if args.scope is not None:
+        try:
+            scope = read_scope(args.scope)
+        except OSError as exc:
+            sys.stderr.write(
+                f"asc-tui conformance: cannot read the scope file {args.scope}: {exc.strerror}\n"
+            )
+            return 2
+    rows = conformance(args.path, args.timeout, None, args.jobs, args.chip, on_row, scope)
     if args.json:
-        print_json(to_json(rows))
+        print_json(to_json(rows, scoped=scope is not None))
     elif args.markdown:
         print(to_markdown(rows))
+        if scope is not None:
+            print("\n" + rate_line(rows))
     else:
         c = counts(rows)
         sys.stdout.write(", ".join(f"{k}: {v}" for k, v in c.items()) + f" (of {len(rows)})\n")
+        if scope is not None:
+            sys.stdout.write(rate_line(rows) + "\n")
     return 0 if all(r.status in ("PASS", "RAN", "OUT OF SCOPE") for r in rows) else 1

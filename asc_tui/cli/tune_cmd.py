@@ -154,17 +154,22 @@ def is_sample_target(op) -> bool:
 
 def tune_sample(args, op: str, fixed: dict) -> int:
     """A sample directory: sweep the values the user gives (`--param-values NAME=a,b,c`)."""
-    from ..devkit.sample_tune import apply_edits, best, parse_values, sweep
+    from ..config import ConfigError, load_config
+    from ..devkit.sample_tune import SIDECAR, apply_edits, best, parse_values, sweep, tune_values
 
     try:
-        values = parse_values(getattr(args, "param_values", []) or [])
+        given = parse_values(getattr(args, "param_values", []) or [])
+        values = tune_values(op, given, load_config().tune)
         if not values:
-            raise ValueError("a sample has no declared search space: give --param-values NAME=a,b,c")
+            raise ValueError(
+                "a sample has no declared search space: give --param-values NAME=a,b,c, or a "
+                f"[tune] table (NAME = [a, b, c]) in {SIDECAR} next to the sample or in the project config"
+            )
         rows = sweep(op, values, fixed, args.chip, getattr(args, "timeout", 60.0), None)
     except OperatorError as exc:
         print(f"asc-tui tune: {exc}", file=sys.stderr)
         return 1
-    except ValueError as exc:
+    except (ValueError, ConfigError) as exc:
         print(f"asc-tui tune: {exc}", file=sys.stderr)
         return 2
     top = best(rows)

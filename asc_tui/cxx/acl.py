@@ -12,16 +12,20 @@ a double free, too many blocks) is a `CxxError` naming the host line (`where`).
 from __future__ import annotations
 
 import io
+import itertools
 import os
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..npu import gm as _gm
 from ..npu.gm import GM_ADDR, GmBuffer
 from .errors import CxxError
 
 #: ACL's limit on a launch's block count (aclrtLaunchKernel: blockDim ≤ 65535).
 MAX_BLOCKS = 65535
+_ADDRESS_BASE = 0x12C0_0000_0000  # where device addresses start (an address a kernel may read)
+_ADDRESSES = itertools.count()
 
 CONSTANTS = {
     "ACL_SUCCESS": 0,
@@ -108,6 +112,23 @@ class AclRuntime:
         self.streams = 0
         self.n_alloc = 0
         self.device = None
+        self.addresses: dict[int, int] = {}  # id(Buffer) -> its device address
+
+    def address_of(self, p: Ptr) -> int:
+        """The numeric address of a pointer (`(uintptr_t)p`): buffers 4 GiB apart; a device
+        buffer is placed so a kernel reading the number back finds it (npu/gm.py)."""
+        base = self.addresses.get(id(p.buf))
+        if base is None:
+            base = self.addresses[id(p.buf)] = _ADDRESS_BASE + (next(_ADDRESSES) << 32)
+            if p.buf.device:
+                _gm.PLACED[base] = p.buf.gm
+        return base + p.off
+
+    def release_addresses(self) -> None:
+        """The run is over: its buffers are no longer reachable by address."""
+        for base in self.addresses.values():
+            _gm.PLACED.pop(base, None)
+        self.addresses.clear()
 
     # -- errors ---------------------------------------------------------------
     @staticmethod
@@ -145,6 +166,9 @@ class AclRuntime:
             kind = "device" if p.buf.device else "host"
             self.fail(where, f"{label} of a {kind} buffer ({p.buf.name!r})")
         p.buf.freed = where
+        base = self.addresses.pop(id(p.buf), None)
+        if base is not None:
+            _gm.PLACED.pop(base, None)
         return 0
 
     def memcpy(self, where, dst, dst_max, src, count, kind):

@@ -15,6 +15,7 @@ from . import ctype as T
 TARGS_AS_ARGS = {
     "AllocTensor",
     "DeQue",
+    "GetDataPtr",
     "Get",
     "ReinterpretCast",
     "PipeBarrier",
@@ -25,7 +26,20 @@ TARGS_AS_ARGS = {
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
-TEMPLATE_CTORS = {"TQue", "TQueBind", "TBuf", "GlobalTensor", "LocalMemAllocator", "Matmul", "MatmulType"}
+TEMPLATE_CTORS = {
+    "TQue",
+    "TQueBind",
+    "TBuf",
+    "GlobalTensor",
+    "LocalMemAllocator",
+    "Matmul",
+    "MatmulType",
+    "TensorDesc",
+}
+
+#: Twin classes whose 3-argument constructor takes the element type too (`LocalTensor<T>(pos,
+#: addr, len)` → `LocalTensor(T, pos, addr, len)`, a tensor at a fixed address).
+ADDRESS_CTORS = {"LocalTensor"}
 
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}
@@ -49,6 +63,9 @@ _INT = {
     "GetRankId": T.UINT32,
     "GetRankDim": T.UINT32,
 }
+
+#: Kernel API structs whose fields all have one C type (`tiling.N * 4` is int arithmetic).
+STRUCT_FIELD_TYPES = {"TCubeTiling": T.INT32}
 
 #: Ascend C constructors whose argument order differs from the twin's field order, by arity.
 _FIX_11 = ("nSize", "mSize", "srcStride", "dstStride", "reluEn", "quantPre", "deqScalar", "ndNum")

@@ -90,6 +90,7 @@ def _load(key: str) -> Program | None:
             sources=dict(d["sources"]),
             bound={b[0]: Bound(*b) for b in d["bound"]},
             constants=dict(d["constants"]),
+            cube_only=bool(d["cube_only"]),
         )
     except (OSError, ValueError, EOFError, KeyError, TypeError):
         return None
@@ -107,6 +108,7 @@ def _store(key: str, prog: Program) -> None:
         "sources": prog.sources,
         "bound": [(b.name, b.file, b.line, b.col, b.text) for b in prog.bound.values()],
         "constants": {k: v for k, v in prog.constants.items() if isinstance(v, (int, float, str, bool))},
+        "cube_only": prog.cube_only,
     }
     try:
         target = cache_dir()

@@ -46,7 +46,7 @@ class CallGen:
             qual = qual.replace(" ", "").lstrip(":")
             parts = qual.split("::")
             short = parts[-1]
-            if parts[0] in ("AscendC", "std"):
+            if parts[0] in ("AscendC", "std", "matmul"):  # matmul:: is the high-level Matmul's namespace
                 return self.free_call(short, targs_node, args, ctx, node, twin=True)
             decls = self.lookup_qualified(ctx.ns, qual)
             if decls:
@@ -248,10 +248,11 @@ class CallGen:
         )
         deduced = {}
         names = {tp.name for tp in f.tparams if tp.is_type}
+        values = frozenset(tp.name for tp in f.tparams if not tp.is_type)
         params = [p for p in f.params_node.named_children if p.type.endswith("parameter_declaration")]
         for p, v in zip(params, vals):
             tn = p.child_by_field_name("type")
-            _match(tn, p.child_by_field_name("declarator"), v.type, names, deduced)
+            _match(tn, p.child_by_field_name("declarator"), v.type, names, deduced, values)
         return self.bind_targs(f, f.tparams, given, ctx.pf, node, deduced)
 
     def param_types(self, f: FuncInfo, fctx) -> list:
@@ -384,6 +385,9 @@ class CallGen:
         if not api.twin_has(name):
             raise self.err(ctx.pf, node.child_by_field_name("function"), f"unknown function {name!r}")
         targs = list(self.template_args(targs_node, ctx, None).values()) if targs_node is not None else []
+        if name in api.ADDRESS_CTORS:  # a temporary `AscendC::LocalTensor<T>(pos, addr, len)`
+            t = T.CType("twin", name, args=tuple(targs))
+            return Val(self.twin_construct(t, self.twin_args(name, args, ctx), ctx, node), t)
         codes = self.twin_args(name, args, ctx)
         if name in api.TARGS_AS_ARGS and targs:
             codes = [self._targ_code(v, ctx, node) for v in targs] + codes
@@ -444,8 +448,9 @@ def _accepts(f: FuncInfo, nargs: int) -> bool:
     return required <= nargs <= len(params)
 
 
-def _match(tn, declarator, at: T.CType, names: set, out: dict) -> None:
-    """Deduce type template parameters from one argument's type."""
+def _match(tn, declarator, at: T.CType, names: set, out: dict, values: frozenset = frozenset()) -> None:
+    """Deduce template parameters from one argument's type: types (`names`), and values
+    (`values`) that appear as template arguments of the parameter's type."""
     if tn is None:
         return
     d = declarator
@@ -472,5 +477,10 @@ def _match(tn, declarator, at: T.CType, names: set, out: dict) -> None:
         if inner.type == "template_type":
             for a, v in zip(inner.child_by_field_name("arguments").named_children, t.args):
                 an = a.child_by_field_name("type") if a.type == "type_descriptor" else a
-                if an is not None and an.text.decode() in names and isinstance(v, T.CType):
-                    out.setdefault(an.text.decode(), v)
+                if an is None:
+                    continue
+                aname = an.text.decode()
+                if aname in names and isinstance(v, T.CType):
+                    out.setdefault(aname, v)
+                elif aname in values and not isinstance(v, T.CType):  # TBuf<bufPos>& from TBuf<VECIN>
+                    out.setdefault(aname, v)

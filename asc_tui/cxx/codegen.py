@@ -22,9 +22,10 @@ from .stmt import StmtGen
 from .symbols import AliasInfo, ClassInfo, Decl, EnumInfo, FuncInfo, Namespace, NsAlias, TParam, VarInfo
 from .symbols import decl_name as _decl_name
 from .typeres import TypeResolver
+from .vectorize import VecGen
 
 
-class Translator(TypeResolver, ClassGen, CallGen, NameGen, ExprGen, LoopGen, StmtGen):
+class Translator(TypeResolver, ClassGen, CallGen, NameGen, ExprGen, LoopGen, StmtGen, VecGen):
     def __init__(self, root: Namespace, overrides: dict | None = None, errors=()):
         self.root = root
         self.overrides = dict(overrides or {})

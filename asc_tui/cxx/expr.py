@@ -385,7 +385,8 @@ class ExprGen:
                     return Val(f"{obj.code}.{_py(name)}", cur.fields[name], lvalue=True)
                 cur = cur.base
             raise self.err(ctx.pf, field, f"{inst.info.name} has no member {name!r}")
-        return Val(f"{obj.code}.{name}", T.OPAQUE, lvalue=True)
+        ftype = api.STRUCT_FIELD_TYPES.get(t.name) if t.kind == "twin" else None
+        return Val(f"{obj.code}.{name}", ftype or T.OPAQUE, lvalue=True)
 
     # -- assignment and increments used as values ---------------------------------------------------
     def x_assignment_expression(self, node, ctx):

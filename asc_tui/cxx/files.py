@@ -58,7 +58,8 @@ class SampleLayout:
     def defines(self, given: dict | None = None) -> dict[str, str]:
         """The `-D` macros the build passes (`target_compile_definitions`), `given` first."""
         given = given or {}
-        return {k: str(given.get(k, v)) for k, v in self.cmake_vars.items()}
+        values = cmake_defines(self.cmake, self.root, given) if given else self.cmake_vars
+        return {k: str(given.get(k, v)) for k, v in values.items()}
 
     def readme_vars(self) -> dict[str, str]:
         """`VAR=value` assignments in the README's shell lines (the documented defaults)."""
@@ -109,35 +110,101 @@ def sample_arch(cmake: Path | None) -> str:
     return m.group(1) if m else "dav-2201"
 
 
-def cmake_defines(cmake: Path | None, root: Path) -> dict[str, str]:
-    """`target_compile_definitions(… NAME=${VAR} …)` of a CMakeLists.txt, with each variable's
-    default: a `set(VAR x)`, else the README's `VAR=x`, else 0."""
+def cmake_defines(cmake: Path | None, root: Path, given: dict | None = None) -> dict[str, str]:
+    """`target_compile_definitions(… NAME=${VAR} …)` / `add_definitions(-DNAME)` of a
+    CMakeLists.txt, in the branches of `if()/elseif()/else()` its variables select. A variable
+    is `given` (the user's `--param VAR=x`), else the README's `VAR=x`, else its `set(VAR x)`,
+    else 0."""
     import re
 
     if cmake is None:
         return {}
-    text = cmake.read_text(encoding="utf-8", errors="replace")
+    text = re.sub(r"#[^\n]*", "", cmake.read_text(encoding="utf-8", errors="replace"))
     readme = ""
     for r in ("README.md", "README_en.md"):
         if (root / r).is_file():
             readme += (root / r).read_text(encoding="utf-8", errors="replace")
-    out = {}
-    items = [i for b in re.findall(r"target_compile_definitions\s*\(([^)]*)\)", text) for i in b.split()[2:]]
-    items += [i for b in re.findall(r"add_definitions\s*\(([^)]*)\)", text) for i in b.split()]
-    for item in items:
-        if True:
-            m = re.fullmatch(r"-?D?(\w+)(?:=(.*))?", item)
-            if not m:
-                continue
-            name, val = m.group(1), m.group(2) or "1"
-            var = re.fullmatch(r"\$\{(\w+)\}", val)
-            if var:
-                d = re.search(r"^\s*" + var.group(1) + r"=(\w+)", readme, re.M) or re.search(
-                    r"set\(\s*" + var.group(1) + r"\s+\"?([\w.-]+)", text
-                )
-                val = d.group(1) if d else "0"
-            out[name] = val
+    given = {k: str(v) for k, v in (given or {}).items()}
+    env: dict[str, str] = {}
+
+    def var(name: str) -> str | None:
+        if name in given:
+            return given[name]
+        d = re.search(r"^\s*" + re.escape(name) + r"=(\w+)", readme, re.M)
+        return d.group(1) if d else env.get(name)
+
+    out: dict[str, str] = {}
+    stack: list[list[bool]] = []  # [this branch active, a branch of this if was taken]
+    for cmd, args in re.findall(r"\b(\w+)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", text):
+        cmd = cmd.lower()
+        live = all(b[0] for b in stack)
+        if cmd == "if":
+            ok = live and _cmake_true(args, var)
+            stack.append([ok, ok])
+        elif cmd in ("elseif", "else") and stack:
+            top = stack[-1]
+            outer = all(b[0] for b in stack[:-1])
+            ok = outer and not top[1] and (cmd == "else" or _cmake_true(args, var))
+            top[0], top[1] = ok, top[1] or ok
+        elif cmd == "endif" and stack:
+            stack.pop()
+        elif not live:
+            continue
+        elif cmd == "set":
+            words = args.split()
+            if len(words) >= 2 and words[0] not in env:
+                env[words[0]] = words[1].strip('"')
+        elif cmd in ("target_compile_definitions", "add_definitions"):
+            items = args.split()[2:] if cmd == "target_compile_definitions" else args.split()
+            for item in items:
+                m = re.fullmatch(r"-?D?(\w+)(?:=(.*))?", item)
+                if not m or m.group(1) in ("PRIVATE", "PUBLIC", "INTERFACE"):
+                    continue
+                val = m.group(2) or "1"
+                ref = re.fullmatch(r"\$\{(\w+)\}", val)
+                out[m.group(1)] = (var(ref.group(1)) or "0") if ref else val
     return out
+
+
+def _cmake_true(cond: str, var) -> bool:
+    """A CMake `if()` condition of the simple kinds samples use (`[NOT] A STREQUAL "x"`, EQUAL,
+    MATCHES, DEFINED, AND/OR); anything else counts as true, so no definition is lost."""
+    import re
+
+    words = re.findall(r'"[^"]*"|\S+', cond)
+
+    def value(w: str) -> str:
+        if w.startswith('"'):
+            w = w[1:-1]
+        ref = re.fullmatch(r"\$\{(\w+)\}", w)
+        if ref:
+            return var(ref.group(1)) or ""
+        v = var(w) if not w.startswith('"') and re.fullmatch(r"\w+", w) else None
+        return v if v is not None else w
+
+    def term(ws: list[str]) -> bool:
+        if ws and ws[0] == "NOT":
+            return not term(ws[1:])
+        if len(ws) == 2 and ws[0] == "DEFINED":
+            return var(ws[1]) is not None
+        if len(ws) == 3 and ws[1] in ("STREQUAL", "EQUAL", "MATCHES"):
+            a, b = value(ws[0]), value(ws[2]) if ws[1] != "MATCHES" else ws[2].strip('"')
+            if ws[1] == "MATCHES":
+                return re.search(b, a) is not None
+            return a == b
+        return True
+
+    return any(all(term(p) for p in _split(c, "AND")) for c in _split(words, "OR"))
+
+
+def _split(words: list[str], sep: str) -> list[list[str]]:
+    parts: list[list[str]] = [[]]
+    for w in words:
+        if w == sep:
+            parts.append([])
+        else:
+            parts[-1].append(w)
+    return parts
 
 
 def _has_main(path: Path) -> bool:

@@ -18,10 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..npu.errors import OperatorError
+from . import hostlib
 from . import runtime as R
 from .acl import AclRuntime, Ptr
 from .errors import CxxError, Unsupported
 from .hostexpr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
+from .hoststruct import StructMixin
 
 
 class _Return(Exception):
@@ -37,7 +39,7 @@ class _Continue(Exception):
     pass
 
 
-class Host(Expressions):
+class Host(StructMixin, Expressions):
     """One host program: the unit's functions, its constants, the ACL twin and the launcher."""
 
     def __init__(self, pf_of, funcs: dict, consts: dict, acl: AclRuntime, launch, kernels: set):
@@ -50,7 +52,10 @@ class Host(Expressions):
         self.kernels = kernels
         self.overrides: dict = {}  # parameter values for the file's constants (`--param`)
         self.evaluating: set[str] = set()  # global constants being evaluated (cycle guard)
+        self.const_eval = None  # name -> value of a namespace-scope constant, as the kernel sees it
         self.structs: dict[str, list[str]] = {}  # struct name -> field names (brace init order)
+        self.struct_defs: dict = {}  # struct name -> its fields with types (hoststruct.py)
+        self.struct_envs: dict = {}  # struct name -> the scope it was defined in
         self.pf = None
 
     # -- where ----------------------------------------------------------------
@@ -154,12 +159,8 @@ class Host(Expressions):
             raise _Break
         elif t == "continue_statement":
             raise _Continue
-        elif t in ("struct_specifier", "class_specifier"):  # a local struct: its field names
-            body = n.child_by_field_name("body")
-            self.structs[n.child_by_field_name("name").text.decode()] = [
-                _decl_name(d) for f in (body.named_children if body else []) if f.type == "field_declaration"
-                for d in f.children_by_field_name("declarator")
-            ]  # fmt: skip
+        elif t in ("struct_specifier", "class_specifier"):  # a local struct: its fields
+            self.define_struct(n, env)
         elif t == "alias_declaration":
             ALIASES[n.child_by_field_name("name").text.decode()] = _type_text(n)
         elif t in ("comment", "empty_statement", "type_definition", "using_declaration"):
@@ -197,7 +198,13 @@ class Host(Expressions):
         return bool(self.expr(n, env))
 
     def declaration(self, n, env):
-        ttext = _type_text(n)
+        tnode = n.child_by_field_name("type")
+        if tnode is not None and tnode.type in ("struct_specifier", "class_specifier"):
+            named = tnode.child_by_field_name("body") is not None and self.define_struct(tnode, env)
+            ttext = named or tnode.child_by_field_name("name").text.decode()  # `struct S {…} s;`
+        else:
+            ttext = _type_text(n)
+        const = "const" in ttext or any(c.type == "type_qualifier" and b"const" in c.text for c in n.children)
         for d in n.children_by_field_name("declarator"):
             if d.type == "function_declarator":  # `std::vector<float> x(n);` parses as a function
                 args = [self.targ(p.child_by_field_name("type") or p, env) for p in
@@ -216,15 +223,15 @@ class Host(Expressions):
                 env[name] = (vals, ttext + "[]")
                 continue
             if init is None:
-                v = None if is_ptr else self.default(ttext, n)
+                v = None if is_ptr else self.default(ttext, n, env)
             elif init.type == "argument_list":  # T x(args)
                 args = [self.expr(a, env) for a in init.named_children]
                 v = self.construct(ttext, args, n)
             elif init.type == "initializer_list":
                 v = self.brace(ttext, init, env)
             else:
-                v = self.expr(init, env)
-            if name in self.overrides and "const" in ttext:  # `--param NAME=v` on a constant of main()
+                v = self._copy(self.expr(init, env))  # a struct or array is copied, as in C
+            if name in self.overrides and const:  # `--param NAME=v` on a constant of a host function
                 v = self.overrides[name]
             env[name] = (v if is_ptr else self.conv(ttext, v), ttext + ("*" if is_ptr else ""))
 
@@ -237,6 +244,8 @@ class Host(Expressions):
                 self.brace(m.group(1), c, env) if c.type == "initializer_list" else self.expr(c, env)
                 for c in items
             ]
+        if _base(ttext) in self.struct_defs:
+            return self.struct_brace(_base(ttext), init, env)
         v = self.default(ttext, init)
         if isinstance(v, SimpleNamespace):
             for field_name, c in zip(self.structs.get(_base(ttext), []), items):
@@ -244,12 +253,17 @@ class Host(Expressions):
             return v
         return self.expr(items[0], env) if items else v
 
-    def default(self, ttext, node):
+    def default(self, ttext, node, env=None):
         base = _base(ttext)
+        if base in self.struct_defs:
+            return self.new_struct(base, env if env is not None else {})
         if base in INTS or base in FLOATS or base == "bool":
             return 0
         if base in ("aclrtStream", "aclrtContext", "aclrtEvent", "void"):
             return None
+        lib = hostlib.default(base, self.acl.chip)
+        if lib is not hostlib.MISSING:  # `AscendC::tiling::TCubeTiling tilingData;`
+            return lib
         return SimpleNamespace(**dict.fromkeys(self.structs.get(base, []), 0))  # a struct of the unit
 
     def construct(self, ttext, args, node):
@@ -279,6 +293,9 @@ class Host(Expressions):
             return Vec(p, n)
         if "string" in ttext:
             return str(args[0]) if args else ""
+        lib = hostlib.construct(ttext, args)
+        if lib is not hostlib.MISSING:  # `matmul_tiling::MultiCoreMatmulTiling t(*platform);`
+            return lib
         if len(args) == 1:
             return self.conv(ttext, args[0])
         self.unsupported(node, f"constructing {ttext}")

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from .acl import Ptr
+from .hostvalues import Ref, _base
 
 
 def _ok(*_a):
@@ -51,6 +54,9 @@ def _acl(h, where, name, a):
     if name == "aclrtFreeHost":
         return acl.free(where, a[0], False, name)
     if name == "aclrtMemcpy":
+        if isinstance(a[2], Ref) and _base(a[2].env[a[2].name][1]) in h.struct_defs:
+            a = list(a)  # `&desc` of a host struct: its C byte image is what is copied
+            a[2] = _image(h, a[2], where)
         return acl.memcpy(where, *a[:5])
     if name == "aclrtMemset":
         return acl.memset(where, *a[:4])
@@ -58,6 +64,17 @@ def _acl(h, where, name, a):
         a[0].set(1)
         return 0
     return None
+
+
+def _image(h, ref, where) -> Ptr:
+    """A host buffer holding the bytes of the struct variable `ref` names."""
+    from .acl import Buffer
+
+    value, ttext = ref.env[ref.name]
+    raw = h.struct_bytes(value, ttext, ref.env)
+    buf = Buffer(ref.name, len(raw), False, where)
+    buf.data[:] = np.frombuffer(raw, np.uint8)
+    return Ptr(buf)
 
 
 def call_builtin(h, name: str, args: list, node):

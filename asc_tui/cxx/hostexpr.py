@@ -4,7 +4,9 @@ host functions of the file, and kernel launches."""
 
 from __future__ import annotations
 
+from . import hostlib
 from .acl import CONSTANTS, Ptr
+from .errors import CxxError
 from .hostvalues import (  # noqa: F401 - host.py reads them here too
     _BIN,
     ALIASES,
@@ -82,6 +84,9 @@ class Expressions:
             return "\n"
         if text == "std::cout":
             return self.acl.out
+        v = hostlib.enum_value(text)  # `matmul_tiling::DataType::DT_FLOAT16`, …
+        if v is not hostlib.MISSING:
+            return v
         return self.global_value(text.split("::")[-1], n)
 
     def global_value(self, name, n):
@@ -94,6 +99,12 @@ class Expressions:
         if name in self.funcs:  # a host function as a value (`KernelCall(run_it, …)`)
             f = self.funcs[name]
             return lambda *a: self.call_function(f, list(a))
+        if name in self.consts and self.const_eval is not None and name not in self.evaluating:
+            try:  # C++ constant semantics first (templates, static members); host code otherwise
+                v = self.cvals[name] = self.const_eval(name)
+                return v
+            except CxxError:
+                pass
         if name in self.consts:
             if name in self.evaluating:
                 self.unsupported(n, f"the constant {name} (defined through itself or a class template)")
@@ -143,6 +154,8 @@ class Expressions:
                     return ItemRef(base, i, arg.child_by_field_name("argument").text.decode())
             self.unsupported(n, f"taking the address of `{arg.text.decode()}`")
         v = self.expr(arg, env)
+        if hostlib.is_library_object(v):  # `*ascendcPlatform`: the object itself
+            return v
         if isinstance(v, Ptr):
             return v.get(0)
         if isinstance(v, Ref):
@@ -156,6 +169,9 @@ class Expressions:
 
     def cast(self, ttext, v):
         if "*" in ttext:
+            lib = hostlib.view(ttext, v)  # `reinterpret_cast<TCubeTiling*>(buf)->usedCoreNum`
+            if lib is not hostlib.MISSING:
+                return lib
             base = _base(ttext.replace("*", ""))
             if isinstance(v, Ptr) and ttext.count("*") == 1 and base != "void":
                 return v.cast(np_type(base))
@@ -178,11 +194,16 @@ class Expressions:
         return self.sizeof(inner.text.decode(), n)
 
     def sizeof(self, ttext, node):
+        if "*" not in ttext and _base(ttext) in self.struct_defs:  # a struct of the unit: C layout
+            return self.struct_layout(_base(ttext), {})[0]
         if "*" in ttext:
             return 8
         base = _base(ttext)
         if base in INTS or base in FLOATS or base == "bool":
             return np_type(base).itemsize
+        lib = hostlib.sizeof(base)
+        if lib is not None:
+            return lib
         self.unsupported(node, f"sizeof({ttext}) on the host")
 
     def e_binary_expression(self, n, env):
@@ -222,7 +243,14 @@ class Expressions:
     def e_assignment_expression(self, n, env):
         op = n.children[1].type
         left = n.child_by_field_name("left")
-        v = self.expr(n.child_by_field_name("right"), env)
+        right = n.child_by_field_name("right")
+        if right.type == "initializer_list" and left.type == "identifier" and left.text.decode() in env:
+            ttext = env[left.text.decode()][1]  # `s = {a, {b, c}}`: a struct, field by field
+            if _base(ttext) in self.struct_defs:
+                v = self.struct_brace(_base(ttext), right, env)
+                self.assign(left, v, env)
+                return v
+        v = self._copy(self.expr(right, env))
         if op != "=":
             cur = self.expr(left, env)
             v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else _BIN[op[:-1]](cur, v)
@@ -294,6 +322,11 @@ class Expressions:
             if name.endswith("_cast") and len(args_node.named_children) == 1:
                 return self.cast(str(targs[0]), self.expr(args_node.named_children[0], env))
         if fn.type == "field_expression":
+            recv = self.expr(fn.child_by_field_name("argument"), env)
+            if isinstance(recv, Ref):  # `api->SetDim(1)` through a pointer `&api`
+                recv = recv.get()
+            if hostlib.is_library_object(recv):  # `tilingApi.SetDim(2)`, `platform->GetCoreNumAic()`
+                return self.library_method(recv, fn, args_node, env)
             obj = self.expr(fn, env)
             if isinstance(obj, _Method):
                 return obj()
@@ -313,6 +346,9 @@ class Expressions:
         done, v = call_builtin(self, name, args, n)
         if done:
             return v
+        v = hostlib.call(name, args, self.acl.chip)
+        if v is not hostlib.MISSING:
+            return v
         short = name.split("::")[-1]
         if short in self.funcs:
             return self.call_function(self.funcs[short], args, targs)
@@ -321,6 +357,22 @@ class Expressions:
                 n, f"kernel {short} called like a host function; launch it with <<<blocks, nullptr, stream>>>"
             )
         self.unsupported(fn, f"call to {name}")
+
+    def library_method(self, obj, fn, args_node, env):
+        """A method of a host library object; C++ reference out-parameters become `Ref`s."""
+        name = fn.child_by_field_name("field").text.decode()
+        method = getattr(obj, name, None)
+        if not callable(method):
+            self.unsupported(fn, f"{type(obj).__name__}::{name}")
+        outs = hostlib.OUT_PARAMS.get(name, ())
+        args = [
+            Ref(env, a.text.decode()) if i in outs and a.type == "identifier" else self.expr(a, env)
+            for i, a in enumerate(args_node.named_children)
+        ]
+        try:
+            return method(*args)
+        except (TypeError, ValueError, AttributeError) as exc:
+            self.error(fn, f"{type(obj).__name__}::{name}: {exc}")
 
     def targ(self, a, env):
         if a.type == "type_descriptor":

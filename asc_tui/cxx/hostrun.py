@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..npu.launch import launch as npu_launch
-from . import hostexpr
+from . import hostexpr, hostlib
 from .acl import AclRuntime
 from .cache import get_program
 from .errors import CxxError
@@ -59,7 +59,7 @@ def run_host(
         )
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
-    funcs, consts, structs = {}, {}, {}
+    funcs, consts, structs, kconsts, struct_nodes = {}, {}, {}, {}, []
     hostexpr.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
         for d in all_decls(col.root):
@@ -68,8 +68,11 @@ def run_host(
                     funcs.setdefault(d.name, d)
             elif isinstance(d, VarInfo) and d.value is not None:
                 consts.setdefault(d.name, (d.value, d.pf))
+                kconsts.setdefault(d.name, (d, col))
             elif isinstance(d, ClassInfo) and not d.tparams:
                 structs[d.name] = [f.name for f in d.fields if not f.static]
+                if d.node is not None and d.node.type in ("struct_specifier", "class_specifier"):
+                    struct_nodes.append(d.node)
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
@@ -87,6 +90,7 @@ def run_host(
                 f"{name} takes {len(f.tparams or [])} template arguments, the launch gives {len(targs)}",
             )
         kern = CxxKernel(kernel_file, name, core_type_of(f), name, defines, split)
+        args = [hostlib.launch_value(a) for a in args]  # structs go by value
 
         def run(gm_args, n):
             side_defs = kern.program_defines(kern.sides()[0])
@@ -116,11 +120,35 @@ def run_host(
         return acl.launch(where, name, blocks, args, run)
 
     host = Host(None, funcs, consts, acl, launch, set(kinfo))
+    host.const_eval = _const_evaluator(kconsts, overrides)
     host.structs.update(structs)
     host.overrides.update(overrides)
-    code = host.call_function(main, [1, ["./demo"]])
+    for d in struct_nodes:
+        host.define_struct(d)
+    try:
+        code = host.call_function(main, [1, ["./demo"]])
+    finally:
+        acl.release_addresses()
     acl.exit_code = int(code) if isinstance(code, int) else 0
     return acl
+
+
+def _const_evaluator(kconsts: dict, overrides: dict):
+    """A namespace-scope constant's value as the kernel translator computes it (class templates,
+    specialisations, static constexpr members: `constexpr uint32_t M = Scenario<2>::M;`)."""
+    from .codegen import Translator
+    from .scope import FuncCtx
+
+    translators: dict = {}
+
+    def value(name: str):
+        d, col = kconsts[name]
+        tr = translators.get(id(col))
+        if tr is None:
+            tr = translators[id(col)] = Translator(col.root, overrides)
+        return tr.const_value(d.value, FuncCtx(d.pf, None, {}, None, d.ns, None))
+
+    return value
 
 
 def sample_constants(kernel_file: str, main_file: str | None = None, defines=None) -> dict:

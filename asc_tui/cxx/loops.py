@@ -138,6 +138,9 @@ class LoopGen:
         rng = f"range({start_code}, {stop})" if step == 1 else f"range({start_code}, {stop}, {step})"
         if step == 1 and start_code == "0":
             rng = f"range({stop})"
+        vec = self.vector_for(var, t, body, ctx) if step == 1 else None
+        if vec is not None:  # an element-wise map: whole arrays when exact (vectorize.py)
+            rng = f"_cx.vfor({start_code}, {stop}, {vec})"
         ctx.em.emit(line(node), ind, f"for {py} in {rng}:", header=True)
         ctx.loops.append(None)
         try:

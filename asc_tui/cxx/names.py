@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import api
 from . import ctype as T
+from .errors import CxxError
 from .expr import _py
 from .scope import NOCONST, FuncCtx, Val
 from .symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
@@ -62,7 +63,7 @@ class NameGen:
         if name in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[name]) or "None", T.DTYPE, T.SCALARS[name])
         if api.twin_has(name):
-            return Val(api.twin_ref(name), T.CType("opaque", name))
+            return self.twin_path(name, node, ctx)
         raise self.err(ctx.pf, node, f"unknown identifier {name!r}")
 
     def decl_value(self, decls, node, ctx: FuncCtx, name: str, cls=None) -> Val:
@@ -107,10 +108,7 @@ class NameGen:
         parts = text.lstrip(":").split("::")
         bound = ctx.tmap.get(parts[0])
         if len(parts) == 2 and isinstance(bound, T.CType) and bound.kind == "class":  # Trait::K
-            inner = bound.decl.info.inner.names.get(parts[1]) if bound.decl.info.inner else None
-            if inner:
-                return self.decl_value(inner, node, ctx, parts[1], bound.decl)
-            raise self.err(ctx.pf, node, f"{bound.decl.info.name} has no member {parts[1]!r}")
+            return self.class_member(bound.decl, parts[1], node, ctx)
         if parts[0] == "std" and parts[-1] in ("min", "max"):
             return Val("", T.CType("func", parts[-1], decl="std"))
         decls = self.lookup_qualified(ctx.ns, text)
@@ -120,7 +118,31 @@ class NameGen:
             return self.decl_value(decls, node, ctx, parts[-1])
         if api.twin_has(parts[0]):
             return self.twin_path("::".join(parts), node, ctx)
+        owner = self.scope_class(node, ctx)
+        if owner is not None:  # Alias::K, Scenario<2>::K: a member of a class type
+            return self.class_member(owner, parts[-1], node, ctx)
         raise self.err(ctx.pf, node, f"unknown identifier {text!r}")
+
+    def scope_class(self, node, ctx):
+        """The class instance the scope of `A::name` names (an alias, a template-id), or None."""
+        scope = node.child_by_field_name("scope")
+        if scope is None or node.child_by_field_name("name").type == "qualified_identifier":
+            return None
+        try:
+            t = self._base_type(scope, ctx)
+        except CxxError:
+            return None
+        return t.decl if t.kind == "class" else None
+
+    def class_member(self, inst, name: str, node, ctx) -> Val:
+        """`C::name` of the class instance `inst`, searched in its bases too."""
+        cur = inst
+        while cur is not None:
+            inner = cur.info.inner.names.get(name) if cur.info.inner else None
+            if inner:
+                return self.decl_value(inner, node, ctx, name, cur)
+            cur = cur.base
+        raise self.err(ctx.pf, node, f"{inst.info.name} has no member {name!r}")
 
     def type_trait(self, node, ctx) -> Val | None:
         """`std::is_same<A, B>::value`, `std::is_same_v<A, B>`, `AscendC::IsSameType<A, B>::value`:
@@ -164,6 +186,8 @@ class NameGen:
                 ) from None
         if len(parts) == 1 and parts[0] in T.SCALARS:
             return Val(api.dtype_expr(T.SCALARS[parts[0]]) or "None", T.DTYPE, T.SCALARS[parts[0]])
+        if type(obj) in (int, bool):  # a plain constant of the twin (K_MAX_DIM): usable as one
+            return Val(repr(obj), T.BOOL if type(obj) is bool else T.INT32, obj)
         return Val(api.twin_ref(parts[0]) + "".join("." + p for p in parts[1:]), T.CType("opaque", parts[-1]))
 
     # -- operators ----------------------------------------------------------------------------

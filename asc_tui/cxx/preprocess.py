@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ascendc.pipe import EXTERN_FIELD
 from .errors import CxxError, Unsupported
 from .scan import outside_strings
 
@@ -79,6 +80,18 @@ PREDEFINED = {
     "UINT32_MAX": "4294967295U",
     "UINT64_MAX": "18446744073709551615ULL",
 }
+_EXT_POOL = f"public: AscendC::ExternBufPool<POSITION, BUFID_SIZE> {EXTERN_FIELD}; " + " ".join(
+    f"{ret} {name}({params}) {{ {'return ' if ret != 'void' else ''}{EXTERN_FIELD}.{name}({args}); }}"
+    for ret, name, params, args in (
+        ("void", "Reset", "", ""),
+        ("void", "Init", "", ""),
+        ("uint64_t", "GetBufHandle", "uint32_t i", "i"),
+        ("uint64_t", "GetCurAddr", "", ""),
+        ("void", "SetCurAddr", "uint64_t a", "a"),
+        ("uint32_t", "GetCurBufSize", "", ""),
+        ("void", "SetCurBufSize", "uint32_t n", "n"),
+    )
+)
 PREDEFINED_FN = {
     "BEGIN_TILING_DATA_DEF": (["name"], "struct name {"),
     "TILING_DATA_FIELD_DEF": (["type", "name"], "type name"),
@@ -88,6 +101,8 @@ PREDEFINED_FN = {
     "GET_TILING_DATA": (["var", "tiling"], "__cx_tiling_t var = __cx_get_tiling(tiling)"),
     "GET_TILING_DATA_WITH_STRUCT": (["type", "var", "tiling"], "type var = __cx_get_tiling<type>(tiling)"),
     "KERNEL_TASK_TYPE_DEFAULT": (["t"], ""),
+    # a user's TBufPool: the macro's members forward to the twin's ExternBufPool (bufpool.py)
+    "EXTERN_IMPL_BUFPOOL": (["EXT_BUFPOOL", "POSITION", "BUFID_SIZE"], _EXT_POOL),
     "REGISTER_TILING_DEFAULT": (["t"], ""),
 }
 

@@ -17,6 +17,7 @@ from ..ascendc.lineage import gm_written
 from ..ascendc.tensors import GM_ADDR
 from ..npu.errors import KernelError, user_location
 from ..npu.offload import gm_ready
+from .vloop import vcast, vfor, vget, vindex, vset  # noqa: F401 - the array form of scalar loops
 
 _pack_f = struct.Struct("<f")
 
@@ -173,6 +174,15 @@ def _field_names(obj) -> list[str]:
     if fields is not None:
         return [n for n, _ in fields]
     return list(vars(obj))
+
+
+def copy_value(v):
+    """A kernel API struct copied by value (a dataclass instance); other values as they are."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return dataclasses.replace(v)
+    return v
 
 
 def struct_words(cls) -> int:

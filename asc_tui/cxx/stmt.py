@@ -8,6 +8,7 @@ other `for`s become `while` with the update at the loop's closing line (and befo
 from __future__ import annotations
 
 from . import ctype as T
+from .parse import reparse_call_args
 from .scope import NOCONST, FuncCtx, Local, Val, pyname
 from .symbols import decl_name
 
@@ -173,6 +174,8 @@ class StmtGen:
                 code = v.code  # a reference to an object is the same Python object
             elif t.kind == "class" and v.type.kind == "class":
                 code = f"{v.code}._cx_copy()" if v.lvalue else v.code
+            elif v.type.kind == "twin" and v.lvalue:  # `auto cfg = CFG_MDL;`: a copy of the struct
+                code = f"_cx.copy_value({v.code})"
             else:
                 code = self.convert(v, t, ctx, value)
             cval = v.const if (const and v.is_const and t.is_arith) else NOCONST
@@ -208,10 +211,18 @@ class StmtGen:
         args = []
         for p in fdecl.child_by_field_name("parameters").named_children:
             tn = p.child_by_field_name("type") if p.type == "parameter_declaration" else None
-            if tn is None or p.child_by_field_name("declarator") is not None:
-                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
-            if tn.type not in ("type_identifier", "qualified_identifier"):
-                raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+            if (
+                tn is None
+                or p.child_by_field_name("declarator") is not None
+                or tn.type not in ("type_identifier", "qualified_identifier")
+            ):
+                # `T obj(pos, n * sizeof(half), n)`: the arguments, read again as expressions
+                args = reparse_call_args(
+                    ctx.pf, fdecl.child_by_field_name("declarator"), fdecl.child_by_field_name("parameters")
+                )
+                if args is None:
+                    raise self.unsupported(ctx.pf, fdecl, "local function declarations")
+                return args
             args.append(tn)
         return args
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -66,6 +67,7 @@ class Program:
     sources: dict[str, str]  # file -> original text (the ones translated from)
     bound: dict[str, Bound] = field(default_factory=dict)
     constants: dict[str, object] = field(default_factory=dict)
+    cube_only: bool = False  # ASCENDC_CUBE_ONLY: the Matmul runs on the AIC itself, no server
     _ns: dict | None = None
 
     def load(self) -> dict:
@@ -75,6 +77,7 @@ class Program:
                 "_AC": ascendc,
                 "_cx": runtime,
                 "_G": SimpleNamespace(),  # the kernel's mutable globals and static members
+                "_CUBE_ONLY": self.cube_only,
                 "__name__": f"asc_tui_cxx_{Path(self.path).stem}",
             }
             for _file, code in self.chunks:
@@ -99,12 +102,19 @@ def kernels(root: Namespace) -> list[FuncInfo]:
     return sorted(out, key=lambda f: (f.pf.path, f.node.start_point))
 
 
+_CUBE_ONLY = re.compile(r"^[ \t]*#[ \t]*define[ \t]+ASCENDC_CUBE_ONLY\b", re.M)
+
+
 def core_type_of(f: FuncInfo) -> str:
     q = " ".join(f.quals)
     if "__mix__" in q:
         return "mix"
     if "__cube__" in q:
         return "aic"
+    if "__vector__" not in q and "REGIST_MATMUL_OBJ" in f.pf.original:
+        # a plain `__aicore__` kernel with a high-level Matmul: the compiler makes it mixed
+        # (1 AIC : 2 AIV, the AIVs calling the Matmul), or cube only under ASCENDC_CUBE_ONLY
+        return "aic" if _CUBE_ONLY.search(f.pf.original) else "mix"
     return "aiv"
 
 
@@ -213,6 +223,7 @@ def translate(
         sources={pf.path: pf.original for pf in files},
         bound=bound,
         constants=constants,
+        cube_only="ASCENDC_CUBE_ONLY" in pp.macros,
     )
 
 

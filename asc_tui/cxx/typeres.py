@@ -264,12 +264,14 @@ class TypeResolver:
     def construct(self, t: T.CType, vals: list, ctx: FuncCtx, node, brace: bool = False) -> str:
         """`T x(args)`, `T x{args}`, `T x = {args}`: the Python expression building the object."""
         if t.kind == "array":
-            if t.elem.kind in ("class", "twin"):
-                raise self.unsupported(ctx.pf, node, "initialised arrays of objects")
             if t.length < 0:
                 t = T.CType("array", t.name, elem=t.elem, length=len(vals))
-            items = [self.convert(self.expr(v, ctx), t.elem, ctx, v) for v in vals]
-            items += [self.default_value(t.elem, ctx, node)] * (t.length - len(items))
+            items = [self.array_item(t.elem, v, ctx) for v in vals]
+            rest = t.length - len(items)
+            if rest > 0 and t.elem.kind in ("class", "twin", "array"):  # one object per element
+                fill = f"[{self.default_value(t.elem, ctx, node)} for _ in range({rest})]"
+                return f"[{', '.join(items)}] + {fill}" if items else fill
+            items += [self.default_value(t.elem, ctx, node)] * rest
             return f"[{', '.join(items)}]"
         if t.is_arith or t.kind == "ptr":
             if not vals:
@@ -319,6 +321,12 @@ class TypeResolver:
             if len(vals) == 1:
                 return self.expr(vals[0], ctx).code
         raise self.unsupported(ctx.pf, node, f"initialising a {t}")
+
+    def array_item(self, elem: T.CType, v, ctx: FuncCtx) -> str:
+        """One element of `T a[] = {...}`: a braced `{...}` builds an object (or a nested array)."""
+        if v.type == "initializer_list" and (elem.kind in ("class", "twin", "array")):
+            return self.construct(elem, list(v.named_children), ctx, v, True)
+        return self.convert(self.expr(v, ctx), elem, ctx, v)
 
     def init_args(self, vals: list, ctx: FuncCtx) -> tuple[list[str], list[str]]:
         args, kwargs = [], []

@@ -52,7 +52,7 @@ def classify(report) -> tuple[str, str]:
         out = (sample.get("stdout") or "").lower()
         if re.search(r"\b(test )?pass(ed)?\b", out) and not re.search(r"\bfail", out):
             return "PASS", "verified by main() itself (no golden.bin)"
-        return "RAN", "not checked: no golden"
+        return "RAN", sample.get("precision") or "not checked: no golden"
     if v["exit"] != 0:
         return "FAIL", "verify_result.py failed"
     if report.precision is not None and report.precision.verdict == "FAIL":
@@ -60,15 +60,41 @@ def classify(report) -> tuple[str, str]:
     return "PASS", ""
 
 
+def read_scope(path: str | Path) -> list[str]:
+    """A scope file: sample paths relative to the conformance root, one a line, `#` comments."""
+    out = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        rel = line.split("#", 1)[0].strip().strip("/")
+        if rel:
+            out.append(rel)
+    return out
+
+
 def conformance(
-    root: str | Path, timeout_s: float | None, memory_mb: int | None, jobs: int = 2, chip=None, on_row=None
+    root: str | Path,
+    timeout_s: float | None,
+    memory_mb: int | None,
+    jobs: int = 2,
+    chip=None,
+    on_row=None,
+    scope: list[str] | None = None,
 ) -> list[Row]:
+    """Run the samples under `root` (only those `scope` lists, when given); one Row each. A scope
+    entry that is no sample directory is a FAIL row, so the scope's figure counts it."""
     root = Path(root).absolute()
     samples = find_samples(root)
     rows: dict[int, Row] = {}
     todo = []
-    for i, s in enumerate(samples):
-        rel = str(s.root.relative_to(root)) if s.root != root else s.root.name
+    rel_of = [str(s.root.relative_to(root)) if s.root != root else s.root.name for s in samples]
+    if scope is not None:
+        wanted = set(scope)
+        keep = [k for k, rel in enumerate(rel_of) if rel in wanted]
+        for n, rel in enumerate(sorted(wanted - set(rel_of))):
+            row = rows[-1 - n] = Row(rel, "FAIL", "no sample directory at this path of the scope file", 0.0)
+            if on_row:
+                on_row(row)
+        samples, rel_of = [samples[k] for k in keep], [rel_of[k] for k in keep]
+    for i, (s, rel) in enumerate(zip(samples, rel_of)):
         why = out_of_scope(s) if chip is None else None
         if why:
             rows[i] = Row(rel, "OUT OF SCOPE", why, 0.0)
@@ -105,8 +131,28 @@ def counts(rows: list[Row]) -> dict[str, int]:
     return {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
 
 
-def to_json(rows: list[Row]) -> dict:
-    return {"samples": [asdict(r) for r in rows], "counts": counts(rows)}
+def pass_rate(rows: list[Row]) -> tuple[int, int]:
+    """(PASS rows, rows that count): OUT OF SCOPE samples do not count."""
+    counted = [r for r in rows if r.status != "OUT OF SCOPE"]
+    return sum(1 for r in counted if r.status == "PASS"), len(counted)
+
+
+def rate_line(rows: list[Row]) -> str:
+    passed, counted = pass_rate(rows)
+    pct = 100.0 * passed / counted if counted else 0.0
+    return f"in scope: PASS {passed}/{counted} = {pct:.1f}% (OUT OF SCOPE samples not counted)"
+
+
+def to_json(rows: list[Row], scoped: bool = False) -> dict:
+    out = {"samples": [asdict(r) for r in rows], "counts": counts(rows)}
+    if scoped:
+        passed, counted = pass_rate(rows)
+        out["scope"] = {
+            "pass": passed,
+            "counted": counted,
+            "percent": 100.0 * passed / counted if counted else 0.0,
+        }
+    return out
 
 
 def to_markdown(rows: list[Row]) -> str:

@@ -1,6 +1,9 @@
 """Sweeping a sample's parameters (`asc-tui tune DIR --param-values NAME=a,b,c`).
 
-A sample has no spec, so no declared search space: the user gives the values. Every combination
+A sample has no spec, so no declared search space: the user gives the values — on the command
+line (`--param-values`), in a sidecar `asc-tui.toml` next to the sample (`[tune]` NAME = [a, b]),
+or in the project config's `[tune]` table (for the constants a sample has), in that order of
+precedence (`tune_values`). Every combination
 runs the whole loop (gen_data, main(), verify) in the worker; a configuration counts only when it
 ran and verified (or ran with no golden). The objective is the total device time of its launches.
 `--apply` writes the best values into the C++ literals (cxx/apply.py's `literal_edits`).
@@ -41,6 +44,28 @@ def parse_values(items: list[str]) -> dict[str, list]:
         if not vals:
             raise ValueError(f"--param-values {it!r}: expected NAME=a,b,c")
         out[name.strip()] = [_num(v.strip()) for v in vals.split(",") if v.strip()]
+    return out
+
+
+#: The sample's own config file: `[tune]` gives the values to sweep (config.py validates it).
+SIDECAR = "asc-tui.toml"
+
+
+def tune_values(path, given: dict[str, list], project: dict | None = None) -> dict[str, list]:
+    """What to sweep: `given` (the command line) over the sample's sidecar `[tune]` over the
+    project config's `[tune]` (only the names this sample has). A bad sidecar raises ConfigError
+    with its file:line."""
+    from ..config import load_config
+
+    s = sample_for(Path(path))
+    out: dict[str, list] = {}
+    if project:
+        known = set(sample_constants(str(s.kernel), str(s.main) if s.main else None, s.defines()))
+        out.update({k: list(v) for k, v in project.items() if k in known or k in s.cmake_vars})
+    side = s.root / SIDECAR
+    if side.is_file():
+        out.update({k: list(v) for k, v in load_config(side).tune.items()})
+    out.update(given)
     return out
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -74,6 +74,15 @@ class ChipModel:
     def vec_cycles_per_repeat(self, op: str) -> float:
         cpr = self.vec_cpr
         return cpr.get(op, cpr["default"])
+
+    @cached_property
+    def single_unit(self) -> ChipModel:
+        """The chip as a vector-only or cube-only kernel sees it: all of UB. The framework keeps
+        `ub_reserved` (256 B) back only in Cube+Vector fusion (mix) kernels (2201 spec page:
+        "在Cube和Vector融合算子开发场景预留256B"), whose view `usable` is."""
+        if self.usable.get("ub") == self.memory.get("ub"):
+            return self
+        return replace(self, usable={**self.usable, "ub": self.memory["ub"]})
 
     @cached_property
     def cube_timing(self) -> dict:

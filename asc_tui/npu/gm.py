@@ -47,3 +47,18 @@ class GM_ADDR:  # noqa: N801 - Ascend C's spelling
 
     def __repr__(self) -> str:
         return f"GM_ADDR({self.buffer.name}+{self.offset})"
+
+
+#: GM buffers whose device address a host program took (`(uintptr_t)p`, a pointer in a struct it
+#: copied to the device): base address -> buffer, so a kernel reading such an address from memory
+#: (ListTensorDesc) gets the buffer back. The host runtime (cxx/acl.py) places and removes them.
+PLACED: dict[int, GmBuffer] = {}
+
+
+def gm_at(address: int) -> GM_ADDR | None:
+    """The GM address (buffer, element offset) at a device byte address, or None."""
+    for base, buf in PLACED.items():
+        off = address - base
+        if 0 <= off < buf.count * buf.dtype.itemsize:
+            return GM_ADDR(buf, off // buf.dtype.itemsize)
+    return None

@@ -222,7 +222,8 @@ class L2Model:
         nbytes = plain[1] * plain[2] * plain[3]
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
-            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+            same = (nd * rows * row_bytes > 0) == (nbytes > 0)  # a bool when only the address varies
+            g.agree(np.broadcast_to(same, g.xs.shape))
         if self.record:
             if self.enabled and nbytes > 0:  # counted: so it is in every admitted block
                 per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
@@ -404,7 +405,7 @@ def prepass_counts(
         run.san = None
         seen.append(run)
 
-    shadows = [  # (an argument that is no buffer, e.g. a never-set host pointer, passes as is)
+    shadows = [  # (a null pointer argument stays null)
         GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
         if isinstance(a, GM_ADDR)
         else a

@@ -208,6 +208,8 @@ def _launch(
     # runs on vector cores
     fn = getattr(kernel, "fn", kernel)
     core_type = CoreType(getattr(kernel, "core_type", CoreType.AIV))
+    if core_type != CoreType.MIX:
+        chip = chip.single_unit  # the 256 B UB reserve is a mix kernel's only
     run = Run(chip, numeric, block_dim, sanitizer, core_type)
     if configure is not None:
         configure(run)

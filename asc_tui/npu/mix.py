@@ -27,6 +27,11 @@ class _Abort(BaseException):
     """Unwinds a sub-core's thread when another sub-core failed."""
 
 
+class SubCoreReturn(BaseException):  # noqa: N818 - a return, not an error
+    """Ends a sub-core's part of the kernel early: the kernel function returns there (the AIC
+    after serving the AIVs' Matmul requests, as REGIST_MATMUL_OBJ's server loop does)."""
+
+
 class Group:
     """The sub-cores of one AI Core and the cross-core flags between them."""
 
@@ -39,13 +44,16 @@ class Group:
         self.waiting: dict[int, tuple] = {}  # sub-core -> (sets seen, file, line, what)
         self.sets = 0
         self.error: BaseException | None = None
+        self.mail: dict = {}  # flag key -> payloads riding on its sets, in order (push(..., msg))
 
     # ---- flags ----------------------------------------------------------------------------------
-    def push(self, key, t: float) -> None:
+    def push(self, key, t: float, msg=None) -> None:
         q = self.flags.get(key)
         if q is None:
             q = self.flags[key] = deque()
         q.append(t)
+        if msg is not None:
+            self.mail.setdefault(key, deque()).append(msg)
         self.sets += 1
 
     def take(self, me: int, keys: list, what: str, fr) -> float:
@@ -54,21 +62,36 @@ class Group:
             if all(self.flags.get(k) for k in keys):
                 self.waiting.pop(me, None)
                 return max(self.flags[k].popleft() for k in keys)
-            self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what)
-            live = [i for i in range(len(self.cores)) if i not in self.done]
-            if all(i in self.waiting and self.waiting[i][0] == self.sets for i in live):
-                lines = "; ".join(
-                    f"{_name(self.cores[i])} waits at line {self.waiting[i][2]} ({self.waiting[i][3]})"
-                    for i in live
-                )
-                raise SyncError(
-                    f"cross-core deadlock: {lines}, and nothing left can set the flags",
-                    fr.f_code.co_filename,
-                    fr.f_lineno,
-                    hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag "
-                    "on the other side of the AI Core",
-                )
-            self._pass(me)
+            self._yield(me, what, fr)
+
+    def take_any(self, me: int, keys: list, what: str, fr) -> tuple:
+        """Consume one entry of the first key that has one (yielding until one has):
+        (key, time, the payload pushed with it or None)."""
+        while True:
+            for k in keys:
+                if self.flags.get(k):
+                    self.waiting.pop(me, None)
+                    box = self.mail.get(k)
+                    return k, self.flags[k].popleft(), box.popleft() if box else None
+            self._yield(me, what, fr)
+
+    def _yield(self, me: int, what: str, fr) -> None:
+        """Wait for another sub-core to set something; a deadlock when every live one waits."""
+        self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what)
+        live = [i for i in range(len(self.cores)) if i not in self.done]
+        if all(i in self.waiting and self.waiting[i][0] == self.sets for i in live):
+            lines = "; ".join(
+                f"{_name(self.cores[i])} waits at line {self.waiting[i][2]} ({self.waiting[i][3]})"
+                for i in live
+            )
+            raise SyncError(
+                f"cross-core deadlock: {lines}, and nothing left can set the flags",
+                fr.f_code.co_filename,
+                fr.f_lineno,
+                hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag "
+                "on the other side of the AI Core",
+            )
+        self._pass(me)
 
     # ---- baton ----------------------------------------------------------------------------------
     def _pass(self, me: int) -> None:
@@ -140,6 +163,8 @@ def run_group(
             fn(*args)
         except _Abort:
             return
+        except SubCoreReturn:
+            pass
         except BaseException as exc:  # noqa: BLE001 - handed to the launching thread
             with g.cv:
                 if g.error is None:

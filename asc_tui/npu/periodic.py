@@ -16,8 +16,12 @@ What the caller vouches for (`Periodic(core, queues, keys, lin)`), one entry per
   same step every period. Each skipped GM read through the L2 model (npu/l2.py) is then at the
   observed read's address plus that step, and must hit L2 as much as the observed one.
 The state compared is the core's (clocks, events, last record per pipe, GM traffic) and the
-given queues' (buffer states and release times, FIFO). Exact up to float rounding: the times
-are the step-by-step ones to ~1e-9 cycles, and the records are the same ones, in order.
+given queues' (buffer states and release times, FIFO). Every time must move by Δ, except one
+the loop never touches and the scalar clock when it runs ahead of the pipes (`_shift`). Exact
+up to float rounding: the times are the step-by-step ones to ~1e-7 cycles, and the records
+are the same ones, in order (tests/test_core_periodic.py). What a block decides depends only
+on its own stream, so a block that replays another's records (npu/replay.py) gets the bits it
+would compute itself.
 
 Off (every iteration runs step by step): `run.extrapolate` False (the reference the tests
 compare against), the sanitizer, mixed or collective kernels, and DMA costs that depend on

@@ -100,3 +100,11 @@ def tune_job(request, progress=None):
         return tune(request, listeners=[progress] if progress else None, cancel=token)
     finally:
         signal.signal(signal.SIGINT, old)
+
+
+def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s):
+    """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
+    run (gen_data, main(), verify) with the session's parameters `fixed` too."""
+    from ..devkit.sample_tune import sweep
+
+    return sweep(path, values, fixed, chip, timeout_s, None)

@@ -1,6 +1,10 @@
 """`t` / `T`: auto-tune the selected operator (`devkit.tuner`); `a` applies the best parameters
 to this session's runs, `A` writes them into the operator file.
 
+A sample directory has no declared space: `t` sweeps the values of its sidecar `asc-tui.toml`
+(`[tune]`) or of the project config's `[tune]` (`devkit.sample_tune`), with the session's
+parameters fixed; `A` writes the best values into the C++ literals.
+
 The tuner runs in its own worker process (it forks its evaluators there), driven from a thread
 here; its progress arrives as a stream of `TuneProgress` messages and `x` cancels it through the
 tuner's `CancelToken` (SIGINT in the process), keeping every result so far in the tune cache.
@@ -9,6 +13,7 @@ tuner's `CancelToken` (SIGINT in the process), keeping every result so far in th
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..messages import ToolFailed, ToolMessage
@@ -36,6 +41,13 @@ class TuneFinished(ToolMessage, tool="tune"):
     report: TuneReport
 
 
+@dataclass(eq=False)
+class SampleSwept(ToolMessage, tool="tune"):
+    """A sample's sweep: one row per combination of its values (`devkit.sample_tune`)."""
+
+    rows: list
+
+
 class TuneController(ToolController):
     name = "tune"
     worker: RunWorker | None  # its own process, started on the first tune
@@ -53,6 +65,11 @@ class TuneController(ToolController):
         app = self.app
         if self.running:
             app.notify("a tune is running: x cancels it", severity="warning")
+            return
+        from ...devkit.sample_tune import is_sample
+
+        if is_sample(st.path):
+            self._sweep_sample(st)
             return
         strategy = "quick" if quick else "exhaustive"
         req = TuneRequest(
@@ -82,12 +99,73 @@ class TuneController(ToolController):
 
         self.run(path, work)
 
+    def _sweep_sample(self, st: OperatorState) -> None:
+        from ...config import ConfigError
+        from ...devkit.sample_tune import SIDECAR, tune_values
+        from ...devkit.worker import Call, RunWorker
+
+        app, path = self.app, st.path
+        try:
+            values = tune_values(path, {}, app.config.tune)
+        except ConfigError as exc:
+            app.log_line(f"{path.stem}: {exc}", Level.ERROR)
+            return
+        if not values:
+            app.notify(
+                f"a sample's tune sweeps the values you give: add [tune] NAME = [a, b] to {SIDECAR} "
+                "next to it (or to the project config)",
+                severity="warning",
+            )
+            return
+        if self.worker is None:
+            self.worker = RunWorker(timeout_s=None)
+        worker, fixed = self.worker, dict(st.params)
+        self.running = True
+        what = " ".join(f"{k}={','.join(map(str, v))}" for k, v in values.items())
+        app.pane(TunePane).start(f"sweep of {path.stem}: {what}…")
+        self.switch("tune")
+        app.log_line(f"{path.stem}: sweep of {what} started (x cancels)", Level.DIM)
+        args = (str(path), values, fixed, app.chip, app.config.worker_timeout)
+
+        def work() -> SampleSwept:
+            res = worker.call(
+                Call("asc_tui.tui.jobs:sample_tune_job", args, label=f"{path.stem} sweep"), timeout_s=None
+            )
+            if not res.ok:
+                raise ToolFailed("tune", path, res)
+            return SampleSwept(path, res.report)
+
+        self.run(path, work)
+
+    def _swept(self, msg: SampleSwept) -> None:
+        from ...devkit.sample_tune import best
+
+        self.running = False
+        pane, st, top = self.app.pane(TunePane), self.app.ops.get(msg.path), best(msg.rows)
+        for r in msg.rows:
+            if r.ok:
+                pane.offer(r.time_us, dict(r.params))
+            else:
+                self.app.log_line(f"{msg.path.stem}: {r.params} failed: {r.reason}", Level.ERROR)
+        if top is not None and st is not None:
+            st.best_params = dict(top.params)
+        text = (
+            f"sweep done: best {top.time_us:,.3f} µs with {dict(top.params)} · a applies"
+            if top is not None
+            else "sweep done: no configuration ran"
+        )
+        pane.finish(text)
+        self.app.log_line(f"{msg.path.stem}: {text}", Level.OK)
+
     def quick(self) -> None:
         self.start(True)
 
-    def show(self, msg: TuneProgress | TuneFinished) -> None:
+    def show(self, msg: TuneProgress | TuneFinished | SampleSwept) -> None:
         if isinstance(msg, TuneProgress):
             self._progress(msg)
+            return
+        if isinstance(msg, SampleSwept):
+            self._swept(msg)
             return
         self.running = False
         rep, st = msg.report, self.app.ops.get(msg.path)
@@ -157,6 +235,11 @@ class TuneController(ToolController):
         app, st = self.app, self._tuned()
         if st is None:
             return
+        from ...devkit.sample_tune import is_sample
+
+        if is_sample(st.path):
+            self._write_sample(st)
+            return
         try:
             plan = plan_apply(st.path, st.best_params)
         except (OperatorError, SyntaxError, ValueError, OSError) as exc:  # OperatorError: the PARAMS line
@@ -173,5 +256,27 @@ class TuneController(ToolController):
         tmp.replace(st.path)  # atomic, like an editor's save: the watcher reruns it
         st.params = {}
         app.log_line(f"{st.path.stem}: wrote {st.best_params} into {st.path.name}", Level.OK)
+        if not app.watch_enabled:
+            app.submit([st.path])
+
+    def _write_sample(self, st: OperatorState) -> None:
+        """The best values into the sample's C++ literals (`constexpr`, `#define`)."""
+        from ...devkit.sample_tune import apply_edits
+
+        app = self.app
+        edits = [e for e in apply_edits(st.path, st.best_params) if e.after != e.before]
+        if not edits:
+            app.log_line(f"{st.path.stem}: the sample already has the best values", Level.DIM)
+            return
+        self.switch("log")
+        for e in edits:
+            for line in e.diff().splitlines():
+                app.log_line("  " + line, Level.DIM)
+            f = Path(e.path)
+            tmp = f.with_name(f".{f.name}.asc-tui.tmp")
+            tmp.write_text(e.after, encoding="utf-8")
+            tmp.replace(f)  # atomic, like an editor's save: the watcher reruns it
+        st.params = {}
+        app.log_line(f"{st.path.stem}: wrote {st.best_params} into the sample", Level.OK)
         if not app.watch_enabled:
             app.submit([st.path])
