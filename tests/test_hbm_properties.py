@@ -348,8 +348,8 @@ def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes
     monkeypatch.setattr(shared_hbm, "SLACK_FROM", 10**9)  # settle exactly, however many passes
     chip = load_chip("ascend910b")
     op = load_operator("matmul_official")
-    op = replace(op, cases={**op.cases, "h": Case("h", dict(m=2048, n=1024, k=1024, bias=False))})
-    _, _, _, lnch, _, gm = prepare(op, "h", {"block_dim": 20}, timing_only=True, seed=0)
+    op = replace(op, cases={**op.cases, "h": Case("h", dict(m=4096, n=2048, k=2048, bias=False))})
+    _, _, _, lnch, _, gm = prepare(op, "h", {"block_dim": 24}, timing_only=True, seed=0)
     extended = []
     real = periodic.Periodic._extend
 
@@ -368,4 +368,9 @@ def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes
     assert extended and all(extended)  # extrapolated on the first pass only
     assert seen[0].hbm_passes > 1
     slow = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=off)
-    assert on.timeline_key() == slow.timeline_key()
+    # the same records; times the same up to float rounding (npu/periodic.py adds a period's
+    # shift once where the step-by-step run adds its cycles one at a time)
+    for name in ("block", "pipe", "op", "nbytes", "kind", "link"):
+        assert np.array_equal(getattr(on.records, name), getattr(slow.records, name)), name
+    for name in ("start", "end"):
+        assert np.allclose(getattr(on.records, name), getattr(slow.records, name), rtol=0, atol=1e-6)
