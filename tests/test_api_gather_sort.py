@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from apikit import load, run, sanitized, store, ub
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,13 +13,19 @@ from asc_tui.ascendc import MrgSort4Info, MrgSortSrcList, float32, half, uint8, 
 from asc_tui.npu.errors import KernelError
 
 
-def test_gather_takes_elements_at_byte_offsets():
+@pytest.mark.parametrize("resized", [False, True])
+def test_gather_takes_elements_at_byte_offsets(resized):
     x = np.arange(128, dtype=np.float16)
     offs = (np.arange(128)[::-1] * 2).astype(np.uint32)
     out = np.zeros(128, np.float16)
 
     def body(gx, gi, go):
-        tx, ti, to = ub((half, 128), (uint32, 128), (half, 128))
+        if resized:  # SetSize grows the last allocation (the UB after it is free) to 128
+            ti, to, tx = ub((uint32, 128), (half, 128), (half, 64))
+            tx.SetSize(128)
+            assert tx.GetSize() == 128
+        else:
+            tx, ti, to = ub((half, 128), (uint32, 128), (half, 128))
         load(tx, gx)
         load(ti, gi)
         AscendC.Gather(to, tx, ti, np.uint32(0), 128)
@@ -42,6 +49,19 @@ def test_gatherb_moves_whole_blocks():
 
     run(body, x, offs, out)
     np.testing.assert_array_equal(out, x.reshape(8, 16)[::-1].reshape(-1))
+
+
+def test_a_gather_past_a_tensor_shrunk_by_set_size_stops():
+    offs = (np.arange(128)[::-1] * 2).astype(np.uint32)
+
+    def shrunk(gx, gi, go):
+        tx, ti, to = ub((half, 128), (uint32, 128), (half, 128))
+        load(ti, gi)
+        tx.SetSize(32)
+        AscendC.Gather(to, tx, ti, np.uint32(0), 128)
+
+    _san, exc = sanitized(shrunk, np.zeros(128, np.float16), offs, np.zeros(128, np.float16))
+    assert isinstance(exc, KernelError) and "tx" in str(exc)
 
 
 @given(pattern=st.integers(1, 7))

@@ -218,17 +218,6 @@ def test_data_copy_slices_pick_the_bursts_of_the_sample():
     np.testing.assert_array_equal(out, want)
 
 
-def test_sync_all_across_blocks_is_flagged_as_not_ordering_them():
-    def body(x):
-        (t,) = ub((half, 128))
-        load(t, x)
-        AscendC.SyncAll()
-
-    em = run(body, np.zeros(128, np.float16), block_dim=2)
-    assert [w.kind for w in em.warnings] == ["sync-all"]
-    assert not run(body, np.zeros(128, np.float16)).warnings
-
-
 def test_local_tensor_at_an_address_as_in_the_copy_samples():
     x = np.arange(64, dtype=np.int32)
     out = np.zeros(64, np.int32)

@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from asc_tui.devkit.conformance import classify, conformance
@@ -209,3 +210,35 @@ def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
     assert "best: TILE=1024" in out
     assert "constexpr uint32_t TILE = 1024;" in (d / "vadd.asc").read_text()
     assert main(["tune", str(d)]) == 2  # a sample names its values
+
+
+def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
+    from asc_tui.devkit.samples import output_dtype, sample_for
+
+    d = _copy(tmp_path)
+    (d / "scripts/verify_result.py").write_text(
+        "import numpy as np\noutput_type = np.int32\nout = np.fromfile('o', dtype=output_type)\n"
+    )
+    assert output_dtype(sample_for(d)) == np.dtype(np.int32)
+
+
+def test_blocks_meet_at_sync_all_and_add_atomically_in_a_cpp_sample():
+    r = _run(SAMPLES / "blocksum")
+    assert r.passed, r.errors
+    assert r.precision.verdict == "PASS" and r.block_dim == 4
+    em = r.sample["emulations"][0]
+    ops = np.array(em.ops)[em.records.op]
+    waits = em.records.end[ops == "SyncAll"] - em.records.start[ops == "SyncAll"]
+    assert waits.size >= 1 and waits.max() > 0  # earlier blocks waited for the last one
+
+
+def test_a_block_that_skips_sync_all_in_a_cpp_sample_is_a_deadlock_at_the_line(tmp_path):
+    d = _copy(tmp_path, "blocksum")
+    src = d / "blocksum.asc"
+    _edit(src, "    AscendC::SyncAll();", "    if (b == 3) { return; }\n    AscendC::SyncAll();")
+    r = _run(d)
+    (err,) = r.errors
+    assert (
+        "deadlock between blocks" in err.message and "block(s) 3 ended without getting there" in err.message
+    )
+    assert err.line == _line_of(src, "AscendC::SyncAll();") and err.file == str(src)

@@ -14,6 +14,8 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
+from .atomic import DisableDmaAtomic, SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType
+from .blocksync import SyncAll
 from .bufpool import TBufPool
 from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
@@ -43,6 +45,7 @@ from .dtypes import (
     uint32,
     uint64,
 )
+from .dump import asc_dump_cbuf, asc_dump_gm, asc_dump_l1buf, asc_dump_ubuf
 from .enums import (
     CMPMODE,
     PIPE_ALL,
@@ -149,6 +152,7 @@ from .misc import (
     ONE_BLK_SIZE,
     ONE_REPEAT_BYTE_SIZE,
     CeilDivision,
+    Conditional,
     DataSyncBarrier,
     DivCeil,
     GetSystemCycle,
@@ -159,7 +163,6 @@ from .misc import (
     LocalMemAllocator,
     MemDsbT,
     SetPadValue,
-    SyncAll,
 )
 from .pipe import TBuf, TPipe, TQue, TQueBind
 from .platform import CoreMemType, PlatformAscendC, PlatformAscendCManager

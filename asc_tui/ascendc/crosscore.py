@@ -7,7 +7,9 @@ for mode 2 (set on PIPE_FIX, wait on PIPE_S).
 - mode 2 (AIC ↔ AIV of the same AI Core): a set on the AIC can be waited once by each AIV; the
   AIC's wait needs a set from every AIV.
 - mode 1 (AIVs of the same AI Core): every AIV sets, then each AIV's wait returns once all have.
-- mode 0 (all cores of the launch) is refused: blocks are emulated one after another.
+- mode 0 (all cores of one kind in the launch: every AIV, or every AIC): the n-th wait of a core
+  returns once every such core made its n-th set. The blocks wait for each other as
+  cooperative threads (`npu/coop.py`); one that never sets leaves the others in a deadlock error.
 
 Timing: the flag becomes visible `cross_core_latency_cycles` after the setting pipe finished
 everything issued before it; the wait holds `pipe` (default the scalar unit) until then.
@@ -16,12 +18,15 @@ everything issued before it; the wait holds `pipe` (default the scalar unit) unt
 from __future__ import annotations
 
 import sys
+from collections import deque
 
 from .. import PACKAGE_DIR
 from ..npu import state
 from ..npu.cores import CoreType
 from ..npu.errors import KernelError, SyncError, user_frame
 from ..npu.records import KIND_SET, record
+from .blocksync import blocks_of
+from .corestate import registers
 from .enums import Pipe
 
 _PKG = str(PACKAGE_DIR)
@@ -48,19 +53,29 @@ def _group(core, what: str, fr):
 
 
 def _check(mode: int, flag: int, what: str, fr) -> None:
-    if mode == 0:
-        raise KernelError(
-            f"{what} with modeId 0 (sync of all cores) is not emulated: blocks run "
-            "one after another; use mode 2 (AIC↔AIV) or 1 (AIV↔AIV)",
-            fr.f_code.co_filename,
-            fr.f_lineno,
-        )
-    if mode not in (1, 2):
+    if mode not in (0, 1, 2):
         raise KernelError(f"{what}: modeId must be 0, 1 or 2, got {mode}", fr.f_code.co_filename, fr.f_lineno)
     if not 0 <= flag < MAX_FLAG_ID:
         raise SyncError(
             f"{what}: flag id {flag} is out of range 0..{MAX_FLAG_ID - 1}", fr.f_code.co_filename, fr.f_lineno
         )
+
+
+def _track(core, is_set: bool, mode: int, flag: int, defaulted: bool) -> int:
+    """The mode of a wait written without one (`CrossCoreWaitFlag(flagId)`): the mode of this
+    core's own earliest set of the flag not waited yet (modes 0 and 1 set and wait on the same
+    core), else 2 (the AIC↔AIV default)."""
+    if core.group is None and core.run.blocks is None and not (is_set or mode == 0):
+        return mode
+    opened = registers(core)[3].setdefault("cross_core_open", {})
+    q = opened.setdefault(flag, deque())
+    if is_set:
+        if mode in (0, 1):
+            q.append(mode)
+        return mode
+    if q and (defaulted or q[0] == mode):
+        return q.popleft()
+    return mode
 
 
 def _latency(core) -> float:
@@ -87,8 +102,12 @@ class _CrossCore:
             mode, pipe, flag = _parse(args, Pipe.PIPE_FIX if self.is_set else Pipe.PIPE_S)
         except (TypeError, ValueError) as exc:
             raise KernelError(f"{self.__name__}: {exc}", fr.f_code.co_filename, fr.f_lineno) from None
+        mode = _track(core, self.is_set, mode, flag, len(args) == 1)
         what = f"{self.__name__}({mode}, {pipe.name}, {flag})"
         _check(mode, flag, what, fr)
+        if mode == 0:
+            self._all_cores(core, int(pipe), flag, what, fr)
+            return
         g = _group(core, what, fr)
         me = g.cores.index(core)
         n_aiv = len(g.cores) - 1
@@ -124,6 +143,38 @@ class _CrossCore:
         core.ts += core.issue
         t_evt = g.take(me, keys, what, fr)
         core.wait_until(p, t_evt, -1, what, fr)
+
+    def _all_cores(self, core, p: int, flag: int, what: str, fr) -> None:
+        """Mode 0: a set counts this core in; a wait holds `p` until every core of its kind
+        in the launch set the flag as many times as this core waited on it."""
+        run = core.run
+        kind = GetCoreType()
+        g = core.group
+        n_aiv = core.sub_block_num if g is not None and kind == CoreType.AIV else 1
+        need = run.block_dim * n_aiv
+        if need == 1:  # one core of this kind in the launch: its own set is the whole count
+            if self.is_set:
+                core.set_flag(("CrossCore0", flag), p, what, fr)
+            else:
+                core.wait_flag(("CrossCore0", flag), p, what, fr)
+            return
+        coop = blocks_of(core, what, fr)
+        who = (kind, core.block)
+        if self.is_set:
+            t = core.set_time(p) - core.ev_lat
+            core.rec.append(record(p, t, t, what, fr, kind=KIND_SET, link=core.last[p]))
+            core.ts += core.issue
+            k = coop.next(who, ("set", flag))
+            coop.post(("CrossCore0", kind, flag, k), t + _latency(core))
+            return
+        core.ts += core.issue
+        key = ("CrossCore0", kind, flag, coop.next(who, ("wait", flag)))
+        if g is not None:  # the other sub-cores of this AI Core go on meanwhile
+            g.meet(g.cores.index(core), key, need, what, fr)
+            t = max(coop.posts[key][:need])
+        else:
+            t = coop.wait(key, need, what, fr)
+        core.wait_until(p, t, -1, what, fr)
 
     def __getitem__(self, key):
         mode, pipe = key if isinstance(key, tuple) else (key, None)

@@ -18,6 +18,7 @@ from ..npu.errors import KernelError
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE1, MTE2, MTE3, V
 from ..npu.records import KIND_WORK
+from . import atomic
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
 from .fixcopy import DataCopyCO12DstParams, copy_co1
@@ -148,7 +149,7 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         if read:
             dst.arr[:n] = src.arr[s : s + n]
         else:
-            dst.arr[s : s + n] = src.arr[:n]
+            atomic.store(core, dst.arr, slice(s, s + n), src.arr[:n], fr)
     if read:
         pipe = MTE2
         core.gm_read += nb
@@ -160,7 +161,9 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
     tp = core.tp
     t = tp[pipe]
     start = t if t > ts else ts
-    end = tp[pipe] = start + (core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb))
+    end = tp[pipe] = start + (
+        core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb, atomic.extra_cycles(core))
+    )
     rec = core.rec
     core.last[pipe] = len(rec)
     rec.append((pipe, start, end, "DataCopy", fr.f_code.co_filename, fr.f_lineno, nb, KIND_WORK, -1))
@@ -260,7 +263,10 @@ def _strided_copy(core, dst, src, count: int, blen: int, sstep: int, dstep: int,
         so, do = _base_offset(src), _base_offset(dst)
         sv = as_strided(sb[so:], shape=(count, blen), strides=(sstep, 1), writeable=False)
         dv = as_strided(db[do:], shape=(count, blen), strides=(dstep, 1))
-        dv[...] = sv
+        if type(dst) is GlobalTensor:
+            atomic.store_bytes(core, dv, sv, dst.dtype, fr)
+        else:
+            dv[...] = sv
 
 
 def _account(
@@ -279,7 +285,7 @@ def _account(
         core.work(MTE2, core.dma_read_cycles(nb), op, nb, fr)
         core.gm_read += nb
     elif type(dst) is GlobalTensor:
-        core.work(MTE3, core.dma_write_cycles(nb), op, nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb, atomic.extra_cycles(core)), op, nb, fr)
         core.gm_write += nb
     elif src.mem == "l1" and dst.mem in _L1_OUT_UNIT:  # bias table / fixpipe buffer: MTE1
         cfg = core.chip.cube_timing

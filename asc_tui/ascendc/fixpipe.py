@@ -22,7 +22,7 @@ import numpy as np
 from ..npu import state
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
-from . import fixquant
+from . import atomic, fixquant
 from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import dtype_name, float32
 from .fixquant import QUANT_TYPES, VECTOR_MODES, QuantMode_t
@@ -207,13 +207,14 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
     elif d_need > dst.count:
         _fail(f"{op} writes {d_need} elements but the local tensor holds {dst.count}", fr)
     if core.numeric:
-        _numbers(core, dst, src, p, to_gm)
+        _numbers(core, dst, src, p, to_gm, fr)
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = nd_num * m * n * src.dtype.itemsize, nd_num * m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
     if to_gm and out_bytes > 0:  # its bytes go through the HBM at the slower of it and the path
         core.gm_write += out_bytes
-        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, cfg["fix_lat"]), op, out_bytes, fr)
+        fixed = cfg["fix_lat"] + atomic.extra_cycles(core)  # an atomic write: a read-modify-write
+        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, fixed), op, out_bytes, fr)
     else:
         core.work(FIX, cfg["fix_lat"] + cycles, op, out_bytes, fr)
     san = core.san
@@ -224,7 +225,7 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
         san.access(core, dst, 0, d_need, True, fr, span=True)
 
 
-def _numbers(core, dst, src, p: FixOut, to_gm: bool) -> None:
+def _numbers(core, dst, src, p: FixOut, to_gm: bool, fr) -> None:
     flush_cube(core, wait=False)
     if to_gm:
         gm_written(dst.buffer)
@@ -235,8 +236,9 @@ def _numbers(core, dst, src, p: FixOut, to_gm: bool) -> None:
     words = p.words
     if isinstance(words, np.ndarray):
         words = words.copy()  # the tensor may be rewritten before the job runs
+    fn = atomic.combine(core, dst.dtype, fr) if to_gm else None  # GM atomics (atomic.py)
     if p.nz or not fixquant.is_plain(p.q, words) or p.nd[0] > 1:
-        job = partial(_convert_any, dst.arr, d0, dst.dtype, src.arr, p, words, isz)
+        job = partial(_convert_any, dst.arr, d0, dst.dtype, src.arr, p, words, isz, fn)
     else:
         n, m, n1 = p.n, p.m, -(-p.n // 16)
         sv = strided(src.arr, 0, (m, n1, 16), (64, p.sstride * 64, 4))
@@ -245,7 +247,7 @@ def _numbers(core, dst, src, p: FixOut, to_gm: bool) -> None:
         else:
             dv = strided(dst.arr, d0, (m, n), (p.dstride * isz, isz))
         scale = words if p.q is QuantMode_t.DEQF16 else None
-        job = partial(_convert, dv, sv, scale, p.relu)
+        job = partial(_convert, dv, sv, scale, p.relu, fn)
     if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
         numbers.submit(job, dst.buffer, lane=core)
     else:
@@ -286,10 +288,11 @@ def _nz_width(p: FixOut, dst, op: str, fr) -> int:
     return c0
 
 
-def _convert(dv: np.ndarray, sv: np.ndarray, scale, relu: bool) -> None:
+def _convert(dv: np.ndarray, sv: np.ndarray, scale, relu: bool, atomic_fn=None) -> None:
     """The plain conversions' numbers: the NZ L0C view `sv` (m × n1 × 16) cast (and scaled by
     a float) into `dv`: m × n1 × 16, or m × n when n is not whole fractals (the reshape that
-    copies is made here: L0C is final only once the jobs before ran)."""
+    copies is made here: L0C is final only once the jobs before ran); combined with GM's
+    data by `atomic_fn` when atomics were on (atomic.py)."""
     if dv.ndim == 2:
         m, n = dv.shape
         sv = sv.reshape(m, -1)[:, :n]
@@ -297,10 +300,17 @@ def _convert(dv: np.ndarray, sv: np.ndarray, scale, relu: bool) -> None:
         sv = sv.astype(np.float32) * np.float32(scale)
     if relu:
         sv = np.maximum(sv, 0)
+    if atomic_fn is not None:
+        sv = atomic_fn(dv, sv.astype(dv.dtype, copy=False))
     np.copyto(dv, sv, casting="unsafe")  # = dv[...] = sv.astype(dv.dtype), without the copy
 
 
-def _convert_any(darr, d0: int, dtype, sarr, p: FixOut, words, isz: int) -> None:
+def _put(view: np.ndarray, y: np.ndarray, atomic_fn) -> None:
+    """view[...] = y, or combined with what GM holds when atomics are on."""
+    view[...] = y if atomic_fn is None else atomic_fn(view, y.astype(view.dtype, copy=False))
+
+
+def _convert_any(darr, d0: int, dtype, sarr, p: FixOut, words, isz: int, atomic_fn=None) -> None:
     """Every other conversion: gather each ND block from L0C, quantise it, lay it out."""
     n, m, n1 = p.n, p.m, -(-p.n // 16)
     nd_num, src_nd, dst_nd = p.nd
@@ -309,15 +319,19 @@ def _convert_any(darr, d0: int, dtype, sarr, p: FixOut, words, isz: int) -> None
         x = sv.reshape(m, n1 * 16)[:, :n]
         y = fixquant.apply(x, p.q, words, p.relu, dtype)
         if not p.nz:
-            strided(darr, d0 + i * dst_nd, (m, n), (p.dstride * isz, isz))[...] = y
+            _put(strided(darr, d0 + i * dst_nd, (m, n), (p.dstride * isz, isz)), y, atomic_fn)
             continue
         c0 = 8 if p.split else 32 if isz == 1 else 16
         step_b, whole = p.dstride * 32, n // c0
         if whole:
             dv = strided(darr, d0, (whole, m, c0), (step_b, c0 * isz, isz))
-            dv[...] = y[:, : whole * c0].reshape(m, whole, c0).transpose(1, 0, 2)
+            _put(dv, y[:, : whole * c0].reshape(m, whole, c0).transpose(1, 0, 2), atomic_fn)
         if n > whole * c0:  # 8-bit output with an odd fractal count: the last stays 16 wide
-            strided(darr, d0 + whole * step_b // isz, (m, 16), (16 * isz, isz))[...] = y[:, whole * c0 :]
+            _put(
+                strided(darr, d0 + whole * step_b // isz, (m, 16), (16 * isz, isz)),
+                y[:, whole * c0 :],
+                atomic_fn,
+            )
 
 
 __all__ = [

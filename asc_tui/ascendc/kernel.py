@@ -99,17 +99,19 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
         elif state.core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             state.core.lazy.settle()
         data = np.asarray(tensor.arr[start : start + int(dumpSize)])
-    body = (
-        "(timing-only run: no data)"
-        if data is None
-        else np.array2string(
-            data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,
-            threshold=64,
-            max_line_width=100,
-            separator=", ",
-        )
+    _log(f"DumpTensor desc={desc} size={dumpSize}: {dump_text(data)}", fr)
+
+
+def dump_text(data: np.ndarray | None) -> str:
+    """How a dump shows its elements in the log (None: a timing-only run has no data)."""
+    if data is None:
+        return "(timing-only run: no data)"
+    return np.array2string(
+        data.astype(np.float64) if data.dtype.kind == "V" or data.dtype.name == "bfloat16" else data,
+        threshold=64,
+        max_line_width=100,
+        separator=", ",
     )
-    _log(f"DumpTensor desc={desc} size={dumpSize}: {body}", fr)
 
 
 def ascendc_assert(cond, fmt: str = "assertion failed", *args) -> None:

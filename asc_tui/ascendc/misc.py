@@ -1,7 +1,8 @@
 """Kernel set-up, static allocation and the small utilities the Ascend C samples lean on.
 
 `InitSocState`, `LocalMemAllocator<Hardware::X>`, `EVENT_ID0..7`, `ONE_BLK_SIZE`,
-`IsSameType`, `DivCeil`, `GetSystemCycle`, `DataSyncBarrier` / `MemDsbT`, `SyncAll`.
+`IsSameType`, `Conditional`, `DivCeil`, `GetSystemCycle`, `DataSyncBarrier` / `MemDsbT`
+(`SyncAll`: `blocksync.py`).
 Template arguments arrive as leading call arguments (see `level0.py`):
 `ubAllocator.Alloc<half, 256>()` → `ubAllocator.Alloc(half, 256)`,
 `LocalMemAllocator<Hardware::UB>` → `LocalMemAllocator(Hardware.UB)`.
@@ -77,6 +78,12 @@ def IsSameType(a, b) -> bool:
         return a is b
 
 
+def Conditional(cond, if_true, if_false):
+    """`Conditional<cond, A, B>::type` (as std::conditional): A when cond holds, else B. The C++
+    front end evaluates it on the types of each template instantiation."""
+    return if_true if cond else if_false
+
+
 def DivCeil(a: int, b: int) -> int:
     """`DivCeil(a, b)`: ⌈a / b⌉ for non-negative integers."""
     return -(-int(a) // int(b))
@@ -114,23 +121,6 @@ class MemDsbT(Enum):
     DDR = 1
     UB = 2
     SEQ = 3
-
-
-def SyncAll(*_targs) -> None:
-    """All-core barrier. The emulator runs blocks one after another, so it cannot hold a block
-    until the later ones arrive: each block's own pipes are drained (PIPE_ALL), and with more
-    than one block the run carries a `sync-all` warning (data a later block writes before its
-    SyncAll is not yet there for an earlier block to read after its own)."""
-    fr = sys._getframe(1)
-    core = state.core
-    if core.run.block_dim > 1:
-        core.run.warn(
-            "sync-all",
-            "SyncAll does not order blocks on the emulator (they run one after another): an "
-            "earlier block reads GM that later blocks write before their SyncAll too early",
-            fr,
-        )
-    PipeBarrier(PIPE_ALL, _depth=2)
 
 
 class LocalMemAllocator:

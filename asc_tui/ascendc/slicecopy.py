@@ -19,6 +19,7 @@ import numpy as np
 from ..npu.errors import KernelError
 from ..npu.offload import gm_ready
 from ..npu.pipes import MTE2, MTE3
+from . import atomic
 from .lineage import gm_written
 from .tensors import GlobalTensor
 
@@ -85,13 +86,13 @@ def copy_slices(core, dst, src, dst_info, src_info, dims: int, fr) -> None:
         else:
             gm_ready(dst.buffer)
             gm_written(dst.buffer)
-            dst.arr[dst.start + i_dst] = src.arr[i_src]
+            atomic.store(core, dst.arr, dst.start + i_dst, src.arr[i_src], fr)
     nb = int(i_src.size) * isz
     if type(src) is GlobalTensor:
         core.work(MTE2, core.dma_read_cycles(nb), "DataCopy", nb, fr)
         core.gm_read += nb
     else:
-        core.work(MTE3, core.dma_write_cycles(nb), "DataCopy", nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb) + atomic.extra_cycles(core), "DataCopy", nb, fr)
         core.gm_write += nb
     san = core.san
     if san is not None:

@@ -81,8 +81,18 @@ class GlobalTensor:
     def GetSize(self) -> int:
         return self.size
 
-    def GetPhyAddr(self) -> int:
-        return self.start * self.dtype.itemsize
+    def GetPhyAddr(self, offset: int = 0) -> GM_ADDR:
+        """`GetPhyAddr([offset])`: the `__gm__ T*` of element `offset` (a GM address)."""
+        byte = (self.start + int(offset)) * self.dtype.itemsize
+        isz = self.buffer.dtype.itemsize
+        if byte % isz:
+            file, line = user_location()
+            raise KernelError(
+                f"GetPhyAddr: byte {byte} of '{self.name}' is not on an element of its buffer ({isz} B)",
+                file,
+                line,
+            )
+        return GM_ADDR(self.buffer, byte // isz)
 
     def _check(self, i: int, n: int, what: str) -> None:
         if i < 0 or n < 0 or i + n > self.size or self.start + i + n > _capacity(self):
@@ -160,11 +170,15 @@ class LocalTensor:
         core = state.core
         mem = POSITION_MEMORY[pos]
         cap = core.chip.usable.get(mem, 0)
+        problem = None
         if addr < 0 or addr + n * dtype.itemsize > cap:
+            problem = f"is outside {mem.upper()} ({cap} B)"
+        elif addr % 32:
+            problem = "does not start on a 32 B boundary"
+        if problem:
             file, line = user_location()
             raise KernelError(
-                f"LocalTensor at {mem.upper()}+{addr} of {n} elements ({n * dtype.itemsize} B) is "
-                f"outside {mem.upper()} ({cap} B)",
+                f"LocalTensor at {mem.upper()}+{addr} of {n} elements ({n * dtype.itemsize} B) {problem}",
                 file,
                 line,
             )
@@ -210,6 +224,26 @@ class LocalTensor:
 
     def GetLength(self) -> int:
         return self.count * self.dtype.itemsize
+
+    def SetSize(self, size: int) -> None:
+        """`SetSize(n)`: the tensor now covers n elements from the same address (its memory
+        must hold them)."""
+        n = int(size)
+        core = state.core
+        cap = core.chip.usable.get(self.mem, 0)
+        if n < 0 or self.offset + n * self.dtype.itemsize > cap:
+            file, line = user_location()
+            raise KernelError(
+                f"SetSize({n}): {n * self.dtype.itemsize} B from {self.mem.upper()}+{self.offset} is "
+                f"outside {self.mem.upper()} ({cap} B)",
+                file,
+                line,
+            )
+        self.count = n
+        if self.arr is not None and self.arr.size < n:
+            self.arr = core.memory(self.mem)[self.offset : self.offset + n * self.dtype.itemsize].view(
+                self.dtype
+            )
 
     def GetPosition(self):
         return self.pos

@@ -23,6 +23,22 @@ TARGS_AS_ARGS = {
     "WaitFlag",
     "Alloc",
     "Fixpipe",
+    "ReduceRepeat",
+    "ReduceDataBlock",
+    "ReducePairElem",
+    "SetVectorMask",
+    "ReadGmByPassDCache",
+    "WriteGmByPassDCache",
+    "CrossCoreSetFlag",
+    "CrossCoreWaitFlag",
+    "SetAtomicAdd",
+    "SetAtomicMax",
+    "SetAtomicMin",
+    "SetAtomicType",
+    "asc_dump_gm",
+    "asc_dump_ubuf",
+    "asc_dump_l1buf",
+    "asc_dump_cbuf",
 }
 
 #: Twin classes constructed from their template arguments (`TQue<pos, depth>` → `TQue(pos, depth)`).
@@ -43,6 +59,14 @@ ADDRESS_CTORS = {"LocalTensor"}
 
 #: Twin classes whose default construction is an empty handle assigned later.
 HANDLE_CLASSES = {"LocalTensor"}
+
+#: Type traits whose result is a type, evaluated at translation by the twin's function of the
+#: same meaning: C++ name → (twin function, the member that names the result or "" for `_t`).
+TYPE_TRAITS = {
+    "Conditional": ("Conditional", "type"),
+    "conditional": ("Conditional", "type"),
+    "conditional_t": ("Conditional", ""),
+}
 
 #: Ascend C spellings the twin lacks but that need no emulation (hardware state setup).
 NOOPS = {"SetAtomicNone", "SetSysWorkspace", "SetMaskNorm", "ResetMask", "DataSyncBarrier"}
@@ -111,6 +135,9 @@ def twin_method(cls: str, method: str) -> bool:
 
 def result_type(name: str, recv: T.CType | None, targs: list) -> T.CType:
     """The static type of a twin call `recv.name<targs>(...)` (or a free function)."""
+    if name == "GetPhyAddr" and recv is not None and recv.kind == "twin" and recv.name == "GlobalTensor":
+        e = _elem(recv)  # `__gm__ T*`
+        return T.CType("ptr", f"{e}*", elem=e) if e is not None else T.GM_ADDR
     if name in _INT:
         return _INT[name]
     if name in ("AllocTensor", "DeQue", "Get", "ReinterpretCast", "GetWithOffset", "Alloc"):

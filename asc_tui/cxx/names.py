@@ -7,6 +7,7 @@ API twin (`AscendC::X`, or unqualified after `using namespace AscendC`).
 
 from __future__ import annotations
 
+from .. import ascendc as _twin
 from . import api
 from . import ctype as T
 from .errors import CxxError
@@ -16,6 +17,18 @@ from .symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
 
 _SAME = ("is_same", "IsSameType")
 _SAME_V = ("is_same_v",)
+
+
+def _segments(node) -> tuple[list, list[str]]:
+    """The parts of a qualified name (`std::is_same<A, B>::value`: std, is_same<A, B>, value) as
+    nodes and as text."""
+    segs = []
+    cur = node
+    while cur is not None and cur.type == "qualified_identifier":
+        segs.append(cur.child_by_field_name("scope"))
+        cur = cur.child_by_field_name("name")
+    segs.append(cur)
+    return segs, [s.text.decode() if s is not None else "" for s in segs]
 
 
 class NameGen:
@@ -147,13 +160,7 @@ class NameGen:
     def type_trait(self, node, ctx) -> Val | None:
         """`std::is_same<A, B>::value`, `std::is_same_v<A, B>`, `AscendC::IsSameType<A, B>::value`:
         a constant of the instantiation being translated; None for any other name."""
-        segs = []
-        cur = node
-        while cur is not None and cur.type == "qualified_identifier":
-            segs.append(cur.child_by_field_name("scope"))
-            cur = cur.child_by_field_name("name")
-        segs.append(cur)
-        names = [s.text.decode() if s is not None else "" for s in segs]
+        segs, names = _segments(node)
         for i, seg in enumerate(segs):
             if seg is None or seg.type not in ("template_type", "template_function"):
                 continue
@@ -168,6 +175,28 @@ class NameGen:
                 raise self.err(ctx.pf, seg, f"{base} takes two types")
             same = targs[0] == targs[1]
             return Val("True" if same else "False", T.BOOL, same)
+        return None
+
+    def trait_type(self, node, ctx) -> T.CType | None:
+        """`AscendC::Conditional<c, A, B>::type`, `std::conditional_t<c, A, B>`: the type the
+        twin's trait picks for this instantiation; None for any other name."""
+        segs, names = _segments(node)
+        for i, seg in enumerate(segs):
+            if seg is None or seg.type != "template_type":
+                continue
+            trait = api.TYPE_TRAITS.get(seg.child_by_field_name("name").text.decode())
+            if trait is None or names[i + 1 :] != ([trait[1]] if trait[1] else []):
+                continue
+            if any(n not in ("std", "AscendC", "") for n in names[:i]):
+                return None
+            targs = self.template_args(seg.child_by_field_name("arguments"), ctx, None).values()
+            vals = [a.const if isinstance(a, Val) else a for a in targs]
+            if any(v is NOCONST for v in vals):
+                raise self.err(ctx.pf, seg, f"{names[i]}: the arguments must be compile-time constants")
+            picked = getattr(_twin, trait[0])(*vals)
+            if not isinstance(picked, T.CType):
+                raise self.err(ctx.pf, seg, f"{names[i]} does not name a type here")
+            return picked
         return None
 
     def twin_path(self, path: str, node, ctx) -> Val:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..ascendc.crosscore import GetCoreType
 from ..ascendc.kernel import KernelFunction, Launch
+from ..npu.coop import WAITING_CALLS
 from . import runtime
 from .cache import get_program
 from .errors import CxxError
@@ -76,6 +77,16 @@ class CxxKernel(KernelFunction):
         if not self.split:
             return self.defines
         return {**self.defines, **SIDE_MACROS[side or self.sides()[0]]}
+
+    def may_wait(self, tiling) -> bool:
+        """Whether the kernel's C++ (with its headers) names a call that waits for other blocks:
+        the launcher then runs the blocks as cooperative threads (npu/coop.py)."""
+        data = tiling if isinstance(tiling, CxxLaunch) else CxxLaunch(tiling)
+        try:
+            texts = [t for side in self.sides() for t in self.program(data, side).sources.values()]
+        except Exception:  # noqa: BLE001 - the launch reports it from the block, as always
+            return True
+        return any(name in text for text in texts for name in WAITING_CALLS)
 
     def _run(self, *args):
         *gm, data = args

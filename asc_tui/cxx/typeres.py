@@ -70,6 +70,10 @@ class TypeResolver:
         raise self.unsupported(ctx.pf, node, f"type {text}")
 
     def _named_type(self, text: str, ctx: FuncCtx, node) -> T.CType:
+        if node.type in ("qualified_identifier", "template_type"):
+            picked = self.trait_type(node, ctx)
+            if picked is not None:
+                return picked
         name_node = node
         args_node = None
         if node.type == "template_type":
@@ -246,7 +250,7 @@ class TypeResolver:
         if t.name in api.HANDLE_CLASSES and not args:
             return "None"
         targs = []
-        if t.name in api.TEMPLATE_CTORS or t.name in api.HANDLE_CLASSES:  # LocalTensor<T>(pos, addr, len)
+        if t.name in api.TEMPLATE_CTORS or (t.name in api.ADDRESS_CTORS and len(args) == 3):
             for a in t.args:
                 if isinstance(a, T.CType) and a.kind == "twin":
                     targs.append(self.twin_construct(a, [], ctx, node))

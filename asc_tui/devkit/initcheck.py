@@ -24,6 +24,13 @@ class InitCheck:
         self.core = None
         self.maps: dict[str, np.ndarray] = {}
 
+    def park(self):
+        st, self.core, self.maps = (self.core, self.maps), None, {}
+        return st
+
+    def resume(self, st) -> None:
+        self.core, self.maps = st
+
     def access(self, core, t, start, count, is_write, fr, span=False) -> None:
         if type(t) is GlobalTensor:
             return

@@ -45,6 +45,13 @@ class MemCheck:
         self.alloc_at: dict[int, tuple[str, int]] = {}  # id(slot) -> (file, line)
         self.align: dict[str, int] = {}  # memory -> required operand alignment (bytes)
 
+    def park(self):
+        st, self.queues, self.alloc_at = (self.queues, self.alloc_at), {}, {}
+        return st
+
+    def resume(self, st) -> None:
+        self.queues, self.alloc_at = st
+
     def access(self, core, t, start, count, is_write, fr, span=False) -> None:
         if type(t) is GlobalTensor:
             return

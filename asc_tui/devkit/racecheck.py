@@ -19,8 +19,10 @@ short list of accesses per memory; a newer access by the same pipe that covers a
 the same kind (or a write covering a read) replaces it, which keeps the lists small and loses no
 race (anything unordered with the older one is unordered with the newer one).
 
-Between blocks there is no ordering at all (no cross-core sync in the API), so GM bytes one block
-writes and another block reads or writes are a race too. Each block's GM accesses are merged
+Between blocks only SyncAll orders (everything any block did before it comes before everything
+any block does after it), so GM bytes one block writes and another block reads or writes between
+the same two SyncAlls are a race too — unless both are atomic writes (SetAtomicAdd...), which
+combine in any order. Each block's GM accesses are merged, per SyncAll epoch,
 into contiguous ranges per buffer and, when the block ends, checked against the union of the
 earlier blocks' ranges (bisect over sorted, merged lists). Strided accesses are left out of this
 check: their first-to-last extent would overlap the neighbouring blocks' tiles.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ..ascendc.atomic import atomic_of
 from ..ascendc.enums import N_PIPES, PIPE_NAMES
 from ..ascendc.tensors import GlobalTensor
 from .findings import Finding
@@ -37,6 +40,9 @@ from .memcheck import byte_offset, tensor_name
 
 S = 0
 SST = N_PIPES  # the scalar-store lane
+ATOMIC = "atomic"  # GM writes under SetAtomicAdd/Max/Min: they do not race with each other
+#: kind of a block's GM access -> the earlier blocks' kinds it races with
+_AGAINST = {True: (True, False, ATOMIC), False: (True, ATOMIC), ATOMIC: (True, False)}
 LANES = N_PIPES + 1
 LANE_NAMES = (*PIPE_NAMES, "scalar")
 
@@ -53,9 +59,27 @@ class RaceCheck:
     def __init__(self, san):
         self.san = san
         self.core = None
-        self.gm_prior: dict = {}  # buffer id -> {True: ranges written, False: ranges read}
-        self.gm_block: dict = {}  # buffer id -> {True: [...], False: [...]} of this block
+        # GM ranges by (buffer id, epoch) -> {True: written, False: read}: of the blocks that
+        # ended, and of the running one. The epoch counts the SyncAlls a block passed: ranges
+        # of different epochs are ordered by a SyncAll between them.
+        self.gm_prior: dict = {}
+        self.gm_block: dict = {}
         self.gm_names: dict = {}
+        self.epoch = 0
+
+    _PARKED = ("core", "vc", "sst", "cur", "shadow", "events", "enq", "rel", "gm_block", "epoch")
+
+    def park(self):
+        st = tuple(getattr(self, a, None) for a in self._PARKED)
+        self.core, self.gm_block, self.epoch = None, {}, 0
+        return st
+
+    def resume(self, st) -> None:
+        for a, v in zip(self._PARKED, st):
+            setattr(self, a, v)
+
+    def block_sync(self, core) -> None:
+        self.epoch += 1
 
     def _reset(self, core) -> None:
         self.core = core
@@ -189,31 +213,32 @@ class RaceCheck:
 
     def end_block(self, core) -> None:
         self.core = None
-        for buf, kinds in self.gm_block.items():
-            prior = self.gm_prior.setdefault(buf, {True: [], False: []})
-            for is_write, ranges in kinds.items():
-                against = (True, False) if is_write else (True,)
+        for (buf, epoch), kinds in self.gm_block.items():
+            prior = self.gm_prior.setdefault((buf, epoch), {True: [], False: [], ATOMIC: []})
+            for kind, ranges in kinds.items():
                 for lo, hi, line, file in ranges:
-                    for other_kind in against:
+                    for other_kind in _AGAINST[kind]:
                         hit = _overlap(prior[other_kind], lo, hi)
                         if hit is not None:
-                            self._block_race(core, buf, lo, hi, is_write, line, file, other_kind, hit)
+                            is_write, other_write = kind is not False, other_kind is not False
+                            self._block_race(core, buf, lo, hi, is_write, line, file, other_write, hit)
                             break
             for is_write, ranges in kinds.items():
                 prior[is_write] = _merge(
                     prior[is_write], [(lo, hi, line, file, core.block) for lo, hi, line, file in ranges]
                 )
         self.gm_block = {}
+        self.epoch = 0
 
     def _gm_note(self, t, lo: int, hi: int, is_write: bool, fr) -> None:
         if hi <= lo:
             return
         buf = id(t.buffer)
-        kinds = self.gm_block.get(buf)
+        kinds = self.gm_block.get((buf, self.epoch))
         if kinds is None:
-            kinds = self.gm_block[buf] = {True: [], False: []}
+            kinds = self.gm_block[buf, self.epoch] = {True: [], False: [], ATOMIC: []}
             self.gm_names[buf] = t.name
-        ranges = kinds[is_write]
+        ranges = kinds[ATOMIC if is_write and atomic_of(self.core) is not None else is_write]
         if ranges and ranges[-1][1] == lo:
             last = ranges[-1]
             ranges[-1] = (last[0], hi, last[2], last[3])

@@ -109,7 +109,11 @@ def _main_thread() -> bool:
 def output_dtype(s: SampleLayout) -> np.dtype:
     """The output's dtype: what the verify script reads it as (else float32)."""
     if s.verify is not None:
-        m = re.search(r"dtype\s*=\s*np\.(\w+)", s.verify.read_text(encoding="utf-8", errors="replace"))
+        text = s.verify.read_text(encoding="utf-8", errors="replace")
+        m = re.search(r"dtype\s*=\s*np\.(\w+)", text)
+        var = re.search(r"dtype\s*=\s*([A-Za-z_]\w*)\s*[,)]", text)
+        if m is None and var:  # `dtype=output_type` after `output_type = np.int32`
+            m = re.search(rf"\b{var.group(1)}\s*=\s*np\.(\w+)", text)
         if m and m.group(1) in ("float32", "float16", "int32", "int8", "uint8", "int16", "int64", "uint32"):
             return np.dtype(m.group(1))
     return np.dtype(np.float32)

@@ -44,6 +44,9 @@ class Sanitizer:
 
         self._set, self._wait, self._barrier = _hooks("set_flag"), _hooks("wait_flag"), _hooks("barrier")
         self._queue, self._oob, self._end = _hooks("queue"), _hooks("oob"), _hooks("end_block")
+        self._parking = [c for c in self.checkers if hasattr(c, "park")]
+        self._parked: dict[int, list] = {}
+        self._sync = _hooks("block_sync")
         # the per-instruction hooks are bound straight to the tools (no dispatch loop)
         self.access = _fan_out(self._access, _no_access)
         self.queue = _fan_out(self._queue, _no_queue)
@@ -99,6 +102,21 @@ class Sanitizer:
 
     def end_block(self, core) -> None:
         for fn in self._end:
+            fn(core)
+
+    # Blocks that wait for each other (SyncAll) interleave (npu/coop.py): a block that waits has
+    # each tool put its per-block state aside, and gets it back when it resumes.
+    def park(self, core) -> None:
+        self._parked[id(core)] = [c.park() for c in self._parking]
+
+    def resume(self, core) -> None:
+        for c, st in zip(self._parking, self._parked.pop(id(core), ())):
+            c.resume(st)
+
+    def block_sync(self, core) -> None:
+        """Every block of the launch met (SyncAll): what any block did before is ordered before
+        what any block does after."""
+        for fn in self._sync:
             fn(core)
 
 

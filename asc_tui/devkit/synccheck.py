@@ -44,6 +44,13 @@ class SyncCheck:
         self.core = None
         self.pending: dict = {}
 
+    def park(self):
+        st, self.core, self.pending = (self.core, self.pending), None, {}
+        return st
+
+    def resume(self, st) -> None:
+        self.core, self.pending = st
+
     def _at(self, core) -> None:
         if core is not self.core:
             self.core = core

@@ -163,10 +163,11 @@ class Core:
         # record says it all (npu/shared_hbm.py reads a plain transfer back from its record)
         return self.lat_q + miss / self.rd_rate
 
-    def dma_write_cycles(self, nbytes: int) -> float:
-        """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency, then the HBM."""
-        if self.plan is not None:
-            return self.dma(self.dma_lat, nbytes, self.wr_bpc)
+    def dma_write_cycles(self, nbytes: int, extra: float = 0.0) -> float:
+        """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency (plus `extra` cycles of an
+        atomic write's read-modify-write), then the HBM."""
+        if extra or self.plan is not None:
+            return self.dma(self.dma_lat + extra, nbytes, self.wr_bpc)
         return self.lat_q + nbytes / self.wr_rate  # `dma`, inlined as in `dma_read_cycles`
 
     def gm_write_cycles(self, nbytes: int, own: float = 0.0, fixed: float = 0.0) -> float:

@@ -2,8 +2,11 @@
 
 Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
 when its core finished the previous one. HBM bandwidth is shared moment by moment by every GM
-transfer in flight (npu/hbm.py): the first pass times each transfer as if alone, then
-timing-only passes with the shared-HBM durations follow until they are a fixed point.
+transfer in flight (npu/hbm.py): the first pass prices each transfer as if the wave's cores ran
+in lockstep (npu/lockstep.py), exact when they did; otherwise timing-only passes follow the
+shared-HBM durations (npu/shared_hbm.py). A kernel whose code may wait for other blocks
+(SyncAll, all-core cross-core flags) runs its blocks as cooperative threads (npu/coop.py); the
+others run one after another in the launching thread.
 
 Over 400 lines; the seam to split on: the guards around a launch (_gc_paused, _numbers_done,
 _deadline) from the launch itself.
@@ -16,15 +19,18 @@ import os
 import signal
 import threading
 from dataclasses import dataclass
+from functools import partial
 
 from . import state
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
+from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
+from .mix import run_group
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
@@ -89,6 +95,7 @@ class Run:
         "hbm_xf",
         "replay",
         "extrapolate",
+        "blocks",
     )
 
     def __init__(
@@ -134,6 +141,9 @@ class Run:
         # extrapolate loops whose scheduler state repeats up to a time shift (npu/periodic.py);
         # False runs every iteration step by step
         self.extrapolate = True
+        # the blocks as cooperative threads (npu/coop.py) when they may wait for each other
+        # (SyncAll, all-core CrossCoreSetFlag): set by the launcher for multi-block launches
+        self.blocks = None
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -225,19 +235,22 @@ def _launch(
         ):  # cube launches: count GM re-reads first (see npu/l2.py)
             run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     mix = core_type == CoreType.MIX
-    if mix:
-        from .mix import run_group
     core_free = [0.0] * n_cores
     closed = []
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
     replayer = Replayer(block_dim) if _may_replay(run, mix) else None
-    with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric):
+    coop = run.blocks = (
+        Blocks(block_dim, n_cores) if (block_dim > 1 or mix) and _waits(kernel, tiling) else None
+    )
+    with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric), _stopped(coop):
         for b in range(block_dim):
             core_id = b % n_cores
             wave = b // n_cores
             n_active = wave_cores(block_dim, wave, n_cores)
+            if coop is not None:  # the block before this one on its core must have ended
+                coop.need_core(b, core_id, b - n_cores if b >= n_cores else None)
             t0 = core_free[core_id]
             if replayer is not None:
                 plan = run.hbm_plan
@@ -267,17 +280,26 @@ def _launch(
                 logged = len(run.log)
             state.core = core
             own_range = guards is not None and _install_range(fn)
+            ended = [(core_id, (core,), False)]  # (core id, its cores, the sanitizer saw its end)
             try:
-                if mix:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
+                if mix and coop is None:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
                     group = run_group(
                         run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active
                     )
+                    ended = [(core_id, group, False)]
+                elif guards is None and coop is not None:  # blocks that may wait for each other
+                    args = (run, fn, (*gm_args, tiling), b, core_id, wave, core_free[core_id], n_active)
+                    coop.start(b, core, partial(run_group, *args) if mix else partial(fn, *gm_args, tiling))
+                    if b == block_dim - 1:  # (the last block is never a copy when blocks wait:
+                        coop.finish()  # only template runs are copied, and they never wait)
+                    ended = [_ended(coop, x) for x in coop.take_done()]
                 elif guards is None:
                     fn(*gm_args, tiling)
                 else:
                     _template_run(fn, gm_args, tiling)
             except OperatorError as exc:
-                exc.message = f"block {b}: {exc.message}" if block_dim > 1 else exc.message
+                bad = coop.failed[0] if coop is not None and coop.failed else b
+                exc.message = f"block {bad}: {exc.message}" if block_dim > 1 else exc.message
                 raise
             except KernelTimeout:
                 raise
@@ -285,28 +307,30 @@ def _launch(
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException("RecursionError in the kernel", file, line) from None
             except Exception as exc:  # the user's kernel code raised
+                bad = coop.failed[0] if coop is not None and coop.failed else b
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException(
-                    f"{type(exc).__name__}: {exc}" + (f" (block {b})" if block_dim > 1 else ""), file, line
+                    f"{type(exc).__name__}: {exc}" + (f" (block {bad})" if block_dim > 1 else ""), file, line
                 ) from None
             finally:
                 state.core = None
                 if own_range:
                     del fn.__globals__["range"]
             done = None
-            if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
-                for sub in group or (core,):
-                    core_free[core_id] = max(core_free[core_id], sub.end_time())
-            for sub in () if run.l2_record else group or (core,):
-                if sanitizer is not None:
-                    sanitizer.end_block(sub)
-                done = sub.close(ops, lines)
-                run.groups.add(sub.core_id, sub.xfers, done)
-                closed.append(done)
-                if done.t_end > core_free[core_id]:
-                    core_free[core_id] = done.t_end
-                gm_read += sub.gm_read
-                gm_write += sub.gm_write
+            for cid, subs, seen in ended:
+                if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
+                    for sub in subs:
+                        core_free[cid] = max(core_free[cid], sub.end_time())
+                for sub in () if run.l2_record else subs:
+                    if sanitizer is not None and not seen:  # block threads (coop.py) end their own
+                        sanitizer.end_block(sub)
+                    done = sub.close(ops, lines)
+                    run.groups.add(sub.core_id, sub.xfers, done)
+                    closed.append(done)
+                    if done.t_end > core_free[cid]:
+                        core_free[cid] = done.t_end
+                    gm_read += sub.gm_read
+                    gm_write += sub.gm_write
             if guards is not None and len(run.log) == logged and run.hccl is None:
                 replayer.learn(
                     Template(
@@ -327,9 +351,13 @@ def _launch(
                         core.plan,
                     )
                 )
+        if coop is not None:  # blocks that waited for each other end out of order
+            closed.sort(key=lambda c: c.block)
         # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
-        # (npu/lockstep.py); else every transfer, read from the columns before they are joined
-        if run.hbm_shared and not handed_hccl and len(run.groups):
+        # (npu/lockstep.py); else every transfer, read from the columns before they are joined.
+        # Blocks that wait for each other (coop.py) keep the lockstep prices: their threads make
+        # sub-cores in an order a plan could not follow.
+        if run.hbm_shared and not handed_hccl and coop is None and len(run.groups):
             run.hbm_xf = transfers_unless_lockstep(run, block_dim, n_cores)
         run.groups = None
         records, blocks = timelines(closed)
@@ -404,6 +432,37 @@ def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:
         "fixpipe": aic,
     }
     return tuple(by_name[p] for p in PIPE_NAMES)
+
+
+def _waits(kernel, tiling) -> bool:
+    """Whether the kernel may wait for other blocks: its own answer (a C++ kernel reads its
+    source) or what its Python code names (npu/coop.py)."""
+    own = getattr(kernel, "may_wait", None)
+    return own(tiling) if callable(own) else may_wait(getattr(kernel, "fn", kernel))
+
+
+def _ended(coop: Blocks, b: int) -> tuple:
+    """(core id, cores, whether the sanitizer saw its end) of a finished cooperative block."""
+    core, result = coop.cores.pop(b), coop.results.pop(b)
+    if core is None:  # a mixed block: its sub-cores, the AIC first
+        return result[0].core_id, result, False
+    return core.core_id, (core,), True
+
+
+class _stopped:
+    """End the block threads of a launch: the idle ones, and after an error in the launcher
+    every one still waiting or running."""
+
+    def __init__(self, coop: Blocks | None):
+        self.coop = coop
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if self.coop is not None:  # (after a normal end only idle block threads are left)
+            self.coop.stop()
+        return False
 
 
 class _gc_paused:

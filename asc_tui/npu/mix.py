@@ -41,10 +41,14 @@ class Group:
         self.cv = threading.Condition()
         self.turn = 0
         self.done: set[int] = set()
-        self.waiting: dict[int, tuple] = {}  # sub-core -> (sets seen, file, line, what)
+        # sub-core -> (sets seen, file, line, what, rendezvous): `rendezvous` is (key, need) of a
+        # wait for other blocks (npu/coop.py), None for a flag of this AI Core
+        self.waiting: dict[int, tuple] = {}
         self.sets = 0
         self.error: BaseException | None = None
         self.mail: dict = {}  # flag key -> payloads riding on its sets, in order (push(..., msg))
+        self.blocks = None  # the launch's cooperative blocks (npu/coop.py), if any
+        self.block = 0  # this AI Core's block of the launch
 
     # ---- flags ----------------------------------------------------------------------------------
     def push(self, key, t: float, msg=None) -> None:
@@ -62,7 +66,8 @@ class Group:
             if all(self.flags.get(k) for k in keys):
                 self.waiting.pop(me, None)
                 return max(self.flags[k].popleft() for k in keys)
-            self._yield(me, what, fr)
+            self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what, None)
+            self._yield(me, fr)
 
     def take_any(self, me: int, keys: list, what: str, fr) -> tuple:
         """Consume one entry of the first key that has one (yielding until one has):
@@ -73,13 +78,34 @@ class Group:
                     self.waiting.pop(me, None)
                     box = self.mail.get(k)
                     return k, self.flags[k].popleft(), box.popleft() if box else None
-            self._yield(me, what, fr)
+            self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what, None)
+            self._yield(me, fr)
 
-    def _yield(self, me: int, what: str, fr) -> None:
-        """Wait for another sub-core to set something; a deadlock when every live one waits."""
-        self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what)
+    def meet(self, me: int, key, need: int, what: str, fr) -> None:
+        """Wait until `need` blocks' sub-cores arrived at rendezvous `key` (npu/coop.py): the
+        other sub-cores of this AI Core run meanwhile; when none can, the whole block waits."""
+        while not self.blocks.complete(key, need):
+            self.waiting[me] = (self.sets, fr.f_code.co_filename, fr.f_lineno, what, (key, need))
+            self._yield(me, fr)
+        self.waiting.pop(me, None)
+
+    def _stuck(self, i: int) -> bool:
+        w = self.waiting.get(i)
+        if w is None:
+            return False
+        if w[4] is None:  # a flag of this AI Core: stuck while nothing was set since
+            return w[0] == self.sets
+        return not self.blocks.complete(*w[4])
+
+    def _yield(self, me: int, fr) -> None:
+        """Let a sub-core that can go on run; if none can, wait with the whole block for the
+        other blocks, or report the cross-core deadlock."""
         live = [i for i in range(len(self.cores)) if i not in self.done]
-        if all(i in self.waiting and self.waiting[i][0] == self.sets for i in live):
+        if not all(self._stuck(i) for i in live):
+            self._pass(me)
+            return
+        meets = [self.waiting[i] for i in live if self.waiting[i][4] is not None]
+        if not meets:
             lines = "; ".join(
                 f"{_name(self.cores[i])} waits at line {self.waiting[i][2]} ({self.waiting[i][3]})"
                 for i in live
@@ -88,10 +114,14 @@ class Group:
                 f"cross-core deadlock: {lines}, and nothing left can set the flags",
                 fr.f_code.co_filename,
                 fr.f_lineno,
-                hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag "
-                "on the other side of the AI Core",
+                hint="every CrossCoreWaitFlag needs a matching CrossCoreSetFlag on the other side of "
+                "the AI Core",
             )
-        self._pass(me)
+        (key, need), what = meets[0][4], meets[0][3]
+        self.blocks.wait(key, need, what, fr, who=self.block)
+        ready = [i for i in live if i != me and not self._stuck(i)]
+        if ready and not (me in self.waiting and not self._stuck(me)):
+            self._pass_to(me, ready[0])
 
     # ---- baton ----------------------------------------------------------------------------------
     def _pass(self, me: int) -> None:
@@ -102,6 +132,12 @@ class Group:
                 if j not in self.done:
                     self.turn = j
                     break
+            self.cv.notify_all()
+            self._wait_turn(me)
+
+    def _pass_to(self, me: int, j: int) -> None:
+        with self.cv:
+            self.turn = j
             self.cv.notify_all()
             self._wait_turn(me)
 
@@ -153,6 +189,7 @@ def run_group(
             c.core_id = chip.aic + core_id * n_aiv + i - 1
         cores.append(c)
     g = Group(cores)
+    g.blocks, g.block = run.blocks, block
     for c in cores:
         c.group = g
 
@@ -178,6 +215,19 @@ def run_group(
         for i in range(len(cores))
     ]
     saved = state.core
+
+    def abort() -> None:  # the launch stops (npu/coop.py): unwind this block's sub-cores too
+        with g.cv:
+            g.error = g.error or _Abort()
+            g.cv.notify_all()
+            turn = g.turn
+        # the others wake up to the error; the one with the baton runs user code (an endless
+        # loop), unless it waits for other blocks, and then the launch's stop wakes it
+        if 0 <= turn < len(threads) and g.block not in run.blocks.parked:
+            _stop([threads[turn]])
+
+    if run.blocks is not None:
+        run.blocks.aborts.append(abort)
     try:
         for t in threads:
             t.start()
