@@ -242,3 +242,24 @@ def test_a_block_that_skips_sync_all_in_a_cpp_sample_is_a_deadlock_at_the_line(t
         "deadlock between blocks" in err.message and "block(s) 3 ended without getting there" in err.message
     )
     assert err.line == _line_of(src, "AscendC::SyncAll();") and err.file == str(src)
+
+
+def test_a_verify_script_that_checks_part_of_the_output_passes_but_the_whole_output_is_still_compared(
+    tmp_path,
+):
+    d = _copy(tmp_path)
+    _edit(
+        d / "scripts/gen_data.py",
+        "(x + y).tofile",
+        "np.concatenate([(x + y)[:2048], np.zeros(2048, np.float32)]).tofile",
+    )
+    _edit(
+        d / "scripts/verify_result.py",
+        "gold = np.fromfile(sys.argv[2], dtype=np.float32)",
+        "gold = np.fromfile(sys.argv[2], dtype=np.float32)\nout, gold = out[:2048], gold[:2048]",
+    )
+    r = _run(d)
+    assert r.sample["verify"]["exit"] == 0
+    status, reason = classify(r)
+    assert status == "FAIL"
+    assert reason.startswith("verify_result.py passed, but asc-tui's precision check of the whole output.bin")

@@ -56,7 +56,10 @@ def classify(report) -> tuple[str, str]:
     if v["exit"] != 0:
         return "FAIL", "verify_result.py failed"
     if report.precision is not None and report.precision.verdict == "FAIL":
-        return "FAIL", f"precision: {report.precision.reason}"
+        return "FAIL", (
+            "verify_result.py passed, but asc-tui's precision check of the whole output.bin "
+            f"against golden.bin fails: {report.precision.reason}"
+        )
     return "PASS", ""
 
 
