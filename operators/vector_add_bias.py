@@ -1,7 +1,9 @@
 """y = x + bias in half: the msopprof calibration kernel (sample_inter_core_balance & co).
 
 Three TQue (two VECIN, one VECOUT), CopyIn (2 x DataCopy GM->UB) -> Compute (Add) ->
-CopyOut (DataCopy UB->GM) per tile, exactly as the public samples run it on a 910B4.
+CopyOut (DataCopy UB->GM) per tile, exactly as the public samples run it on a 910B4. The
+`*_8adds` cases add the bias eight times per tile (y = x + 8 * bias, rounded after each Add):
+a kernel whose cores spend longer computing between their copies.
 """
 
 from dataclasses import dataclass
@@ -16,6 +18,8 @@ CASES = {
     "default": dict(n=8 * 2048 * 16),
     "full": dict(n=FULL),
     "tail_free_small": dict(n=2048),
+    "default_8adds": dict(n=8 * 2048 * 16, adds=8),
+    "full_8adds": dict(n=FULL, adds=8),
 }
 
 PARAMS = {
@@ -36,6 +40,7 @@ class TilingData:
     tile_num: int
     tile_length: int
     buffer_num: int
+    adds: int = 1  # Adds of the bias per tile
 
 
 def tensors(case):
@@ -44,11 +49,17 @@ def tensors(case):
 
 def tiling(case, p):
     per_core = case.n // p.block_dim
-    return Launch(p.block_dim, TilingData(case.n, per_core // p.tile_length, p.tile_length, p.buffer_num))
+    adds = getattr(case, "adds", 1)
+    return Launch(
+        p.block_dim, TilingData(case.n, per_core // p.tile_length, p.tile_length, p.buffer_num, adds)
+    )
 
 
 def golden(case, x, bias):
-    return x + bias
+    y = x + bias
+    for _ in range(getattr(case, "adds", 1) - 1):
+        y = y + bias
+    return y
 
 
 class KernelAddBias:
@@ -56,6 +67,7 @@ class KernelAddBias:
         self.block_length = t.total_length // AscendC.GetBlockNum()
         self.tile_num = t.tile_num
         self.tile_length = t.tile_length
+        self.adds = t.adds
         offset = self.block_length * AscendC.GetBlockIdx()
         self.x_gm = GlobalTensor(half)
         self.bias_gm = GlobalTensor(half)
@@ -90,6 +102,8 @@ class KernelAddBias:
         bias_local = self.in_queue_bias.DeQue(half)
         y_local = self.out_queue_y.AllocTensor(half)
         AscendC.Add(y_local, x_local, bias_local, self.tile_length)
+        for _ in range(self.adds - 1):
+            AscendC.Add(y_local, y_local, bias_local, self.tile_length)
         self.out_queue_y.EnQue(y_local)
         self.in_queue_x.FreeTensor(x_local)
         self.in_queue_bias.FreeTensor(bias_local)

@@ -162,7 +162,7 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
     t = tp[pipe]
     start = t if t > ts else ts
     end = tp[pipe] = start + (
-        core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb) + atomic.extra_cycles(core)
+        core.dma_read_cycles(nb) if read else core.dma_write_cycles(nb, atomic.extra_cycles(core))
     )
     rec = core.rec
     core.last[pipe] = len(rec)
@@ -285,7 +285,7 @@ def _account(
         core.work(MTE2, core.dma_read_cycles(nb), op, nb, fr)
         core.gm_read += nb
     elif type(dst) is GlobalTensor:
-        core.work(MTE3, core.dma_write_cycles(nb) + atomic.extra_cycles(core), op, nb, fr)
+        core.work(MTE3, core.dma_write_cycles(nb, atomic.extra_cycles(core)), op, nb, fr)
         core.gm_write += nb
     elif src.mem == "l1" and dst.mem in _L1_OUT_UNIT:  # bias table / fixpipe buffer: MTE1
         cfg = core.chip.cube_timing

@@ -211,11 +211,12 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = nd_num * m * n * src.dtype.itemsize, nd_num * m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
-    if to_gm:
-        wr = core.gm_write_cycles(out_bytes) + atomic.extra_cycles(core)
-        cycles = wr if wr > cycles else cycles
+    if to_gm and out_bytes > 0:  # its bytes go through the HBM at the slower of it and the path
         core.gm_write += out_bytes
-    core.work(FIX, cfg["fix_lat"] + cycles, op, out_bytes, fr)
+        fixed = cfg["fix_lat"] + atomic.extra_cycles(core)  # an atomic write: a read-modify-write
+        core.work(FIX, core.gm_write_cycles(out_bytes, cycles, fixed), op, out_bytes, fr)
+    else:
+        core.work(FIX, cfg["fix_lat"] + cycles, op, out_bytes, fr)
     san = core.san
     if san is not None:
         san.access(core, src, 0, need_c, False, fr, span=True)

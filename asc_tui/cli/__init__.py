@@ -9,7 +9,18 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ("run", "profile", "debug", "bench", "tune", "watch", "chips", "serve", "conformance")
+COMMANDS = (
+    "run",
+    "profile",
+    "debug",
+    "bench",
+    "tune",
+    "watch",
+    "chips",
+    "serve",
+    "calibrate",
+    "conformance",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

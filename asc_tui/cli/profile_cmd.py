@@ -69,6 +69,15 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="read a msprof op output directory instead of running",
     )
+    p.add_argument(
+        "--compare-measured",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DIR",
+        help="show measured (msprof op DIR, or the one imported for this case and params) beside "
+        "emulated: duration, each pipe's time, ratio and wait ratio, and the error of each",
+    )
     add_emulation_options(p, timing_only=False)
     p.add_argument("--seed", type=int, default=0, help="input data seed")
     tune = p.add_mutually_exclusive_group()
@@ -117,6 +126,13 @@ def _import(args, chip) -> int:
 
     try:
         prof = read_dir(args.import_dir, chip)
+        if len(args.op) == 1:  # pair it with what it ran, for --compare-measured and the TUI
+            from ..devkit.loader import load_operator
+            from ..devkit.measured import remember
+
+            op = load_operator(args.op[0])
+            case = op.case(args.case).name
+            remember(op.name, case, dict(op.resolve_params(parse_params(args.param))), args.import_dir)
     except OperatorError as exc:
         return _fail(args, exc.info().format(), exc.info().to_dict())
     return _output(args, prof, None)
@@ -149,12 +165,34 @@ def _profile(args, chip) -> int:
     prof = profile(report, chip)
     if not args.json:
         print_output(res.stdout)
-    return _output(args, prof, report, {"exit": res.exit.to_dict(), "stdout": res.stdout})
+    measured = None
+    if args.compare_measured is not None:
+        from ..devkit.measured import compare, lookup
+        from ..devkit.msprof import read_dir
+
+        where = args.compare_measured or lookup(report.operator, report.case, dict(report.params))
+        if not where:
+            return _fail(
+                args,
+                f"no msprof data imported for {report.operator} [{report.case}] {dict(report.params)}; "
+                "import it with `asc-tui profile OP --case ... --param ... --import DIR` or give "
+                "--compare-measured DIR",
+            )
+        try:
+            measured = compare(prof, read_dir(where, chip), str(where))
+        except OperatorError as exc:
+            return _fail(args, exc.info().format(), exc.info().to_dict())
+    return _output(args, prof, report, {"exit": res.exit.to_dict(), "stdout": res.stdout}, measured)
 
 
-def _output(args, prof, report, extra: dict | None = None) -> int:
+def _output(args, prof, report, extra: dict | None = None, measured=None) -> int:
     extras: list[str] = []
     out: dict = dict(extra or {})
+    if measured is not None:
+        from ..devkit.measured import lines
+
+        out["measured_comparison"] = measured.to_dict()
+        extras.extend(lines(measured))
     if args.trace:
         if report is None:
             return _fail(args, "--trace needs a run (imported msprof data has no timeline)")

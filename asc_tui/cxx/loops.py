@@ -9,7 +9,7 @@ line and before every `continue`. `switch` is a run-once loop with a fall-throug
 from __future__ import annotations
 
 from . import ctype as T
-from .scope import Local
+from .scope import Local, single_declarator
 from .stmt import end_line, line
 
 
@@ -93,13 +93,10 @@ class LoopGen:
         body = node.child_by_field_name("body")
         if init is None or cnode is None or upd is None or init.type != "declaration":
             return False
-        decls = init.children_by_field_name("declarator")
-        if len(decls) != 1 or decls[0].type != "init_declarator":
+        one = single_declarator(init)
+        if one is None:
             return False
-        d = decls[0]
-        var_node = d.child_by_field_name("declarator")
-        if var_node.type != "identifier":
-            return False
+        d, var_node = one
         var = var_node.text.decode()
         t = self.resolve_type(init.child_by_field_name("type"), ctx, var_node)
         if not (t.kind == "int"):

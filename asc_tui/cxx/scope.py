@@ -131,3 +131,13 @@ _RESERVED |= {"min", "max", "abs", "object", "id", "str", "dict", "set", "tuple"
 
 def pyname(name: str) -> str:
     return name + "_" if name in _RESERVED or name.startswith("_cx") or name == "_AC" else name
+
+
+def single_declarator(decl):
+    """(init_declarator, identifier) of a `T name = value;` declaration of exactly one plain
+    name, else None: the shape both the range-loop and the element-wise loop forms accept."""
+    decls = decl.children_by_field_name("declarator")
+    if len(decls) != 1 or decls[0].type != "init_declarator":
+        return None
+    name = decls[0].child_by_field_name("declarator")
+    return None if name.type != "identifier" else (decls[0], name)

@@ -19,7 +19,7 @@ numpy dtype, conversions at the same places), so the numbers are the same.
 from __future__ import annotations
 
 from . import ctype as T
-from .scope import Val
+from .scope import Val, single_declarator
 
 #: numpy dtype names of the C scalar types the array form handles (not bfloat16: numpy has none).
 _NP = {**{k: v for k, v in T.DTYPE_NAMES.items() if k != "bfloat16_t"}, "double": "float64"}
@@ -61,13 +61,10 @@ class VecGen:
     # -- statements -----------------------------------------------------------------------------
     def _vec_stmt(self, s, ctx, st) -> str:
         if s.type == "declaration":
-            decls = s.children_by_field_name("declarator")
-            if len(decls) != 1 or decls[0].type != "init_declarator":
+            one = single_declarator(s)
+            if one is None:
                 raise _NotElementwise
-            d = decls[0]
-            name_node = d.child_by_field_name("declarator")
-            if name_node.type != "identifier":
-                raise _NotElementwise
+            d, name_node = one
             dt = self.resolve_type(s.child_by_field_name("type"), ctx, name_node)
             _np_name(dt)
             code, vt = self._vec_expr(d.child_by_field_name("value"), ctx, st)

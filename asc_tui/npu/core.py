@@ -4,8 +4,9 @@ The timing model (npu-model.md): the scalar unit issues instructions in program 
 costing `scalar.issue_cycles`; each pipe runs its queue in order; an instruction starts when its
 pipe is free and it has been issued; WaitFlag (explicit or implied by a TQue) holds the waiting
 pipe until the event's producer pipe had finished everything issued before the SetFlag, plus
-`events.latency_cycles`. Costs: DMA = latency + bytes / bandwidth (bandwidth shared by the cores
-active in this wave); vector = startup + repeats x cycles per repeat.
+`events.latency_cycles`. Costs: a GM transfer's duration is decided in one place, `Core.dma`
+(its fixed part plus its bytes through the HBM shared with every other transfer in flight:
+npu/hbm.py); vector = startup + repeats x cycles per repeat.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from .columns import ClosedBlock, close_columns
 from .cores import CoreType
 from .errors import SyncError, user_location
+from .lockstep import lockstep_price
 from .pipes import N_PIPES, PIPE_NAMES, S
 from .records import KIND_SET, KIND_WAIT, KIND_WORK, record
 
@@ -50,8 +52,16 @@ class Core:
         "dma_lat",
         "rd_bpc",
         "wr_bpc",
+        "q_lat",
+        "share",
+        "lat_q",
+        "rd_rate",
+        "wr_rate",
         "gm_read",
         "gm_write",
+        "seq",
+        "xfers",
+        "plan",
         "mem",
         "allocated",
         "mmad_pending",
@@ -86,12 +96,27 @@ class Core:
         self.events: dict = {}
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
-        shared = chip.hbm_bpc / max(n_active, 1)
-        self.dma_lat = chip.dma_latency_for(n_active)
-        self.rd_bpc = min(chip.gm_read_bpc, shared)
-        self.wr_bpc = min(chip.gm_write_bpc, shared)
+        # a transfer's own start-up and its path's cap (MTE2 GM→UB/L1, MTE3 UB→GM); what the
+        # shared HBM adds is npu/hbm.py's, through `dma`: first priced as if the wave's cores ran
+        # in lockstep (`hbm.lockstep_price`), which is exact when they do (`hbm.lockstep_exact`)
+        self.dma_lat = chip.dma_latency
+        self.rd_bpc = chip.gm_read_bpc
+        self.wr_bpc = chip.gm_write_bpc
+        self.q_lat, self.share = lockstep_price(chip, n_active)
+        # the same, folded for the hot paths: a plain read's fixed phase and each path's rate
+        self.lat_q = self.dma_lat + self.q_lat
+        self.rd_rate = min(self.rd_bpc, self.share)
+        self.wr_rate = min(self.wr_bpc, self.share)
         self.gm_read = 0
         self.gm_write = 0
+        # the GM transfers its records cannot tell (record index, fixed cycles, HBM bytes, cap):
+        # L2 hits and Fixpipe writes (on a pass that follows a plan, every transfer), and the
+        # durations a later pass of the launch gives them (npu/hbm.py), or None
+        self.seq = run.cores_made
+        run.cores_made += 1
+        self.xfers: list[tuple] = []
+        plan = run.hbm_plan
+        self.plan = plan[self.seq] if plan is not None and self.seq < len(plan) else None
         self.mem: dict[str, np.ndarray] = {}
         self.allocated: dict[str, int] = {}
         self.mmad_pending = None  # Mmads whose numbers are computed lazily (ascendc/mmad_numbers.py)
@@ -109,35 +134,68 @@ class Core:
         self.vmask = None
 
     # ---- the DMA seam -------------------------------------------------------------------------
-    #: Whether a DMA's duration depends only on this core (its bytes, its HBM share for the
-    #: wave, the L2 hits of its own reads). Block replay (npu/replay.py) copies a template's
-    #: records only while this holds; an HBM model in which transfers of other cores in flight
-    #: change a DMA's duration sets it False, and every block then runs step by step.
+    #: Whether a DMA's duration depends only on this core's own inputs: its transfers on a
+    #: launch's first pass (each timed alone), its `plan` on a pass that follows the shared HBM
+    #: (npu/hbm.py). Block replay (npu/replay.py) copies a template's records only while this
+    #: holds, and only for a block with the same plan; False runs every block step by step.
     dma_is_local = True
-    #: Whether a DMA's duration is the same whenever it starts (given this core's share). Loop
-    #: extrapolation (npu/periodic.py) shifts a period's records in time, which is exact only
-    #: then; a bandwidth model whose cost depends on the moment (transfers in flight, a
-    #: time-varying share) sets it False, and every loop then runs step by step.
-    dma_time_invariant = True
+
+    @property
+    def dma_time_invariant(self) -> bool:
+        """Whether a DMA's duration is the same whenever it starts. Loop extrapolation
+        (npu/periodic.py) shifts a period's records in time, which is exact only then. On a
+        first pass it holds (lockstep prices depend on the wave alone); a pass that follows the
+        shared HBM's plan gives each transfer its own duration, and runs every loop step by
+        step."""
+        return self.plan is None
+
+    # Every GM transfer of the kernel API is timed by `dma_read_cycles`, `dma_write_cycles` or
+    # `gm_write_cycles`, which all end in `dma`: the one place a DMA's duration is decided.
+    # Each is called just before the transfer's record is appended (the record's index is
+    # `len(self.rec)` then).
 
     def dma_read_cycles(self, miss: int, hit: int = 0, l2_bpc: float = 0.0) -> float:
-        """Cycles of one GM→local DMA: `miss` bytes from HBM at this core's share, `hit` bytes
-        from L2 at `l2_bpc`, after the fixed DMA latency.
+        """Cycles of one GM→local DMA (MTE2): `miss` bytes through the HBM at up to the read
+        path's rate; `hit` bytes from L2 at `l2_bpc`, part of its fixed phase with the latency."""
+        if hit or self.plan is not None:
+            return self.dma(self.dma_lat + hit / l2_bpc if hit else self.dma_lat, miss, self.rd_bpc)
+        # `dma` for the hottest case (a first pass, no L2 hit), inlined: nothing is noted, the
+        # record says it all (npu/shared_hbm.py reads a plain transfer back from its record)
+        return self.lat_q + miss / self.rd_rate
 
-        Every GM read of the kernel API is timed here and nowhere else (with `dma_write_cycles`
-        and `gm_write_cycles`, the one place a DMA's duration is decided).
-        """
-        if hit:
-            return self.dma_lat + miss / self.rd_bpc + hit / l2_bpc
-        return self.dma_lat + miss / self.rd_bpc
+    def dma_write_cycles(self, nbytes: int, extra: float = 0.0) -> float:
+        """Cycles of one local→GM DMA (MTE3) of `nbytes`: the latency (plus `extra` cycles of an
+        atomic write's read-modify-write), then the HBM."""
+        if extra or self.plan is not None:
+            return self.dma(self.dma_lat + extra, nbytes, self.wr_bpc)
+        return self.lat_q + nbytes / self.wr_rate  # `dma`, inlined as in `dma_read_cycles`
 
-    def dma_write_cycles(self, nbytes: int) -> float:
-        """Cycles of one local→GM DMA of `nbytes`: the fixed latency plus the HBM share."""
-        return self.dma_lat + nbytes / self.wr_bpc
+    def gm_write_cycles(self, nbytes: int, own: float = 0.0, fixed: float = 0.0) -> float:
+        """Cycles of a GM write by another unit (Fixpipe): `fixed` cycles of its own start-up,
+        then `nbytes` through the HBM at the slower of the write path and the unit's own rate
+        (`own` cycles for the whole transfer)."""
+        cap = self.wr_bpc
+        if own > 0 and nbytes / own < cap:
+            cap = nbytes / own
+        return self.dma(fixed, nbytes, cap)
 
-    def gm_write_cycles(self, nbytes: int) -> float:
-        """The bandwidth term of a GM write whose fixed cost is another unit's (Fixpipe)."""
-        return nbytes / self.wr_bpc
+    def dma(self, fixed: float, nbytes: float, cap: float) -> float:
+        """The duration (cycles) of the GM transfer about to be recorded: `fixed` cycles of its
+        own start-up, then `nbytes` HBM bytes at up to `cap` bytes/cycle. On a launch's first
+        pass it is priced as if every core of the wave did the same at the same moment (the
+        queueing latency of the others, and at most 1/n of the HBM: `hbm.lockstep_price`); when
+        the launch turns out not to be in lockstep, later passes follow the shared-HBM solution
+        for the whole launch (`plan`, npu/hbm.py)."""
+        xf = self.xfers
+        k = len(xf)
+        xf.append((len(self.rec), fixed, nbytes, cap))
+        plan = self.plan
+        if plan is not None and k < len(plan):
+            return plan[k]
+        if nbytes <= 0:
+            return fixed + self.q_lat
+        share = self.share
+        return fixed + self.q_lat + nbytes / (cap if cap < share else share)
 
     # ---- recording -------------------------------------------------------------------------
     def work(self, pipe: int, cycles: float, op: str, nbytes: int, fr) -> None:

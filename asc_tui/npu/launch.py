@@ -1,11 +1,12 @@
 """Launch a kernel on `block_dim` blocks of the emulated chip and collect the timeline.
 
 Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
-when its core finished the previous one. HBM bandwidth is shared by the cores active in a wave:
-each core's DMA bandwidth is min(per-core port, HBM / active cores), and each DMA's fixed
-latency grows with the number of requesters (fitted to the msopprof samples). A kernel whose
-code may wait for other blocks (SyncAll, all-core cross-core flags) runs its blocks as
-cooperative threads (npu/coop.py); the others run one after another in the launching thread.
+when its core finished the previous one. HBM bandwidth is shared moment by moment by every GM
+transfer in flight (npu/hbm.py): the first pass prices each transfer as if the wave's cores ran
+in lockstep (npu/lockstep.py), exact when they did; otherwise timing-only passes follow the
+shared-HBM durations (npu/shared_hbm.py). A kernel whose code may wait for other blocks
+(SyncAll, all-core cross-core flags) runs its blocks as cooperative threads (npu/coop.py); the
+others run one after another in the launching thread.
 
 Over 400 lines; the seam to split on: the guards around a launch (_gc_paused, _numbers_done,
 _deadline) from the launch itself.
@@ -29,11 +30,13 @@ from .core import Core
 from .cores import CoreType
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
+from .lockstep import Groups
 from .mix import run_group
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, trange
 from .results import EmulationResult, LogEntry, Mode
+from .shared_hbm import share_hbm, transfers_unless_lockstep
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,12 @@ class Run:
         "lineage",
         "wide",
         "hccl",
+        "cores_made",
+        "hbm_plan",
+        "hbm_shared",
+        "hbm_passes",
+        "groups",
+        "hbm_xf",
         "replay",
         "extrapolate",
         "blocks",
@@ -121,6 +130,15 @@ class Run:
         # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
         # run (devkit/deadlock.py), else made on first GetHcclContext as a world of one
         self.hccl = None
+        # the shared HBM (npu/hbm.py): cores made so far (a core's index into `hbm_plan`), the
+        # per-core transfer durations this pass follows (None: uncontended), whether to share
+        # HBM at all, the passes it took, and each finished core's (owner, transfers)
+        self.cores_made = 0
+        self.hbm_plan = None
+        self.hbm_shared = True
+        self.hbm_passes = 1
+        self.groups = Groups()  # the blocks in lockstep groups, as they close (npu/lockstep.py)
+        self.hbm_xf = None  # (hbm.Transfers, their durations this pass, per-block offsets)
         # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
@@ -228,6 +246,7 @@ def _launch(
     run = Run(chip, numeric, block_dim, sanitizer, core_type)
     if configure is not None:
         configure(run)
+    handed_hccl = run.hccl is not None
     n_cores = chip.aic if core_type in (CoreType.AIC, CoreType.MIX) else chip.aiv
     if core_type != CoreType.AIV and numeric and run.lineage and sanitizer is None:
         run.wide = {}
@@ -256,12 +275,16 @@ def _launch(
                 coop.need_core(b, core_id, b - n_cores if b >= n_cores else None)
             t0 = core_free[core_id]
             if replayer is not None:
-                tpl = replayer.find(b, t0, n_active, timed=not run.l2_record)
+                plan = run.hbm_plan
+                plan = plan[run.cores_made] if plan is not None and run.cores_made < len(plan) else None
+                tpl = replayer.find(b, t0, n_active, plan, timed=not run.l2_record)
                 if tpl is not None:  # the same stream as a block already run: copy its records
+                    run.cores_made += 1  # it stands for a core (its index into `hbm_plan`)
                     if tpl.columns is not None:
                         closed.append(
                             ClosedBlock(b, core_id, wave, t0, tpl.t_end, tpl.issued, dict(tpl.columns))
                         )
+                        run.groups.add(core_id, tpl.xfers, closed[-1])
                     core_free[core_id] = max(core_free[core_id], tpl.t_end)
                     gm_read += tpl.gm_read
                     gm_write += tpl.gm_write
@@ -324,6 +347,7 @@ def _launch(
                     if sanitizer is not None and not seen:  # block threads (coop.py) end their own
                         sanitizer.end_block(sub)
                     done = sub.close(ops, lines)
+                    run.groups.add(sub.core_id, sub.xfers, done)
                     closed.append(done)
                     if done.t_end > core_free[cid]:
                         core_free[cid] = done.t_end
@@ -345,14 +369,27 @@ def _launch(
                             for k, w in run._warnings.items()
                             if w[5] != warned.get(k, 0)
                         },
+                        core.xfers,
+                        core.plan,
                     )
                 )
         if coop is not None:  # blocks that waited for each other end out of order
             closed.sort(key=lambda c: c.block)
         if guessed is not None:
             _check_guess(run, *guessed)
+        # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
+        # (npu/lockstep.py); else every transfer, read from the columns before they are joined.
+        # Blocks that wait for each other (coop.py) keep the lockstep prices: their threads make
+        # sub-cores in an order a plan could not follow.
+        if run.hbm_shared and not handed_hccl and coop is None and len(run.groups):
+            run.hbm_xf = transfers_unless_lockstep(run, block_dim, n_cores)
+        run.groups = None
         records, blocks = timelines(closed)
         del closed
+    if run.hbm_xf is not None and run.hbm_plan is None:
+        shared = share_hbm(launch, run, kernel, gm_args, tiling, block_dim, timeout_s)
+        if shared is not None:  # the fixed point's timeline replaces the first pass's
+            records, blocks = shared.records, shared.blocks
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = tuple(
         sorted(

@@ -260,6 +260,7 @@ class Periodic:
         for buf, args, step, hit in reads:  # tapped for a loop around this one, if any
             l2.read_moved(buf, args, step, m, hit, tap=not self.owns_tap)
         self._append(table)
+        _repeat_noted(core.xfers, b[4], now[4], m)
         self._apply(times, links)
         core.gm_read += (now[3][0] - b[3][0]) * m
         core.gm_write += (now[3][1] - b[3][1]) * m
@@ -292,6 +293,18 @@ class Periodic:
         self._append(table)
         self._apply(times, links)
         self.snaps.clear()
+
+
+def _repeat_noted(xfers: list, lo: int, hi: int, m: int) -> None:
+    """The GM transfers `Core.dma` noted in the last period, records lo..hi (L2 hits, Fixpipe
+    writes: the shared HBM, npu/shared_hbm.py, reads every other one back from its record),
+    noted again for each of the m extrapolated periods after it."""
+    k = len(xfers)
+    while k and xfers[k - 1][0] >= lo:
+        k -= 1
+    last = xfers[k:]
+    n_rec = hi - lo
+    xfers.extend((x[0] + n_rec * t, *x[1:]) for t in range(1, m + 1) for x in last if x[0] < hi)
 
 
 def _delta(x, y):

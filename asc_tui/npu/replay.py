@@ -19,7 +19,9 @@ issues the same instructions with the same costs, and its records are the templa
 Not used (every block runs step by step): full (numeric) runs, the sanitizer, mixed AIC/AIV
 kernels, collectives, launches that use the L2 model (its hits depend on addresses), blocks
 that log, and chips whose DMA time depends on what other cores do at the same moment
-(`Core.dma_is_local`; see the DMA seam in npu/core.py).
+(`Core.dma_is_local`; see the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a
+pass gives each core its transfers' durations (`Core.plan`); a block replays a template only
+with the same plan.
 """
 
 from __future__ import annotations
@@ -436,6 +438,8 @@ class Template:
     gm_read: int
     gm_write: int
     warned: dict  # warning key -> how many times the block warned there
+    xfers: list = field(default_factory=list)  # its GM transfers as `Core.xfers` (npu/hbm.py)
+    plan: list | None = None  # the transfer durations it followed (`Core.plan`, npu/hbm.py)
 
 
 @dataclass
@@ -460,12 +464,17 @@ class Replayer:
         g = Guards(block, self.block_dim)
         return BlockIndex(block, 1, g), g
 
-    def find(self, block: int, t0: float, n_active: int, timed: bool = True) -> Template | None:
+    def find(
+        self, block: int, t0: float, n_active: int, plan: list | None = None, timed: bool = True
+    ) -> Template | None:
         """A template `block` may replay: one that starts at the same time with as many cores
-        sharing HBM, or, when the launch is not `timed` (the L2 pre-pass counts reads, which do
-        not depend on time), any whose guards admit it."""
+        sharing HBM and the same transfer durations (`plan`: a shared-HBM pass gives each core
+        its own), or, when the launch is not `timed` (the L2 pre-pass counts reads, which do not
+        depend on time), any whose guards admit it."""
         for t in self.templates:
-            if (not timed or (t.t0 == t0 and t.n_active == n_active)) and t.guards.admits(block):
+            if (not timed or (t.t0 == t0 and t.n_active == n_active and t.plan == plan)) and t.guards.admits(
+                block
+            ):
                 return t
         return None
 

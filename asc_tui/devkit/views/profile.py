@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..breakdown import columns
 from ..hotlines import hot_lines
+from ..measured import compare, lines, lookup
+from ..msprof import MsprofError, read_dir
 from ..profile import profile
 from .timing import Timing, timing
 
@@ -36,6 +38,8 @@ class ProfileView:
     source: str  # which devkit module produced the figures
     kernel_us: float
     timing: Timing | None = None  # task = kernel + launch, overlap: with their definitions
+    # imported msprof data of the same case and params beside this run (devkit.measured.lines)
+    measured: tuple[str, ...] = ()
 
 
 def profile_view(report: RunReport) -> ProfileView | None:
@@ -55,7 +59,21 @@ def profile_view(report: RunReport) -> ProfileView | None:
         "devkit.profile",
         p.kernel_us,
         timing(report.emulation),
+        _measured(p),
     )
+
+
+def _measured(p) -> tuple[str, ...]:
+    """Measured beside emulated, when msprof data of this case and params was imported."""
+    if p.case is None:
+        return ()
+    where = lookup(p.operator, p.case, dict(p.params))
+    if not where:
+        return ()
+    try:
+        return tuple(lines(compare(p, read_dir(where), where)))
+    except (OSError, MsprofError) as exc:  # the imported data moved or broke: say so, keep the rest
+        return (f"measured data at {where} unreadable: {exc}",)
 
 
 @dataclass(frozen=True)

@@ -89,5 +89,7 @@ class ProfilePane(Widget):
                 out.append(f" • {a}\n")
         else:
             out.append(f"(figures: {view.source}; no advice rules available)\n", style="dim")
+        for i, row in enumerate(view.measured):  # imported msprof data of this case and params
+            out.append(row + "\n", style="bold magenta" if i == 0 else "")
         out.rstrip()
         return out
