@@ -120,3 +120,21 @@ def test_guessed_launches_equal_pre_passed_ones_for_random_tiling_sequences(tili
             assert_same(fast, _pre_passed(params, mp))
     finally:
         mp.undo()
+
+
+def test_the_book_learns_only_from_launches_that_differ_in_one_field_and_stays_small(monkeypatch):
+    def counts(n):
+        return l2.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
+
+    book = l2guess._Book()
+    book.learn((8, 64, 64), counts(2))
+    book.learn((24, 128, 32), counts(2))  # alike, but two fields differ: nothing learnt
+    assert book.irrelevant == set() and book.guess((16, 64, 64)) is None
+    book.learn((16, 64, 64), counts(2))  # block_dim alone differs from the first
+    assert book.irrelevant == {0}
+    assert book.guess((20, 128, 32)).counts["a"][0] == 2
+    assert book.guess((20, 256, 32)) is None
+    monkeypatch.setattr(l2guess, "_MAX_BYTES", 3 * l2guess._size(counts(0)))
+    for n in range(3, 6):  # a fourth distinct count map would pass the cap: start over
+        book.learn((8, n, 0), counts(n))
+    assert len(book.classes) == 1 and len(book.entries) == 1

@@ -21,8 +21,9 @@ import numpy as np
 
 from .gm import GM_ADDR
 
-_MAX_KERNELS = 8  # kernels × tensors remembered per process
+_MAX_KERNELS = 4  # kernels × tensors remembered per process
 _MAX_ENTRIES = 64  # launches remembered per kernel
+_MAX_BYTES = 32 << 20  # distinct counts (and their region lists) kept per kernel, about
 
 
 class _Book:
@@ -48,6 +49,9 @@ class _Book:
     def learn(self, fields: tuple, prepass) -> None:
         c = next((i for i, other in enumerate(self.classes) if same_counts(other, prepass)), None)
         if c is None:
+            full = len(self.classes) >= _MAX_ENTRIES
+            if full or sum(map(_size, self.classes)) + _size(prepass) > _MAX_BYTES:  # start over
+                self.entries, self.classes = [], []
             c = len(self.classes)
             self.classes.append(prepass)
         self.entries.append((fields, c))
@@ -107,6 +111,11 @@ def learn(key: tuple | None, fields: tuple, prepass) -> None:
             _books.pop(next(iter(_books)))
         book = _books[key] = _Book()
     book.learn(fields, prepass)
+
+
+def _size(prepass) -> int:
+    """Bytes a pre-pass result holds, roughly (its counts, ~100 B a region)."""
+    return sum(c.nbytes for c in prepass.counts.values()) + 100 * len(prepass.regions)
 
 
 def same_counts(a, b) -> bool:
