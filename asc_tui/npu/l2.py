@@ -229,7 +229,8 @@ class L2Model:
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
             same = (nd * rows * row_bytes > 0) == (nbytes > 0)  # a bool when only the address varies
-            g.agree(np.broadcast_to(same, g.xs.shape))
+            if same is not True:  # (True: every block agrees, nothing to narrow)
+                g.agree(np.broadcast_to(same, g.xs.shape))
         if self.tally and self.enabled and nbytes > 0:  # counted: so it is in every admitted block
             per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
             g.l2.regions.append((buf.name, per_block))
@@ -282,7 +283,9 @@ class L2Model:
         nbytes = plain[1] * plain[2] * plain[3]
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
-            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+            same = (nd * rows * row_bytes > 0) == (nbytes > 0)
+            if same is not True:
+                g.agree(np.broadcast_to(same, g.xs.shape))
         if self.tally and self.enabled and nbytes > 0:
             per_block = [a.values() if type(a) is BlockIndex else a for a in args]
             for t in periods:
