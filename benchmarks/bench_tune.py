@@ -83,6 +83,13 @@ def main() -> dict:
         best_params=r2.best.params,
         best_us=round(r2.best.time_us, 3),
     )
+    # The workers' CPU above is only seen when they are this process's children (a fork pool;
+    # once a thread runs here, e.g. after bench_cube, the pool forks from a server): the CPU a
+    # config costs, measured in this process.
+    r0, _, cpu0 = _exhaustive(0, Store(tempfile.mkdtemp(prefix="bench-tune-")))
+    assert r0.best.time_us == r2.best.time_us, "in-process evaluation changed the result"
+    print(f"  in-process (--workers 0): {1000 * cpu0 / r0.evaluated:.1f} ms CPU per config")
+    out["cpu_per_config_ms"] = round(1000 * cpu0 / r0.evaluated, 2)
     again, wall, _ = _exhaustive(2, runs[2][2])
     print(
         f"  re-run from the cache: {again.cached} cached, {again.evaluated} evaluated in {wall * 1000:.0f} ms"

@@ -12,6 +12,8 @@ How (deliberately simple, stated so users can judge it):
   therefore run a cheap timing-only pre-pass that counts how often each chunk is read (R). In
   the real pass every read of a chunk pays 1/R of it as an HBM miss and the rest as an L2 hit:
   the launch's HBM traffic is exactly the distinct bytes read, spread evenly over the readers.
+  A timing-only launch may instead run on counts guessed from earlier launches of the kernel,
+  tallying its own reads to check them (npu/l2guess.py): the kernel then runs once.
 - Without a pre-pass (reads outside cube launches) the first read in emulation order misses.
 - Capacity: when the distinct bytes read exceed the chip's L2 size, hits are scaled down by
   capacity / footprint (a stand-in for LRU eviction).
@@ -47,11 +49,15 @@ class L2Model:
         enabled: bool = True,
         prepass: Prepass | None = None,
         record: bool = False,
+        tally: bool = False,
     ):
         self.capacity = int(capacity)
         self.bpc = float(bpc)
         self.enabled = enabled and capacity > 0
         self.record = record
+        # the real pass counts its own reads too (as the pre-pass does), to check guessed
+        # counts (npu/l2guess.py): `recorded` then gives what a pre-pass would have
+        self.tally = record or tally
         counts = prepass.counts if prepass is not None else None
         self.counts = counts  # buffer name -> reads per chunk (from the pre-pass)
         self.scale = 1.0
@@ -62,9 +68,9 @@ class L2Model:
         self.maps: dict[str, np.ndarray] = {}
         # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw
         self.hits: dict[tuple, int] = self._region_hits(prepass.regions) if counts else {}
-        self.reads: dict[tuple, int] = {}  # region -> times read (the pre-pass itself)
-        self.sizes: dict[str, int] = {}  # buffer name -> bytes (the pre-pass itself)
-        # replay.L2Reads of templates -> the blocks that replayed them (the pre-pass itself)
+        self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
+        self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
+        # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
         self.pending: dict[int, tuple] = {}
         self.resident = 0  # bytes first-read since the last flush (fallback model)
         self.hit_bytes = 0
@@ -181,14 +187,14 @@ class L2Model:
         if not self.enabled or nbytes <= 0:
             self.miss_bytes += nbytes
             return 0
-        if self.record:  # tallied per region; `recorded` spreads them over the chunks
-            key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
+        key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
+        if self.tally:  # tallied per region; `recorded` spreads them over the chunks
             self.reads[key] = self.reads.get(key, 0) + 1
             self.sizes[buf.name] = buf.count * buf.dtype.itemsize
-            return 0
+            if self.record:
+                return 0
         counts = self.counts.get(buf.name) if self.counts else None
         if counts is not None:
-            key = (buf.name, base, nd, rows, row_bytes, stride, matrix_stride)
             hit = self.hits.get(key)
             if hit is None:  # a region the pre-pass did not see (control flow on GM data)
                 hit = self.hits[key] = self._region_hits([key])[key]
@@ -223,24 +229,24 @@ class L2Model:
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
             same = (nd * rows * row_bytes > 0) == (nbytes > 0)  # a bool when only the address varies
-            g.agree(np.broadcast_to(same, g.xs.shape))
+            if same is not True:  # (True: every block agrees, nothing to narrow)
+                g.agree(np.broadcast_to(same, g.xs.shape))
+        if self.tally and self.enabled and nbytes > 0:  # counted: so it is in every admitted block
+            per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
+            g.l2.regions.append((buf.name, per_block))
         if self.record:
-            if self.enabled and nbytes > 0:  # counted: so it is in every admitted block
-                per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
-                g.l2.regions.append((buf.name, per_block))
             return hit
         if tainted and not g.pinned:
             later = g.candidates()
             if len(later):
                 cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
                 hits = self.hits
-                differ = []  # later blocks whose region hits L2 otherwise
-                for x, key in zip(later.tolist(), zip(repeat(buf.name), *cols)):
-                    h = hits.get(key)
-                    if h is None:
-                        h = hits[key] = self._region_hits([key])[key]
-                    if h != hit:
-                        differ.append(x)
+                keys = list(zip(repeat(buf.name), *cols))
+                missing = [k for k in keys if k not in hits]
+                if missing:  # (one vectorised pass for them all)
+                    hits.update(self._region_hits(list(dict.fromkeys(missing))))
+                # later blocks whose region hits L2 otherwise
+                differ = [x for x, key in zip(later.tolist(), keys) if hits[key] != hit]
                 if differ:
                     same = np.ones(len(g.xs), dtype=bool)
                     same[differ] = False
@@ -277,14 +283,16 @@ class L2Model:
         nbytes = plain[1] * plain[2] * plain[3]
         if tainted:
             nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
-            g.agree((nd * rows * row_bytes > 0) == (nbytes > 0))
+            same = (nd * rows * row_bytes > 0) == (nbytes > 0)
+            if same is not True:
+                g.agree(np.broadcast_to(same, g.xs.shape))
+        if self.tally and self.enabled and nbytes > 0:
+            per_block = [a.values() if type(a) is BlockIndex else a for a in args]
+            for t in periods:
+                g.l2.regions.append(
+                    (buf.name, tuple([x + s * t if s else x for x, s in zip(per_block, step)]))
+                )
         if self.record:
-            if self.enabled and nbytes > 0:
-                per_block = [a.values() if type(a) is BlockIndex else a for a in args]
-                for t in periods:
-                    g.l2.regions.append(
-                        (buf.name, tuple([x + s * t if s else x for x, s in zip(per_block, step)]))
-                    )
             return
         later = g.candidates() if tainted and not g.pinned else ()
         if len(later):
@@ -319,7 +327,8 @@ class L2Model:
         if not self.record:
             self.hit_bytes += reads.hit
             self.miss_bytes += reads.miss
-            return
+            if not self.tally:
+                return
         pending = self.pending.get(id(reads))
         if pending is None:
             pending = self.pending[id(reads)] = (reads, [])
@@ -385,6 +394,7 @@ def l2_of(run) -> L2Model:
             l2_enabled(run),
             prepass=run.l2_counts,
             record=run.l2_record,
+            tally=run.l2_tally,
         )
     return l2
 

@@ -18,6 +18,7 @@ import gc
 import os
 import signal
 import threading
+import weakref
 from dataclasses import dataclass
 from functools import partial
 
@@ -82,6 +83,7 @@ class Run:
         "l2",
         "l2_counts",
         "l2_record",
+        "l2_tally",
         "l2_enabled",
         "mmad_widened",
         "lineage",
@@ -110,10 +112,12 @@ class Run:
         self._warnings: dict = {}
         self.peak: dict[str, int] = {}
         # the L2 model of cube launches (npu/l2.py): the model, the pre-pass read counts, whether
-        # this launch is the counting pre-pass itself, and a switch to turn L2 off
+        # this launch is the counting pre-pass itself, whether it counts its own reads too (its
+        # counts are guessed: npu/l2guess.py), and a switch to turn L2 off
         self.l2 = None
         self.l2_counts = None
         self.l2_record = False
+        self.l2_tally = False
         self.l2_enabled = True
         # Mmad operands widened in this launch, reused when their raw fractals recur
         # (ascendc/mmad_numbers.py)
@@ -181,7 +185,8 @@ def launch(
 
     A template run (npu/replay.py) that raises starts the launch over with every block step by
     step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
-    tainted block index (`isinstance(idx, int)`) still runs.
+    tainted block index (`isinstance(idx, int)`) still runs. A timing-only launch run on
+    guessed L2 counts that read otherwise runs again on the counts it found (npu/l2guess.py).
     """
     args = (kernel, gm_args, tiling, block_dim, chip, numeric, sanitizer, timeout_s)
     try:
@@ -193,11 +198,29 @@ def launch(
                 configure(run)
             run.replay = False
 
-        return _launch(*args, step_by_step)
+        return launch(*args, step_by_step)
+    except _Misguessed as miss:  # the launch counted other L2 reads than guessed: run again
+        found = miss.counts
+
+        def counted(run):
+            if configure is not None:
+                configure(run)
+            run.l2_counts = found
+
+        return launch(*args, counted)
 
 
 class _StepByStep(BaseException):
     """A template run raised: not an Exception, so no handler of the kernel's errors wraps it."""
+
+
+class _Misguessed(BaseException):
+    """A launch run on guessed L2 counts (npu/l2guess.py) tallied others: `counts`, which a
+    pre-pass would have found."""
+
+    def __init__(self, counts):
+        super().__init__()
+        self.counts = counts
 
 
 def _template_run(fn, gm_args, tiling) -> None:
@@ -227,13 +250,12 @@ def _launch(
     n_cores = chip.aic if core_type in (CoreType.AIC, CoreType.MIX) else chip.aiv
     if core_type != CoreType.AIV and numeric and run.lineage and sanitizer is None:
         run.wide = {}
-    if core_type != CoreType.AIV and not run.l2_record:
-        from .l2 import l2_enabled, prepass_counts
+    guessed = None
+    if core_type != CoreType.AIV and not run.l2_record and run.l2_counts is None:
+        from .l2 import l2_enabled
 
-        if (
-            l2_enabled(run) and run.l2_counts is None
-        ):  # cube launches: count GM re-reads first (see npu/l2.py)
-            run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
+        if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
+            guessed = _l2_counts(run, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     mix = core_type == CoreType.MIX
     core_free = [0.0] * n_cores
     closed = []
@@ -353,6 +375,8 @@ def _launch(
                 )
         if coop is not None:  # blocks that waited for each other end out of order
             closed.sort(key=lambda c: c.block)
+        if guessed is not None:
+            _check_guess(run, *guessed)
         # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
         # (npu/lockstep.py); else every transfer, read from the columns before they are joined.
         # Blocks that wait for each other (coop.py) keep the lockstep prices: their threads make
@@ -401,6 +425,37 @@ def _launch(
     )
 
 
+def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_s) -> tuple | None:
+    """Set the launch's L2 read counts: guessed from earlier launches of a timing-only launch
+    (returns what `_check_guess` needs), else counted by the pre-pass."""
+    from . import l2guess
+    from .l2 import prepass_counts
+
+    key = None if run.numeric else l2guess.book_key(getattr(kernel, "fn", kernel), gm_args, chip)
+    fields = l2guess.tiling_fields(tiling, block_dim)
+    guess = l2guess.guess(key, fields)
+    if guess is not None:
+        run.l2_counts = guess
+        run.l2_tally = True
+        return key, fields, guess
+    run.l2_counts = prepass_counts(launch, kernel, gm_args, tiling, block_dim, chip, timeout_s)
+    l2guess.learn(key, fields, run.l2_counts)
+    return None
+
+
+def _check_guess(run: Run, key: tuple, fields: tuple, guess) -> None:
+    """Keep a launch run on guessed L2 counts only when it read exactly as counted."""
+    from . import l2guess
+
+    if run.l2 is None:  # nothing was read through L2: the guess changed nothing
+        return
+    counted = run.l2.recorded()
+    l2guess.learn(key, fields, counted)
+    if not l2guess.same_counts(counted, guess):
+        raise _Misguessed(counted)
+    run.l2_counts = counted  # the same counts, with this launch's own regions (for HBM passes)
+
+
 def _may_replay(run: Run, mix: bool) -> bool:
     """Whether blocks of this launch may copy a template's records (npu/replay.py): timing-only,
     one core per block, nothing that watches or counts each block's own accesses."""
@@ -438,7 +493,20 @@ def _waits(kernel, tiling) -> bool:
     """Whether the kernel may wait for other blocks: its own answer (a C++ kernel reads its
     source) or what its Python code names (npu/coop.py)."""
     own = getattr(kernel, "may_wait", None)
-    return own(tiling) if callable(own) else may_wait(getattr(kernel, "fn", kernel))
+    if callable(own):
+        return own(tiling)
+    fn = getattr(kernel, "fn", kernel)
+    try:  # (reading the module's code costs ~2 ms; a tuner launches one kernel hundreds of times)
+        known = _waiting.get(fn)
+    except TypeError:  # not weakly referenceable
+        return may_wait(fn)
+    if known is None:
+        known = _waiting[fn] = may_wait(fn)
+    return known
+
+
+#: kernel function -> whether its code may wait for other blocks (`may_wait`, per function)
+_waiting: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _ended(coop: Blocks, b: int) -> tuple:

@@ -39,7 +39,7 @@ class Guards:
     template's own block when the index was used in a way no constraint can describe.
     """
 
-    __slots__ = ("block", "lo", "hi", "ne", "pinned", "seen", "xs", "mask", "l2")
+    __slots__ = ("block", "lo", "hi", "ne", "pinned", "seen", "xs", "mask", "l2", "_later")
 
     def __init__(self, block: int, block_dim: int):
         self.block = block
@@ -51,6 +51,7 @@ class Guards:
         self.xs = np.arange(block_dim, dtype=np.int64)  # every block index, for vector values
         self.mask: np.ndarray | None = None  # blocks whose non-affine comparisons agree
         self.l2 = L2Reads()  # what the template read through the L2 model
+        self._later: tuple = ()  # (lo, hi, excluded count, mask, candidates) last worked out
 
     def admits(self, block: int) -> bool:
         return (
@@ -61,7 +62,23 @@ class Guards:
         )
 
     def candidates(self) -> np.ndarray:
-        """The blocks after this one that may still replay it (int64 array)."""
+        """The blocks after this one that may still replay it (int64 array; read-only: kept
+        until the constraints change — `ne` only grows, `mask` is replaced, never changed)."""
+        last = self._later
+        if (
+            last
+            and last[0] == self.lo
+            and last[1] == self.hi
+            and last[2] == len(self.ne)
+            and last[3] is self.mask
+        ):
+            return last[4]
+        xs = self._candidates()
+        xs.flags.writeable = False
+        self._later = (self.lo, self.hi, len(self.ne), self.mask, xs)
+        return xs
+
+    def _candidates(self) -> np.ndarray:
         xs = self.xs[self.block + 1 :]
         keep = (xs >= self.lo) & (xs <= self.hi)
         if self.mask is not None:
