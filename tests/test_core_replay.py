@@ -213,6 +213,21 @@ def test_range_indexing_and_formatting_pin_the_template():
         assert g.pinned and not g.admits(4)
 
 
+def test_a_value_the_admitted_blocks_share_may_be_used_as_an_int():
+    """A tail band's row count: the comparisons that set the band apart leave its blocks one
+    value, so the kernel may index or format with it and the template still serves the band."""
+    i, g = _index(7, 12)
+    band = i // 4  # blocks 0-3, 4-7, 8-11: one value per band, not affine in the block
+    assert type(band) is BlockIndex and band.v == 1
+    rows = 1366 - 2 * band  # 1366, 1364, 1362
+    assert rows < 1366 and rows > 1362  # the template's band only: blocks 4..7
+    assert [b for b in range(12) if g.admits(b)] == [4, 5, 6, 7]
+    assert [0, 10, 20][band] == 10 and f"{rows}" == "1364"
+    assert not g.pinned and g.admits(5)
+    assert f"{i}" == "7"  # the block itself differs within the band: that pins
+    assert g.pinned and not g.admits(5)
+
+
 def _kernel(body):
     from asc_tui import ascendc as AscendC
 
