@@ -410,6 +410,31 @@ def trange(*args):
     return _Iterations(start, step, n)
 
 
+def tmin(*args, **kw):
+    """`min` for code that may compare block indices: the builtin's, except that a result every
+    admitted block shares is that plain int (`min(N - ni * 512, 512)` is 512 in every column:
+    the tie in the last one does not set it apart). Installed with `trange`."""
+    return _extreme(min, np.minimum, args, kw)
+
+
+def tmax(*args, **kw):
+    """`max`, as `tmin` is `min`."""
+    return _extreme(max, np.maximum, args, kw)
+
+
+def _extreme(builtin, ufunc, args: tuple, kw: dict):
+    if kw or len(args) < 2 or not all(type(x) in (int, BlockIndex) for x in args):
+        return builtin(*args, **kw)
+    g = guards_of(*args)
+    if g is None or g.pinned:
+        return builtin(*args)
+    vals = ufunc.reduce([_values(x, g) for x in args])
+    v = int(vals[g.block])
+    if (vals[g.admitted()] == v).all():
+        return v
+    return builtin(*args)
+
+
 class _Iterations:
     """The iterations of a `trange` that starts at a block index."""
 
