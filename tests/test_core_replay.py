@@ -158,9 +158,10 @@ def test_matmul_official_4096_runs_a_few_templates_not_every_block():
         replay.Replayer.learn = real
     assert len(em.blocks) == 24
     # per pass (L2 pre-pass, real): a few templates, not 24. C is split 3 × 8 as CANN's tiling
-    # does (bands of 1366 rows, the last 1364): the 16 blocks of the first two bands share
-    # templates; the 8 of the tail band each learn their own
-    assert len(learned) <= 2 * 10
+    # does (bands of 1366 rows, the last 1364): the 16 blocks of the first two bands share a
+    # template, the 8 of the tail band another; the real pass's second wave (blocks 20-23 on
+    # a 20-core chip) starts later, so it learns a third
+    assert learned == [0, 16, 0, 16, 20]
 
 
 def test_vector_add_bias_runs_its_kernel_once_for_eight_identical_blocks():
@@ -226,6 +227,21 @@ def test_a_value_the_admitted_blocks_share_may_be_used_as_an_int():
     assert not g.pinned and g.admits(5)
     assert f"{i}" == "7"  # the block itself differs within the band: that pins
     assert g.pinned and not g.admits(5)
+
+
+def test_min_and_max_of_a_template_run_give_an_int_the_admitted_blocks_share():
+    """`min(N - col * 512, 512)` is 512 in every column: the last one's tie (512 vs 512) takes
+    the other branch of the builtin `min`, but the result is the same, so it is no constraint.
+    A result that differs between blocks is the builtin's, and constrains the block."""
+    from asc_tui.npu.replay import tmax, tmin
+
+    i, g = _index(3, 8)
+    assert tmin(4096 - i * 512, 512) == 512 and type(tmin(4096 - i * 512, 512)) is int
+    assert tmax(i * 0 + 7, 7, 2) == 7 and tmax(3, 5) == 5 and tmin([4, 2]) == 2
+    assert [b for b in range(8) if g.admits(b)] == list(range(8))
+    tail = tmin(1000 - i * 256, 256)  # 256 for blocks 0..2, 232 for block 3, less beyond
+    assert type(tail) is BlockIndex and tail.v == 232
+    assert not g.admits(2) and g.admits(3)
 
 
 def _kernel(body):
