@@ -158,9 +158,10 @@ def test_matmul_official_4096_runs_a_few_templates_not_every_block():
         replay.Replayer.learn = real
     assert len(em.blocks) == 24
     # per pass (L2 pre-pass, real): a few templates, not 24. C is split 3 × 8 as CANN's tiling
-    # does (bands of 1366 rows, the last 1364): the 16 blocks of the first two bands share
-    # templates; the 8 of the tail band each learn their own
-    assert len(learned) <= 2 * 10
+    # does (bands of 1366 rows, the last 1364): the 16 blocks of the first two bands share a
+    # template, the 8 of the tail band another; the real pass's second wave (blocks 20-23 on
+    # a 20-core chip) starts later, so it learns a third
+    assert learned == [0, 16, 0, 16, 20]
 
 
 def test_vector_add_bias_runs_its_kernel_once_for_eight_identical_blocks():
@@ -211,6 +212,36 @@ def test_range_indexing_and_formatting_pin_the_template():
         i, g = _index()
         use(i)
         assert g.pinned and not g.admits(4)
+
+
+def test_a_value_the_admitted_blocks_share_may_be_used_as_an_int():
+    """A tail band's row count: the comparisons that set the band apart leave its blocks one
+    value, so the kernel may index or format with it and the template still serves the band."""
+    i, g = _index(7, 12)
+    band = i // 4  # blocks 0-3, 4-7, 8-11: one value per band, not affine in the block
+    assert type(band) is BlockIndex and band.v == 1
+    rows = 1366 - 2 * band  # 1366, 1364, 1362
+    assert rows < 1366 and rows > 1362  # the template's band only: blocks 4..7
+    assert [b for b in range(12) if g.admits(b)] == [4, 5, 6, 7]
+    assert [0, 10, 20][band] == 10 and f"{rows}" == "1364"
+    assert not g.pinned and g.admits(5)
+    assert f"{i}" == "7"  # the block itself differs within the band: that pins
+    assert g.pinned and not g.admits(5)
+
+
+def test_min_and_max_of_a_template_run_give_an_int_the_admitted_blocks_share():
+    """`min(N - col * 512, 512)` is 512 in every column: the last one's tie (512 vs 512) takes
+    the other branch of the builtin `min`, but the result is the same, so it is no constraint.
+    A result that differs between blocks is the builtin's, and constrains the block."""
+    from asc_tui.npu.replay import tmax, tmin
+
+    i, g = _index(3, 8)
+    assert tmin(4096 - i * 512, 512) == 512 and type(tmin(4096 - i * 512, 512)) is int
+    assert tmax(i * 0 + 7, 7, 2) == 7 and tmax(3, 5) == 5 and tmin([4, 2]) == 2
+    assert [b for b in range(8) if g.admits(b)] == list(range(8))
+    tail = tmin(1000 - i * 256, 256)  # 256 for blocks 0..2, 232 for block 3, less beyond
+    assert type(tail) is BlockIndex and tail.v == 232
+    assert not g.admits(2) and g.admits(3)
 
 
 def _kernel(body):

@@ -34,7 +34,7 @@ from .lockstep import Groups
 from .mix import run_group
 from .offload import numbers
 from .pipes import PIPE_NAMES
-from .replay import Replayer, Template, trange
+from .replay import Replayer, Template, tmax, tmin, trange
 from .results import EmulationResult, LogEntry, Mode
 from .shared_hbm import share_hbm, transfers_unless_lockstep
 
@@ -301,7 +301,7 @@ def _launch(
                 warned = {k: w[5] for k, w in run._warnings.items()}
                 logged = len(run.log)
             state.core = core
-            own_range = guards is not None and _install_range(fn)
+            installed = _install_range(fn) if guards is not None else ()
             ended = [(core_id, (core,), False)]  # (core id, its cores, the sanitizer saw its end)
             try:
                 if mix and coop is None:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
@@ -336,8 +336,8 @@ def _launch(
                 ) from None
             finally:
                 state.core = None
-                if own_range:
-                    del fn.__globals__["range"]
+                for name in installed:
+                    del fn.__globals__[name]
             done = None
             for cid, subs, seen in ended:
                 if run.l2_record:  # the L2 pre-pass only counts GM reads: no timelines to build
@@ -462,15 +462,22 @@ def _may_replay(run: Run, mix: bool) -> bool:
     return run.replay and not run.numeric and not mix and run.san is None
 
 
-def _install_range(fn) -> bool:
+def _install_range(fn) -> tuple:
     """Give the kernel's module `replay.trange` as its `range` for a template run, so a loop
     over `range(GetBlockIdx(), n, GetBlockNum())` keeps its tiles tainted instead of pinning
-    the template; False (nothing installed) when the module has a `range` of its own."""
+    the template, and `tmin`/`tmax` as its `min`/`max` (a tie between blocks does not split
+    them); the names installed, leaving any the module defines itself."""
     g = getattr(fn, "__globals__", None)
-    if g is None or "range" in g:
-        return False
-    g["range"] = trange
-    return True
+    if g is None:
+        return ()
+    names = tuple(name for name in _TAINTED if name not in g)
+    for name in names:
+        g[name] = _TAINTED[name]
+    return names
+
+
+#: the builtins a template run's kernel module gets instead (npu/replay.py)
+_TAINTED = {"range": trange, "min": tmin, "max": tmax}
 
 
 def _mix_pipe_cores(chip: ChipModel, groups: int) -> tuple:

@@ -11,7 +11,9 @@ that remembers it is `a * block + c`. Arithmetic that keeps it affine (+, -, * b
 and % by a divisor of `a`) keeps the taint; every comparison the kernel or the kernel API
 makes with it (bounds checks, `min`, `max`, `if`) becomes a linear constraint on the block
 index that keeps the comparison's outcome (`Guards`). Every other use — `range(idx, ...)`,
-indexing, hashing, formatting, float maths, `int()` — pins the template to its own block.
+indexing, hashing, formatting, float maths, `int()` — pins the template to its own block,
+unless every block the constraints still admit has that same value (a tail band's row count,
+once comparisons have set the band apart).
 A later block replays the template only if it satisfies every constraint, starts at the same
 time on its core and shares HBM with as many cores: then it executes the same Python path,
 issues the same instructions with the same costs, and its records are the template's.
@@ -94,6 +96,17 @@ class Guards:
 
     def pin(self) -> None:
         self.pinned = True
+
+    def admitted(self) -> np.ndarray:
+        """Per block (bool), whether it may still replay this template (the template's own
+        block included). Only ever shrinks, so what holds on it now holds for every block
+        that replays."""
+        keep = (self.xs >= self.lo) & (self.xs <= self.hi)
+        if self.mask is not None:
+            keep &= self.mask
+        if self.ne:
+            keep[[x for x in self.ne if 0 <= x < len(keep)]] = False
+        return keep
 
     def linear(self, a: int, d: int, rel: str, outcome: bool) -> None:
         """`rel(a * (x - block) + d, 0)` was `outcome` at x = block: keep it so for x.
@@ -289,7 +302,12 @@ class BlockIndex:
 
     # ---- everything else: the value leaves the affine world; the template is its own block -----
     def _plain(self) -> int:
-        self.g.pin()
+        """The value, as an int the kernel may use any way: the template is pinned to its
+        own block unless every block it still admits has this value (the row count of a
+        tail band, say, which comparisons already set apart from the other bands)."""
+        g = self.g
+        if not g.pinned and not (self.values()[g.admitted()] == self.v).all():
+            g.pin()
         return self.v
 
     def __hash__(self):
@@ -407,6 +425,31 @@ def trange(*args):
     if type(start) is not BlockIndex:
         return plain
     return _Iterations(start, step, n)
+
+
+def tmin(*args, **kw):
+    """`min` for code that may compare block indices: the builtin's, except that a result every
+    admitted block shares is that plain int (`min(N - ni * 512, 512)` is 512 in every column:
+    the tie in the last one does not set it apart). Installed with `trange`."""
+    return _extreme(min, np.minimum, args, kw)
+
+
+def tmax(*args, **kw):
+    """`max`, as `tmin` is `min`."""
+    return _extreme(max, np.maximum, args, kw)
+
+
+def _extreme(builtin, ufunc, args: tuple, kw: dict):
+    if kw or len(args) < 2 or not all(type(x) in (int, BlockIndex) for x in args):
+        return builtin(*args, **kw)
+    g = guards_of(*args)
+    if g is None or g.pinned:
+        return builtin(*args)
+    vals = ufunc.reduce([_values(x, g) for x in args])
+    v = int(vals[g.block])
+    if (vals[g.admitted()] == v).all():
+        return v
+    return builtin(*args)
 
 
 class _Iterations:
