@@ -20,6 +20,9 @@ How (deliberately simple, stated so users can judge it):
 - Writes are not modelled as L2 fills (outputs go to HBM).
 Off (`run.l2_enabled = False`, or `l2_model = false` under [dma] in the chip file), every read is
 an HBM read — the setting under which the textbook GM-traffic formulas hold exactly.
+
+Past 400 lines; the seam to split on: the per-read model (L2Model) | the counting pre-pass
+(Prepass, prepass_counts).
 """
 
 from __future__ import annotations
