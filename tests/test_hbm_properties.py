@@ -374,3 +374,26 @@ def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes
         assert np.array_equal(getattr(on.records, name), getattr(slow.records, name)), name
     for name in ("start", "end"):
         assert np.allclose(getattr(on.records, name), getattr(slow.records, name), rtol=0, atol=1e-6)
+
+
+def test_a_timing_only_first_pass_let_go_for_a_rerun_that_does_not_hold_is_run_again(monkeypatch):
+    # the first pass's records are let go before a rerun (two passes' records of a 16384³ matmul
+    # do not fit side by side); when no rerun holds, the first pass runs again: same timeline
+    from asc_tui.devkit.loader import load_operator
+    from asc_tui.devkit.runner import prepare
+    from asc_tui.npu import shared_hbm
+    from asc_tui.operator import Case
+
+    op = load_operator("vector_add_bias")
+    op = replace(op, cases={**op.cases, "h": Case("h", dict(n=50 * 1024 * 6))})
+    _, _, _, lnch, _, gm = prepare(op, "h", dict(tile_length=1024, buffer_num=1, block_dim=50), False, 0)
+    reruns = []
+
+    def one_rerun_that_does_not_hold(model, xf, rerun, used=None, close_enough=None):
+        reruns.append(rerun(used))  # runs (and lets the first pass go), then is not taken
+        return None, 1, False
+
+    monkeypatch.setattr(shared_hbm, "settle", one_rerun_that_does_not_hold)
+    em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, NARROW, numeric=False)
+    assert len(reruns) == 1
+    assert em.timeline_key() == _uncontended(op, lnch, gm).timeline_key()

@@ -387,9 +387,18 @@ def _launch(
         records, blocks = timelines(closed)
         del closed
     if run.hbm_xf is not None and run.hbm_plan is None:
-        shared = share_hbm(launch, run, kernel, gm_args, tiling, block_dim, timeout_s)
+        # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
+        # two passes' records of a 16384³ matmul would not fit in memory side by side
+        first = [records, blocks]
+        del records, blocks
+        shared = share_hbm(
+            launch, run, kernel, gm_args, tiling, block_dim, timeout_s, None if numeric else first
+        )
         if shared is not None:  # the fixed point's timeline replaces the first pass's
             records, blocks = shared.records, shared.blocks
+        else:
+            records, blocks = first
+        del first
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = tuple(
         sorted(

@@ -98,34 +98,42 @@ def _block_transfers(columns: dict, noted: list, chip) -> np.ndarray:
     return both[np.argsort(both[:, 0], kind="stable")]
 
 
-def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s):
+def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, held: list | None = None):
     """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds.
-    `launch` is npu/launch.launch (the passes are launches of their own)."""
+    `launch` is npu/launch.launch (the passes are launches of their own). `held`, a timing-only
+    first pass's [records, blocks], is emptied before the first rerun (the passes' records need
+    not fit in memory side by side); if no rerun then holds, the first pass is run again, which
+    gives the same timeline (lockstep prices, no sharing)."""
     first: Pass = run.hbm_xf
     xf = first.xf
     if not len(xf):
         return None
     chip = run.chip
+    shadows = [
+        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
+    ]
 
-    def rerun(durations):
-        per_group = [durations[a:b].tolist() for a, b in zip(first.offsets[:-1], first.offsets[1:])]
-        plan = [per_group[g] for g in first.group]
-        seen: list = []
-
+    def again(plan, seen: list):
         def setup(r) -> None:
             r.hbm_plan = plan
+            r.hbm_shared = plan is not None
             r.l2_enabled = run.l2_enabled
             r.l2_counts = run.l2_counts
             r.lineage = False
             seen.append(r)
 
-        shadows = [
-            GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
-        ]
+        return launch(
+            kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+        )
+
+    def rerun(durations):
+        per_group = [durations[a:b].tolist() for a, b in zip(first.offsets[:-1], first.offsets[1:])]
+        plan = [per_group[g] for g in first.group]
+        seen: list = []
+        if held is not None:
+            held[:] = [None, None]
         try:
-            res = launch(
-                kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
-            )
+            res = again(plan, seen)
         except OperatorError as exc:
             if exc.kind == "timeout":
                 raise
@@ -143,4 +151,6 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s):
     slack = close_enough if first.records >= SLACK_FROM else None
     result, passes, _ = settle(HbmModel.of(chip), xf, rerun, first.used, slack)
     run.hbm_passes = passes + 1
+    if result is None and held is not None and held[0] is None:
+        result = again(None, [])  # no rerun held, and the first pass was let go
     return result
