@@ -13,6 +13,10 @@ from asc_tui.tui.app import Workbench
 
 DATA = Path(__file__).parent / "tui_data"
 SRC = (DATA / "add_custom.py").read_text()
+# add_custom with a 50 ms pause per tile: a tune that runs long enough to cancel
+SLOW = SRC.replace(
+    "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
+)
 
 
 def make_app(ops, **kw) -> Workbench:
@@ -325,10 +329,7 @@ def test_quick_tune_fills_best_so_far_and_apply_best_reruns_with_it(ops):
 
 
 def test_cancel_key_stops_a_running_tune(ops):
-    slow = SRC.replace(
-        "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
-    )
-    (ops / "add_custom.py").write_text(slow)
+    (ops / "add_custom.py").write_text(SLOW)
 
     async def go():
         app = make_app(ops)

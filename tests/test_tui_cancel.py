@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_tui_app import SRC, log_text, make_app, started, until
+from test_tui_app import SLOW, SRC, log_text, make_app, started, until
 
 from asc_tui.config import Config
 from asc_tui.tui.state import Status
@@ -37,10 +37,7 @@ def test_cancelling_a_hung_run_restores_the_header_and_the_tree_mark(ops):
 
 
 def test_after_a_cancelled_full_tune_the_eta_stops(ops):
-    slow = SRC.replace(
-        "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
-    )
-    (ops / "add_custom.py").write_text(slow)
+    (ops / "add_custom.py").write_text(SLOW)
 
     async def go():
         app = make_app(ops)
