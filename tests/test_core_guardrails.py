@@ -168,6 +168,8 @@ def test_endless_loop_is_stopped_with_its_line(write_operator):
     err = report.errors[0]
     assert err.kind == "timeout"
     assert err.line in (line_of(src), line_of(src) - 1)
+    # how far the block got tells an endless loop from a kernel too large for the limit
+    assert "block 0 had issued" in err.message and "instructions" in err.message
 
 
 def test_syntax_error_points_at_the_line(write_operator):

@@ -365,10 +365,12 @@ class RunWorker:
                     "timeout",
                     error=ErrorInfo(
                         "timeout",
-                        f"{name} did not finish within {timeout:g} s and was stopped (an infinite loop?)",
+                        f"{name} did not finish within {timeout:g} s and was stopped: an endless "
+                        "loop, or a kernel too large to emulate in that time",
                         file,
                         line,
-                        "raise worker_timeout in the config if the kernel is just long",
+                        "raise worker_timeout in the config (or run it --timing-only) if the kernel "
+                        "is just long",
                         source_line(file, line),
                     ),
                 )

@@ -594,6 +594,14 @@ class _numbers_done:
         return False
 
 
+def _progress(core) -> str:
+    """How far the running block got: tells an endless loop (few instructions, or the same
+    line forever) from a kernel that is merely too large for the limit."""
+    if core is None:
+        return ""
+    return f", block {core.block} had issued {len(core.rec):,} instructions"
+
+
 class _deadline:
     """Stop a runaway kernel after `seconds` (main thread, POSIX): raises KernelTimeout there."""
 
@@ -635,11 +643,12 @@ class _deadline:
         f = next((u for u in subs if u is not None), None) or user(frame)
         f = f or frame
         raise KernelTimeout(
-            f"the kernel did not finish within {self.seconds:g} s (an endless loop?); it was "
-            f"running this line",
+            f"the kernel did not finish within {self.seconds:g} s; it was running this line"
+            + _progress(state.core),
             f.f_code.co_filename,
             f.f_lineno,
-            hint="raise the limit with --timeout if the kernel is just long",
+            hint="an endless loop issues few instructions; if the kernel is just long, raise the "
+            "limit with --timeout or run it --timing-only",
         )
 
     def __exit__(self, *exc):
