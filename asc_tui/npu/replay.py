@@ -500,6 +500,7 @@ class Template:
     warned: dict  # warning key -> how many times the block warned there
     xfers: list = field(default_factory=list)  # its GM transfers as `Core.xfers` (npu/hbm.py)
     plan: list | None = None  # the transfer durations it followed (`Core.plan`, npu/hbm.py)
+    program: object = None  # a full run's: its numbers for a replayed block (npu/numtrace.py)
 
 
 @dataclass
