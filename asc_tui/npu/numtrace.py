@@ -191,12 +191,14 @@ class _Local:
 class _Segment:
     """Entries run in order (`reps` 1), or a loop body run `reps` times (iterations chunked)."""
 
-    __slots__ = ("slots", "reps", "back")
+    __slots__ = ("slots", "reps", "back", "finals", "scratch")
 
-    def __init__(self, slots: list, reps: int, back: list):
+    def __init__(self, slots: list, reps: int, back: list, finals: list = ()):
         self.slots = slots  # (code, fn, extra, operands) per entry
         self.reps = reps
         self.back = back  # scratch byte ranges a loop writes: copied to the state after it
+        self.finals = finals  # copies elided in the loop, run for its last iteration after it
+        self.scratch = any(type(op) is _Local and not op.main for *_, ops in slots for op in ops)
 
 
 class Program:
@@ -205,9 +207,11 @@ class Program:
     def __init__(self, trace: NumTrace, block: int):
         self.block = block
         entries, starts, gofs = trace.entries, trace.starts, trace.gofs
-        self.layout, self.row = _layout(entries)
+        ids_of: dict = {}
+        ids = [ids_of.setdefault(e, len(ids_of)) for e in entries]
+        self.layout, self.row = _layout(ids_of)
         self.gms: list[_Gm] = []
-        loops = _loops(entries, starts, gofs)
+        loops = _loops(ids, starts, gofs)
         self.segments = [self._segment(entries, starts, gofs, i, p, r) for i, p, r in loops]
         gms = self.gms
         self._v = np.array([g.v for g in gms], dtype=np.int64)
@@ -311,7 +315,8 @@ class Program:
                     gk += 1
             slots.append(self._slot(e, starts, g, steps, main, reps))
             g += n_gm
-        return _Segment(slots, reps, _merge(writes))
+        slots, finals = _elide(slots)
+        return _Segment(slots, reps, _merge(writes), finals)
 
     # ---- running ----------------------------------------------------------------------------------
     def run(self, blocks: list[int]) -> None:
@@ -358,13 +363,102 @@ class Program:
             if seg.reps == 1:
                 _run_slots(seg.slots, main, main, b0, nb, 0, 1, self.row)
                 continue
-            per = max(1, CHUNK_BYTES // max(1, nb * self.row))
-            tmp = np.empty((min(per, seg.reps), nb, self.row), dtype=np.uint8)
+            per = max(1, CHUNK_BYTES // max(1, nb * self.row)) if seg.scratch else seg.reps
+            tmp = np.empty((min(per, seg.reps), nb, self.row if seg.scratch else 0), dtype=np.uint8)
             for j0 in range(0, seg.reps, per):
                 _run_slots(seg.slots, tmp, main, b0, nb, j0, min(per, seg.reps - j0), self.row)
-            last = tmp[(seg.reps - 1) % per]
-            for lo, hi in seg.back:
-                main[:, lo:hi] = last[:, lo:hi]
+            if seg.scratch:
+                last = tmp[(seg.reps - 1) % per]
+                for lo, hi in seg.back:
+                    main[:, lo:hi] = last[:, lo:hi]
+            _run_slots(seg.finals, main, main, b0, nb, seg.reps - 1, 1, self.row)
+
+
+def _elide(slots: list) -> tuple[list, list]:
+    """A loop body without the copies through local memory that only stage a GM tile for one
+    reader (the element-wise ops read GM directly) or a result for one writer (the op writes
+    GM directly): the same bits, each copy being exact, at a fraction of the memory traffic.
+    Returns the body and the elided copies, whose local side the state after the loop needs
+    (run for the last iteration). Only where nothing else in the body touches either side."""
+    finals = []
+    k = 0
+    while k < len(slots):
+        code, _, _, ops = slots[k]
+        done = False
+        if code == COPY and type(ops[0]) is _Local and type(ops[1]) is _Gm:
+            done = _elide_load(slots, k, finals)
+        elif code == COPY and type(ops[0]) is _Gm and type(ops[1]) is _Local:
+            done = _elide_store(slots, k, finals)
+        if not done:
+            k += 1
+    return slots, finals
+
+
+def _same(a: _Local, b) -> bool:
+    return type(b) is _Local and not b.main and a.off == b.off and a.n == b.n and a.dtype == b.dtype
+
+
+def _touches(a: _Local, b) -> bool:
+    return type(b) is _Local and not b.main and a.off < b.off + b.n * b.isz and b.off < a.off + a.n * a.isz
+
+
+def _gm_free(slots: list, gm: _Gm, but: int) -> bool:
+    """Whether no slot except `but` writes GM that `gm` touches in the same iteration (or, for
+    a written `gm`, reads it). Other iterations never do (`Program._loop`)."""
+    lo = gm.addr + gm.v * gm.isz
+    hi = lo + gm.n * gm.isz
+    for i, (_, _, _, ops) in enumerate(slots):
+        if i == but:
+            continue
+        for j, op in enumerate(ops):
+            if type(op) is not _Gm or op.root != gm.root or not (j == 0 or gm.write):
+                continue
+            olo = op.addr + op.v * op.isz
+            if op.a != gm.a or (olo < hi and lo < olo + op.n * op.isz):
+                return False
+    return True
+
+
+def _elide_load(slots: list, k: int, finals: list) -> bool:
+    loc, gm = slots[k][3][0], slots[k][3][1]
+    if loc.dtype != gm.dtype or not _gm_free(slots, gm, k):
+        return False
+    readers = []
+    for i, (_, _, _, ops) in enumerate(slots):
+        if i == k:
+            continue
+        if _touches(loc, ops[0]):
+            return False  # written again in the body
+        for j in (1, 2):
+            if _touches(loc, ops[j]):
+                if i < k or not _same(loc, ops[j]):
+                    return False
+                readers.append((i, j))
+    for i, j in readers:
+        code, fn, extra, ops = slots[i]
+        slots[i] = (code, fn, extra, [gm if x == j else op for x, op in enumerate(ops)])
+    finals.append(slots.pop(k))
+    return True
+
+
+def _elide_store(slots: list, k: int, finals: list) -> bool:
+    gm, loc = slots[k][3][0], slots[k][3][1]
+    if loc.dtype != gm.dtype:
+        return False
+    writers = [i for i, (_, _, _, ops) in enumerate(slots) if _touches(loc, ops[0])]
+    if len(writers) != 1 or writers[0] > k or not _same(loc, slots[writers[0]][3][0]):
+        return False
+    p = writers[0]
+    for i, (_, _, _, ops) in enumerate(slots):
+        if i != k and (_touches(loc, ops[1]) or _touches(loc, ops[2])):
+            return False  # read by another slot (or the writer reads it itself)
+    if not _gm_free(slots, gm, k):
+        return False
+    code, fn, extra, ops = slots[p]
+    slots[p] = (code, fn, extra, [gm, *ops[1:]])
+    slots.pop(k)
+    finals.append((COPY, None, None, [loc, gm, None]))
+    return True
 
 
 def _run_slots(slots, scratch, main, b0: int, nb: int, j0: int, ni: int, row: int) -> None:
@@ -399,7 +493,7 @@ def _runs(blocks: list[int]):
     yield start, prev - start + 1
 
 
-def _layout(entries: list[tuple]) -> tuple[dict, int]:
+def _layout(entries) -> tuple[dict, int]:
     """Where each memory's bytes go in a scratch row: memory -> row offset of its byte 0 (the
     bytes the trace touches, from the lowest to the highest, 64 B aligned); the row's length."""
     span: dict = {}
@@ -445,17 +539,15 @@ def _merge(ranges: list[tuple]) -> list[tuple]:
     return [tuple(r) for r in out]
 
 
-def _loops(entries: list[tuple], starts: list[int], gofs: list[int]):
-    """The trace as (first entry, body length, repetitions): loops where the same entries repeat
-    with every GM start moving by the same step each time, runs of other entries between."""
-    ids_of: dict = {}
-    ids = [ids_of.setdefault(e, len(ids_of)) for e in entries]
+def _loops(ids: list[int], starts: list[int], gofs: list[int]):
+    """The trace (`ids`: one per entry, equal for equal entries) as (first entry, body length,
+    repetitions): loops where the same entries repeat with every GM start moving by the same
+    step each time, runs of other entries between."""
     n = len(ids)
-    ends = [*gofs[1:], len(starts)]
     out = []
     i = single = 0
     while i < n:
-        p, r = _loop_at(ids, starts, gofs, ends, i)
+        p, r = _loop_at(ids, starts, gofs, i)
         if r > 1:
             if single < i:
                 out.append((single, i - single, 1))
@@ -469,7 +561,7 @@ def _loops(entries: list[tuple], starts: list[int], gofs: list[int]):
     return out
 
 
-def _loop_at(ids, starts, gofs, ends, i: int) -> tuple[int, int]:
+def _loop_at(ids, starts, gofs, i: int) -> tuple[int, int]:
     """The longest loop starting at entry i (body length, repetitions), (1, 1) if none."""
     n = len(ids)
     best = (1, 1)
