@@ -375,7 +375,12 @@ def _launch(
             if guards is not None and numeric and done is not None and core.lazy is None:
                 program = compile_trace(core.trace, done.columns, b)
             core.trace = None
-            if guards is not None and len(run.log) == logged and run.hccl is None and (program or not numeric):
+            if (
+                guards is not None
+                and len(run.log) == logged
+                and run.hccl is None
+                and (program or not numeric)
+            ):
                 replayer.learn(
                     Template(
                         guards,

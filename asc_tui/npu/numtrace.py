@@ -276,7 +276,10 @@ class Program:
                 hi = lo + spec[3] * spec[4].itemsize
                 if _covered(writes, lo, hi):
                     continue
-                if any(_overlaps(lo, hi, self.layout[f[1]] + f[2], f[3] * f[4].itemsize) for f in _local_dsts(body)):
+                if any(
+                    _overlaps(lo, hi, self.layout[f[1]] + f[2], f[3] * f[4].itemsize)
+                    for f in _local_dsts(body)
+                ):
                     return None  # a value carried from one iteration to the next
                 row[k] = True
             d = e[3]
@@ -292,7 +295,9 @@ class Program:
             for k, spec in enumerate(e[3:]):
                 if spec is not None and spec[0] == GM:
                     root = id(_root(spec[1].data))
-                    per_root.setdefault(root, []).append((starts[g], spec[3], spec[4], steps_all[g - g0], k == 0))
+                    per_root.setdefault(root, []).append(
+                        (starts[g], spec[3], spec[4], steps_all[g - g0], k == 0)
+                    )
                     g += 1
         for ops in per_root.values():
             if not any(w for *_, w in ops):
