@@ -374,7 +374,6 @@ def _launch(
             program = None
             if guards is not None and numeric and done is not None and core.lazy is None:
                 program = compile_trace(core.trace, done.columns, b)
-            core.trace = None
             if (
                 guards is not None
                 and len(run.log) == logged
