@@ -226,14 +226,15 @@ class _Misguessed(BaseException):
 
 def _template_run(fn, gm_args, tiling, core) -> None:
     """Run a template block; if it raises, start the launch over step by step — unless it was a
-    full run's template that already wrote GM: running again from its state could differ (an
-    in-place or atomic kernel), so the error stands as the kernel's own."""
+    full run's template and the error is the kernel API's own (what a step-by-step run reports
+    at the same place: the run is not repeated, with its side effects), or the template already
+    wrote GM (running again from that state could differ: an in-place or atomic kernel)."""
     try:
         fn(*gm_args, tiling)
     except KernelTimeout:
         raise
-    except Exception:
-        if core.numeric and _wrote_gm(core):
+    except Exception as exc:
+        if core.numeric and (isinstance(exc, OperatorError) or _wrote_gm(core)):
             raise
         raise _StepByStep from None
 
