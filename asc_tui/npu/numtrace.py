@@ -37,8 +37,10 @@ GM, LOCAL = 0, 1
 #: longest loop body (entries) looked for, and how many candidate bodies are tried at a place
 MAX_PERIOD = 64
 MAX_TRIES = 4
-#: bytes of scratch a chunk of loop iterations may take (so it stays in cache)
+#: bytes of scratch a chunk of loop iterations may take (so it stays in cache), and the local
+#: state of a batch of blocks (a batch of thousands of blocks is run in several)
 CHUNK_BYTES = 1 << 19
+BATCH_BYTES = 1 << 25
 
 
 class NumTrace:
@@ -329,7 +331,8 @@ class Program:
         its Python step by step after the one before it."""
         for buf in self._written:  # GM written: what `lineage.gm_written` does for a plain buffer
             buf.version += 1
-        for b0, count in _runs(blocks):
+        most = max(1, BATCH_BYTES // max(1, self.row))
+        for b0, count in _runs(blocks, most):
             if count > 1 and not self._apart(b0, count):
                 for b in range(b0, b0 + count):
                     self._run(b, 1)
@@ -487,11 +490,11 @@ def _run_slots(slots, scratch, main, b0: int, nb: int, j0: int, ni: int, row: in
         run_entry(code, fn, extra, *views)
 
 
-def _runs(blocks: list[int]):
-    """(first, count) of each run of consecutive blocks."""
+def _runs(blocks: list[int], most: int):
+    """(first, count) of each run of consecutive blocks, at most `most` blocks each."""
     start = prev = blocks[0]
     for b in blocks[1:]:
-        if b != prev + 1:
+        if b != prev + 1 or b - start == most:
             yield start, prev - start + 1
             start = b
         prev = b
