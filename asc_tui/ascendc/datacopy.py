@@ -155,8 +155,13 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         else:
             atomic.store(core, dst.arr, slice(s, s + n), src.arr[:n], fr)
         tr = core.trace
+        # a template of block replay traces its numbers (npu/numtrace.py); an atomic GM write
+        # combines with what GM holds, which no entry says: its blocks then run step by step
         if tr is not None:
-            _trace_copy(core, tr, dst, src, n, read)
+            if read or atomic.atomic_of(core) is None:
+                tr.add(len(core.rec), COPY, None, None, n, dst, src)
+            else:
+                tr.bad = True
     if read:
         pipe = MTE2
         core.gm_read += nb
@@ -178,15 +183,6 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
     if san is not None:
         san.access(core, src, 0, n, False, fr)
         san.access(core, dst, 0, n, True, fr)
-
-
-def _trace_copy(core, tr, dst, src, n: int, read: bool) -> None:
-    """Trace a count-form copy for block replay (npu/numtrace.py); an atomic GM write combines
-    with what GM holds, which no trace entry says: the template's blocks then run step by step."""
-    if not read and atomic.atomic_of(core) is not None:
-        tr.bad = True
-    else:
-        tr.add(len(core.rec), COPY, None, None, n, dst, src)
 
 
 def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:

@@ -66,32 +66,39 @@ class NumTrace:
         """Trace one effect on `n` elements of each operand (tensors of the kernel API: a GM one
         has `buffer` and `start`, a local one `mem` and `offset`), whose record will be `rec`."""
         g = len(self.starts)
-        specs = []
-        for t in (dst, src0, src1):
-            if t is None:
-                specs.append(None)
-                continue
-            arr = t.arr
-            if arr is None or arr.dtype != t.dtype:  # packed int4b_t: bytes, not elements
-                self.bad = True
-                return
-            buf = getattr(t, "buffer", None)
-            if buf is None:
-                specs.append((LOCAL, t.mem, t.offset, n, t.dtype))
-                continue
-            s = t.start
-            if type(s) is int:
-                a = 0
-            elif type(s) is BlockIndex and s.vals is None and s.a > 0:
-                a, s = s.a, s.v
-            else:  # starts not affine in the block index (or moving backwards): not traced
-                self.bad = True
-                return
-            self.starts.append(s)
-            specs.append((GM, buf, t.dtype, n, a))
-        self.entries.append((code, fn, extra, *specs))
+        d = self._spec(dst, n)
+        a = None if src0 is None else self._spec(src0, n)
+        b = None if src1 is None else self._spec(src1, n)
+        if d is None or (a is None and src0 is not None) or (b is None and src1 is not None):
+            del self.starts[g:]
+            self.bad = True
+            return
+        self.entries.append((code, fn, extra, d, a, b))
         self.gofs.append(g)
         self.recs.append(rec)
+
+    def _spec(self, t, n: int) -> tuple | None:
+        arr = t.arr
+        if arr is None or (arr.dtype is not t.dtype and arr.dtype != t.dtype):
+            return None  # packed int4b_t: bytes, not elements
+        is_gm = _IS_GM.get(type(t))
+        if is_gm is None:
+            is_gm = _IS_GM[type(t)] = hasattr(t, "buffer")
+        if not is_gm:
+            return (LOCAL, t.mem, t.offset, n, t.dtype)
+        s = t.start
+        if type(s) is int:
+            a = 0
+        elif type(s) is BlockIndex and s.vals is None and s.a > 0:
+            a, s = s.a, s.v
+        else:  # starts not affine in the block index (or moving backwards): not traced
+            return None
+        self.starts.append(s)
+        return (GM, t.buffer, t.dtype, n, a)
+
+
+#: tensor class -> whether it is a GM tensor (has `buffer`)
+_IS_GM: dict = {}
 
 
 def run_entry(code: int, fn, extra, d, s0, s1) -> None:
@@ -121,11 +128,13 @@ def compile_trace(trace: NumTrace | None, columns: dict, block: int) -> Program 
     need = np.flatnonzero(work)
     if len(need) != len(trace.recs) or not np.array_equal(need, trace.recs):
         return None
-    for e in trace.entries:
+    ids_of: dict = {}  # distinct entries -> their id
+    ids = [ids_of.setdefault(e, len(ids_of)) for e in trace.entries]
+    for e in ids_of:
         for spec in e[3:]:
             if spec is not None and spec[0] == GM and _unplain(spec[1]):
                 return None
-    return Program(trace, block)
+    return Program(trace, block, ids_of, ids)
 
 
 def _unplain(buf) -> bool:
@@ -206,11 +215,9 @@ class _Segment:
 class Program:
     """A compiled trace: segments, the scratch row layout, the GM operands for the checks."""
 
-    def __init__(self, trace: NumTrace, block: int):
+    def __init__(self, trace: NumTrace, block: int, ids_of: dict, ids: list[int]):
         self.block = block
         entries, starts, gofs = trace.entries, trace.starts, trace.gofs
-        ids_of: dict = {}
-        ids = [ids_of.setdefault(e, len(ids_of)) for e in entries]
         self.layout, self.row = _layout(ids_of)
         self.gms: list[_Gm] = []
         loops = _loops(ids, starts, gofs)
@@ -225,7 +232,7 @@ class Program:
         self._write = np.array([g.write for g in gms], dtype=bool)
         self._root = np.array([g.root for g in gms], dtype=np.int64)
         #: GM buffers the trace writes
-        self._written = list({id(e[3][1]): e[3][1] for e in entries if e[3][0] == GM}.values())
+        self._written = list({id(e[3][1]): e[3][1] for e in ids_of if e[3][0] == GM}.values())
 
     # ---- compiling --------------------------------------------------------------------------------
     def _segment(self, entries, starts, gofs, i: int, p: int, reps: int) -> _Segment:
@@ -552,10 +559,11 @@ def _loops(ids: list[int], starts: list[int], gofs: list[int]):
     repetitions): loops where the same entries repeat with every GM start moving by the same
     step each time, runs of other entries between."""
     n = len(ids)
+    ida, sa = np.asarray(ids, dtype=np.int64), np.asarray(starts, dtype=np.int64)
     out = []
     i = single = 0
     while i < n:
-        p, r = _loop_at(ids, starts, gofs, i)
+        p, r = _loop_at(ids, ida, sa, gofs, i)
         if r > 1:
             if single < i:
                 out.append((single, i - single, 1))
@@ -569,8 +577,10 @@ def _loops(ids: list[int], starts: list[int], gofs: list[int]):
     return out
 
 
-def _loop_at(ids, starts, gofs, i: int) -> tuple[int, int]:
-    """The longest loop starting at entry i (body length, repetitions), (1, 1) if none."""
+def _loop_at(ids: list, ida: np.ndarray, sa: np.ndarray, gofs: list, i: int) -> tuple[int, int]:
+    """The longest loop starting at entry i (body length, repetitions), (1, 1) if none. Counts
+    repetitions 8 at a time, then all the rest at once: a place where no loop starts costs
+    little, a long loop one pass."""
     n = len(ids)
     best = (1, 1)
     j = i
@@ -580,20 +590,30 @@ def _loop_at(ids, starts, gofs, i: int) -> tuple[int, int]:
         except ValueError:
             break
         p = j - i
-        body = ids[i:j]
-        if i + 2 * p > n or ids[j : j + p] != body:
-            continue
-        g0, g1 = gofs[i], gofs[j]
-        G = g1 - g0
-        prev = starts[g1 : g1 + G]
-        step = [b - a for a, b in zip(starts[g0:g1], prev)]
-        r = 2
-        while i + (r + 1) * p <= n and ids[i + r * p : i + (r + 1) * p] == body:
-            cur = starts[g0 + r * G : g0 + (r + 1) * G]
-            if [c - q for q, c in zip(prev, cur)] != step:
-                break
-            prev = cur
-            r += 1
+        r = _repeats(ida, sa, gofs, i, p, min(8, (n - i) // p))
+        if r == 8:
+            r = _repeats(ida, sa, gofs, i, p, (n - i) // p)
         if p * r > best[0] * best[1]:
             best = (p, r)
     return best
+
+
+def _repeats(ida: np.ndarray, sa: np.ndarray, gofs: list, i: int, p: int, most: int) -> int:
+    """How many of the first `most` bodies of p entries from i repeat the first, with every GM
+    start moving by the same step from one to the next."""
+    if most < 2:
+        return 1
+    body = ida[i : i + most * p].reshape(most, p)
+    same = (body == body[0]).all(axis=1)
+    r = most if same.all() else int(np.argmin(same))
+    if r < 2:
+        return 1
+    g0 = gofs[i]
+    G = gofs[i + p] - g0
+    if G:
+        st = sa[g0 : g0 + r * G].reshape(r, G)
+        d = st[1:] - st[:-1]
+        ok = (d == d[0]).all(axis=1)
+        if not ok.all():
+            r = int(np.argmin(ok)) + 1
+    return r
