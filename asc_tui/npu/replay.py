@@ -18,9 +18,13 @@ A later block replays the template only if it satisfies every constraint, starts
 time on its core and shares HBM with as many cores: then it executes the same Python path,
 issues the same instructions with the same costs, and its records are the template's.
 
-Not used (every block runs step by step): full (numeric) runs, the sanitizer, mixed AIC/AIV
-kernels, collectives, launches that use the L2 model (its hits depend on addresses), blocks
-that log, and chips whose DMA time depends on what other cores do at the same moment
+In a full (numeric) run the template also traces its numbers, and a replayed block's come
+from running that trace with the block's GM offsets (npu/numtrace.py): only for plain vector
+launches, and only when the trace provably holds everything the template computed and no
+number steered its Python; otherwise its blocks run step by step.
+
+Not used (every block runs step by step): the sanitizer, mixed AIC/AIV kernels, collectives,
+launches that use the L2 model (its hits depend on addresses), blocks that log, and chips whose DMA time depends on what other cores do at the same moment
 (`Core.dma_is_local`; see the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a
 pass gives each core its transfers' durations (`Core.plan`); a block replays a template only
 with the same plan.
