@@ -313,7 +313,7 @@ def _launch(
             group = None
             core = None if mix else Core(run, b, core_id, wave, t0, n_active)
             guards = None
-            if replayer is not None and core.dma_is_local:
+            if replayer is not None and core.dma_is_local and replayer.tracing:
                 core.block_index, guards = replayer.index(b)
                 if numeric:
                     core.trace = NumTrace()
@@ -375,6 +375,9 @@ def _launch(
             program = None
             if guards is not None and numeric and done is not None and core.lazy is None:
                 program = compile_trace(core.trace, done.columns, b)
+                # a trace refused is the kernel's code (an op no trace describes, a read of
+                # data): the launch's other blocks would refuse theirs too, so they run plain
+                replayer.tracing = program is not None
             if (
                 guards is not None
                 and len(run.log) == logged

@@ -24,10 +24,10 @@ launches, and only when the trace provably holds everything the template compute
 number steered its Python; otherwise its blocks run step by step.
 
 Not used (every block runs step by step): the sanitizer, mixed AIC/AIV kernels, collectives,
-launches that use the L2 model (its hits depend on addresses), blocks that log, and chips whose DMA time depends on what other cores do at the same moment
-(`Core.dma_is_local`; see the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a
-pass gives each core its transfers' durations (`Core.plan`); a block replays a template only
-with the same plan.
+launches that use the L2 model (its hits depend on addresses), blocks that log, and chips
+whose DMA time depends on what other cores do at the same moment (`Core.dma_is_local`; see
+the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a pass gives each core its
+transfers' durations (`Core.plan`); a block replays a template only with the same plan.
 """
 
 from __future__ import annotations
@@ -524,6 +524,7 @@ class Replayer:
     def __init__(self, block_dim: int):
         self.block_dim = block_dim
         self.templates: list[Template] = []
+        self.tracing = True  # a full run makes templates until one's trace is refused (numtrace)
 
     def index(self, block: int) -> tuple[BlockIndex, Guards]:
         g = Guards(block, self.block_dim)
