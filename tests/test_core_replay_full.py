@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
+from test_core_replay import _patched
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TBuf, TPipe, TQue, half
@@ -58,28 +59,23 @@ def assert_same(fast, slow, out_fast: dict, out_slow: dict) -> None:
         assert np.array_equal(getattr(fast.records, name), getattr(slow.records, name)), name
 
 
-def _operator_pair(op, case, params):
-    runs = []
-    for replay in (True, False):
-        try:
-            _, _, _, lnch, arrays, gm = prepare(op, case, params, timing_only=False, seed=0)
-        except TilingError:
-            reject()  # a tiling the operator's constraints refuse (hypothesis draws another)
-        em = launch(
-            op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True, configure=_configure(replay)
-        )
-        runs.append((em, arrays))
-    (fast, a), (slow, b) = runs
+def assert_same_both_ways(run_once):
+    """`run_once(replay)` -> (launch, outputs), with replay on and off: the same (`assert_same`)."""
+    (fast, a), (slow, b) = run_once(True), run_once(False)
     assert_same(fast, slow, a, b)
     return fast
 
 
-def _patched(op, **case):
-    from dataclasses import replace
+def _operator_pair(op, case, params):
+    def run_once(replay):
+        try:
+            _, _, _, lnch, arrays, gm = prepare(op, case, params, timing_only=False, seed=0)
+        except TilingError:
+            reject()  # a tiling the operator's constraints refuse (hypothesis draws another)
+        cfg = _configure(replay)
+        return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True, configure=cfg), arrays
 
-    from asc_tui.operator import Case
-
-    return replace(op, cases={**op.cases, "h": Case("h", case)})
+    return assert_same_both_ways(run_once)
 
 
 @FAST
@@ -208,22 +204,14 @@ def element_wise(x, y, z, t: T):
 
 
 def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
-    runs = []
-    for replay in (True, False):
+    def run_once(replay):
         rng = np.random.default_rng(seed)
-        x = rng.standard_normal(size).astype(np.float16)
-        y = rng.standard_normal(size).astype(np.float16)
+        x, y = (rng.standard_normal(size).astype(np.float16) for _ in range(2))
         z = np.full(size, np.float16(7.0))
-        gm = [
-            make_gm("x", np.float16, size, x),
-            make_gm("y", np.float16, size, y),
-            make_gm("z", np.float16, size, z),
-        ]
-        em = launch(element_wise, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay))
-        runs.append((em, {"z": z}))
-    (fast, a), (slow, b) = runs
-    assert_same(fast, slow, a, b)
-    return fast
+        gm = [make_gm(name, np.float16, size, a) for name, a in (("x", x), ("y", y), ("z", z))]
+        return launch(element_wise, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"z": z}
+
+    return assert_same_both_ways(run_once)
 
 
 @FAST
