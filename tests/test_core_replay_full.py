@@ -276,3 +276,58 @@ def test_a_trace_missing_a_record_is_refused():
     assert numtrace.compile_trace(tr, cols, 0) is None  # the MTE2 record has no entry
     cols = {"kind": np.array([KIND_WORK, KIND_WORK]), "pipe": np.array([V, S])}
     assert numtrace.compile_trace(tr, cols, 0) is None  # scalar work: GetValue, SetValue...
+
+
+def test_a_mask_that_changes_no_admitted_block_keeps_the_block_index():
+    """C++ code converts to unsigned types with a mask (`(x & 0xFFFFFFFF)`, cxx/expr.py) and
+    tests signs with one: the value itself or one shared int, where it is so in every admitted
+    block; anything else pins, as every other non-affine use does."""
+    from asc_tui.npu.replay import BlockIndex, Guards
+
+    g = Guards(2, 8)
+    i = BlockIndex(2, 1, g) * 1024
+    assert (i & 0xFFFFFFFF) is i and (0xFFFFFFFFFFFFFFFF & i) is i
+    assert type(i & 0x80000000) is int and i & 0x80000000 == 0
+    assert not g.pinned and g.admits(7)
+    assert (i & 2048) == 2048 and g.pinned  # blocks 0..7 differ in that bit
+
+
+VADD = """
+#include "kernel_operator.h"
+using namespace AscendC;
+constexpr uint32_t TILE = 256;
+extern "C" __global__ __aicore__ void vadd(GM_ADDR x, GM_ADDR y, uint32_t n)
+{
+    uint32_t per = n / GetBlockNum();
+    uint32_t base = per * GetBlockIdx();
+    GlobalTensor<float> xg, yg;
+    xg.SetGlobalBuffer((__gm__ float*)x + base, per);
+    yg.SetGlobalBuffer((__gm__ float*)y + base, per);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, 2 * TILE * sizeof(float));
+    LocalTensor<float> a = buf.Get<float>();
+    LocalTensor<float> c = a[TILE];
+    for (uint32_t off = 0; off < per; off += TILE) {
+        DataCopy(a, xg[off], TILE);
+        PipeBarrier<PIPE_ALL>();
+        Adds(c, a, 1.5f, TILE);
+        Exp(c, c, TILE);
+        PipeBarrier<PIPE_ALL>();
+        DataCopy(yg[off], c, TILE);
+        PipeBarrier<PIPE_ALL>();
+    }
+}
+"""
+
+
+def test_a_cpp_kernel_takes_its_replayed_numbers_from_the_trace(tmp_path, traced):
+    """The translator's unsigned conversions mask the block index (`& 0xFFFFFFFF`): it stays a
+    block index, so a C++ kernel replays like a Python one."""
+    from test_cxx_operator import make_op
+
+    path = make_op(tmp_path, VADD, n=8 * 1024, name="vadd")
+    spec = tmp_path / "vadd.py"
+    spec.write_text(spec.read_text().replace("Launch(1,", "Launch(8,"))
+    _operator_pair(load_operator(path), "default", {})
+    assert traced == list(range(1, 8))

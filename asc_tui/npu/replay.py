@@ -151,6 +151,8 @@ class Guards:
             self.lo = max(self.lo, -(k // -a_))
 
 
+_I64 = 1 << 63  # past int64: numpy's block-index values cannot be masked with it
+
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _REL = {
     "<": operator.lt,
@@ -379,10 +381,24 @@ class BlockIndex:
         return ~self._plain()
 
     def __and__(self, o):
+        """A mask (C++ code converting to an unsigned type: `x & 0xFFFFFFFF`, a sign test
+        `x & 0x80000000`): the value itself, or one int, when it is so in every admitted block."""
+        g = self.g
+        if type(o) is not int or g.pinned:
+            return self._plain() & o
+        vals = self.values()[g.admitted()]
+        if o >= _I64 and o & (_I64 - 1) == _I64 - 1:  # a 64-bit unsigned mask
+            return self if (vals >= 0).all() else self._plain() & o
+        if not -_I64 <= o < _I64:
+            return self._plain() & o
+        if ((vals & o) == vals).all():
+            return self
+        v = self.v & o
+        if ((vals & o) == v).all():
+            return v
         return self._plain() & o
 
-    def __rand__(self, o):
-        return o & self._plain()
+    __rand__ = __and__
 
     def __or__(self, o):
         return self._plain() | o
