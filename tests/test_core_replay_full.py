@@ -147,10 +147,11 @@ def _tensors(x, y, z, t: T, length):
 
 @AscendC.kernel
 def element_wise(x, y, z, t: T):
-    """Traced ops over tiles with a tail tile, a constant made before the loop (read from the
-    state before it), an accumulator carried through UB (variant "carry"), blocks that write
-    each other's GM (variant "overlap"), a branch on GM data (variant "branch"), an op no trace
-    describes (variant "untraced")."""
+    """Traced ops over tiles with a tail tile and a constant made before the loop (read from
+    the state before it); by variant: an accumulator carried through UB ("carry") or GM
+    ("gmcarry") from one tile to the next, a result written over its own input ("inplace"),
+    blocks that write each other's GM ("overlap"), a branch on UB data ("branch"), an op no
+    trace describes ("untraced")."""
     length = min(t.per, t.total - t.per * AscendC.GetBlockIdx())
     if length <= 0:
         return
@@ -176,7 +177,8 @@ def element_wise(x, y, z, t: T):
         n = min(t.tile, length - i * t.tile)
         xl, yl = qx.AllocTensor(half), qy.AllocTensor(half)
         AscendC.DataCopy(xl, xg[i * t.tile], n)
-        AscendC.DataCopy(yl, yg[i * t.tile], n)
+        src = {"inplace": zg[i * t.tile], "gmcarry": zg}.get(t.variant, yg[i * t.tile])
+        AscendC.DataCopy(yl, src, n)
         qx.EnQue(xl)
         qy.EnQue(yl)
         xl, yl, zl = qx.DeQue(half), qy.DeQue(half), qz.AllocTensor(half)
@@ -197,7 +199,7 @@ def element_wise(x, y, z, t: T):
         qx.FreeTensor(xl)
         qy.FreeTensor(yl)
         zl = qz.DeQue(half)
-        AscendC.DataCopy(zg[i * t.tile], zl, n)
+        AscendC.DataCopy(zg if t.variant == "gmcarry" else zg[i * t.tile], zl, n)
         if t.variant == "overlap":  # and again one block's share further: the next block's
             AscendC.DataCopy(zg[t.per + i * t.tile], zl, n)
         qz.FreeTensor(zl)
@@ -221,12 +223,13 @@ def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
     tile16=st.integers(1, 64),
     bufs=st.sampled_from([1, 2]),
     blocks=st.integers(1, 90),
-    variant=st.sampled_from(["mixed", "carry"]),
+    variant=st.sampled_from(["mixed", "carry", "inplace", "gmcarry"]),
 )
 def test_full_element_wise_kernel_with_replay_equals_step_by_step(per16, cut, tile16, bufs, blocks, variant):
     """Tails (a shorter last tile; a last block with less or nothing; counts not a multiple of
     32 B, which the hardware rounds down with a warning), waves (more blocks than cores),
-    double buffering, a UB value carried from one tile to the next."""
+    double buffering, a value carried from one tile to the next through UB or GM, GM updated
+    in place."""
     per, tile = per16 * 16 + (cut % 7), tile16 * 16
     total = max(1, per * blocks - cut * 3)
     _kernel_pair(T(total, per, tile, bufs, variant), blocks, per * blocks)

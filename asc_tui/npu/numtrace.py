@@ -296,25 +296,26 @@ class Program:
                 lo = self.layout[d[1]] + d[2]
                 writes.append((lo, lo + d[3] * d[4].itemsize))
             mains.append(row)
-        # GM: per buffer written in the body, every operand on it moves by the same step, at
-        # least as far as one iteration's footprint on it spans
+        # GM: per array written in the body, every operand on it moves by the same step, at
+        # least as far as one iteration's footprint on it spans (all in bytes: operands may
+        # view one array as different types, or start at other addresses)
         per_root: dict = {}
         g = g0
         for e in body:
             for k, spec in enumerate(e[3:]):
                 if spec is not None and spec[0] == GM:
-                    root = id(_root(spec[1].data))
-                    per_root.setdefault(root, []).append(
-                        (starts[g], spec[3], spec[4], steps_all[g - g0], k == 0)
-                    )
+                    buf, isz = spec[1], spec[2].itemsize
+                    at = buf.data.__array_interface__["data"][0] + starts[g] * isz
+                    moves = (spec[4] * isz, steps_all[g - g0] * isz)  # per block, per iteration
+                    per_root.setdefault(id(_root(buf.data)), []).append((at, spec[3] * isz, moves, k == 0))
                     g += 1
         for ops in per_root.values():
             if not any(w for *_, w in ops):
                 continue
-            if len({(a, st) for _, _, a, st, _ in ops}) != 1:
+            if len({moves for _, _, moves, _ in ops}) != 1:
                 return None
-            step = ops[0][3]
-            width = max(s + n for s, n, *_ in ops) - min(s for s, *_ in ops)
+            step = ops[0][2][1]
+            width = max(at + nb for at, nb, *_ in ops) - min(at for at, *_ in ops)
             if step < width:
                 return None
         slots = []
@@ -429,7 +430,7 @@ def _gm_free(slots: list, gm: _Gm, but: int) -> bool:
             if type(op) is not _Gm or op.root != gm.root or not (j == 0 or gm.write):
                 continue
             olo = op.addr + op.v * op.isz
-            if op.a != gm.a or (olo < hi and lo < olo + op.n * op.isz):
+            if op.a * op.isz != gm.a * gm.isz or (olo < hi and lo < olo + op.n * op.isz):
                 return False
     return True
 
