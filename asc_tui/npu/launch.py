@@ -375,6 +375,9 @@ def _launch(
             program = None
             if guards is not None and numeric and done is not None and core.lazy is None:
                 program = compile_trace(core.trace, done.columns, b)
+                # drop the trace now: kernel objects (TPipe -> core) form cycles that only the
+                # garbage collector frees, and it is paused during a launch (Core.close)
+                core.trace = None
                 # a trace refused is the kernel's code (an op no trace describes, a read of
                 # data): the launch's other blocks would refuse theirs too, so they run plain
                 replayer.tracing = program is not None
