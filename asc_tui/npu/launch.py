@@ -373,13 +373,15 @@ def _launch(
                     gm_read += sub.gm_read
                     gm_write += sub.gm_write
             program = None
-            if guards is not None and numeric and done is not None and core.lazy is None:
-                program = compile_trace(core.trace, done.columns, b)
+            if guards is not None and numeric:
+                if not guards.pinned and done is not None and core.lazy is None:
+                    program = compile_trace(core.trace, done.columns, b)
                 # drop the trace now: kernel objects (TPipe -> core) form cycles that only the
                 # garbage collector frees, and it is paused during a launch (Core.close)
                 core.trace = None
-                # a trace refused is the kernel's code (an op no trace describes, a read of
-                # data): the launch's other blocks would refuse theirs too, so they run plain
+                # a trace refused, or a template pinned, is the kernel's code (an op no trace
+                # describes, a read of data, an int() of the block index): the launch's other
+                # blocks would do the same, so they run plain, without the template's costs
                 replayer.tracing = program is not None
             if (
                 guards is not None
