@@ -150,8 +150,8 @@ def element_wise(x, y, z, t: T):
     """Traced ops over tiles with a tail tile and a constant made before the loop (read from
     the state before it); by variant: an accumulator carried through UB ("carry") or GM
     ("gmcarry") from one tile to the next, a result written over its own input ("inplace"),
-    blocks that write each other's GM ("overlap"), a branch on UB data ("branch"), an op no
-    trace describes ("untraced")."""
+    blocks that write each other's GM ("overlap"), a branch on UB data ("branch", "peek"), an
+    op no trace describes ("untraced")."""
     length = min(t.per, t.total - t.per * AscendC.GetBlockIdx())
     if length <= 0:
         return
@@ -184,6 +184,8 @@ def element_wise(x, y, z, t: T):
         xl, yl, zl = qx.DeQue(half), qy.DeQue(half), qz.AllocTensor(half)
         if t.variant == "branch" and i == 0:
             scale = 2.0 if float(xl.GetValue(0)) > 0 else -3.0
+        if t.variant == "peek" and i == 0:  # no instruction: the data reaches Python all the same
+            scale = 2.0 if xl.numpy()[0] > 0 else -3.0
         AscendC.Mul(zl, xl, c, n)
         AscendC.Add(zl, zl, yl, n)
         AscendC.Maxs(zl, zl, -1.0, n)
@@ -240,10 +242,11 @@ def test_the_element_wise_kernel_takes_its_numbers_from_the_trace(traced):
     assert traced == list(range(1, 8))
 
 
-def test_a_kernel_that_branches_on_ub_data_is_not_replayed_numerically(traced):
-    """GetValue hands data to the kernel's Python: another block could branch the other way
-    (the blocks' first elements differ in sign for this seed)."""
-    em = _kernel_pair(T(8 * 1024, 1024, 256, 1, "branch"), 8, 8 * 1024, seed=3)
+@pytest.mark.parametrize("variant", ["branch", "peek"])
+def test_a_kernel_that_branches_on_ub_data_is_not_replayed_numerically(traced, variant):
+    """GetValue (or LocalTensor.numpy) hands data to the kernel's Python: another block could
+    branch the other way (the blocks' first elements differ in sign for this seed)."""
+    em = _kernel_pair(T(8 * 1024, 1024, 256, 1, variant), 8, 8 * 1024, seed=3)
     assert traced == [] and len(em.blocks) == 8
 
 
