@@ -8,10 +8,12 @@ element-wise vector ops, Duplicate), what numpy did: the callable and its operan
 operand by buffer, element start (affine in the block index) and count, a local one by memory,
 byte offset and count. A replayed block's numbers are that trace run with the block's GM starts.
 
-Exact only when the trace is everything the template computed, so it is checked rather than
-assuming it (`compile_trace`): every work record on a non-scalar pipe must carry a trace entry (any other
-instruction could have changed numbers), and there must be no scalar-unit work at all (GetValue
-hands data to the kernel's Python, which could branch on it; SetValue, atomics, printf...).
+Exact only when the trace is everything the template computed, so `compile_trace` checks it
+rather than assuming it: every work record on a non-scalar pipe must carry a trace entry (any
+other instruction could have changed numbers), and there must be no scalar-unit work at all
+(GetValue hands data to the kernel's Python, which could branch on it; SetValue, atomics,
+printf...). `LocalTensor.numpy()` refuses the trace too; a kernel reading a tensor's `arr`
+itself is outside the kernel API and this check.
 
 Fast because a trace runs op-major over a batch of blocks, and a loop's body over chunks of its
 iterations (npu/numprog.py; loops and elided copies: npu/numops.py).
