@@ -15,9 +15,11 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..npu import state
 from ..npu.errors import KernelError
+from ..npu.numtrace import COPY
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE1, MTE2, MTE3, V
 from ..npu.records import KIND_WORK
+from ..npu.replay import BlockIndex
 from . import atomic
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz
@@ -146,10 +148,20 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
         if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             core.lazy.settle()
         s = gm.start
+        if type(s) is BlockIndex:  # a template's GM offset: its own value, unpinned (the trace
+            s = s.v  # keeps every block's: npu/numtrace.py)
         if read:
             dst.arr[:n] = src.arr[s : s + n]
         else:
             atomic.store(core, dst.arr, slice(s, s + n), src.arr[:n], fr)
+        tr = core.trace
+        # a template of block replay traces its numbers (npu/numtrace.py); an atomic GM write
+        # combines with what GM holds, which no entry says: its blocks then run step by step
+        if tr is not None:
+            if read or atomic.atomic_of(core) is None:
+                tr.add(len(core.rec), COPY, None, None, n, dst, src)
+            else:
+                tr.bad = True
     if read:
         pipe = MTE2
         core.gm_read += nb
@@ -183,6 +195,8 @@ def _copy_local(core, dst: LocalTensor, src: LocalTensor, n: int, fr) -> None:
         if core.lazy is not None:
             core.lazy.settle()
         dst.arr[:n] = src.arr[:n]
+        if core.trace is not None:
+            core.trace.add(len(core.rec), COPY, None, None, n, dst, src)
     core.work(V, _local_copy_cycles(core, nb), "DataCopy", nb, fr)
     san = core.san
     if san is not None:

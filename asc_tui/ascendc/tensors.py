@@ -300,6 +300,8 @@ class LocalTensor:
         core = state.core
         if core is not None and core.lazy is not None:
             core.lazy.settle()
+        if core is not None and core.trace is not None:  # data reaches the kernel's Python: a
+            core.trace.bad = True  # block replay template's trace cannot stand for other blocks
         return None if self.arr is None else np.array(self.arr[: self.count])
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
+from ..npu.numtrace import BINARY, FILL, SCALAR, UNARY
 from ..npu.pipes import V
 from . import int4, level0, reduce, vector_l0
 from .dtypes import int4b_t
@@ -104,6 +105,8 @@ def _binary(op: str, fn):
             if dst.dtype is not src0.dtype and dst.dtype != src0.dtype:
                 _fail(f"{op}: dst and src must have the same type", fr)
             fn(src0.arr[:n], src1.arr[:n], out=dst.arr[:n])
+            if core.trace is not None:  # a template of block replay (npu/numtrace.py)
+                core.trace.add(len(core.rec), BINARY, fn, None, n, dst, src0, src1)
         nb = n * dst.dtype.itemsize
         core.work(V, _cost(core, op, nb), op, nb, fr)
         san = core.san
@@ -137,6 +140,8 @@ def _unary(op: str, fn):
                 core.lazy.settle()
             with np.errstate(all="ignore"):
                 fn(src.arr[:n], dst.arr[:n])
+            if core.trace is not None:
+                core.trace.add(len(core.rec), UNARY, fn, None, n, dst, src)
         _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
 
     instr.__name__ = op
@@ -162,7 +167,10 @@ def _scalar_op(op: str, fn):
         if core.numeric:
             if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
                 core.lazy.settle()
-            fn(src.arr[:n], dst.dtype.type(scalar), out=dst.arr[:n])
+            value = dst.dtype.type(scalar)
+            fn(src.arr[:n], value, out=dst.arr[:n])
+            if core.trace is not None:
+                core.trace.add(len(core.rec), SCALAR, fn, value, n, dst, src)
         _issue(core, op, n * dst.dtype.itemsize, fr, ((src, n),), ((dst, n),))
 
     instr.__name__ = op
@@ -238,7 +246,10 @@ def Duplicate(dst, scalar, count, *l0) -> None:
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
             core.lazy.settle()
-        dst.arr[:n] = dst.dtype.type(scalar)
+        value = dst.dtype.type(scalar)
+        dst.arr[:n] = value
+        if core.trace is not None:
+            core.trace.add(len(core.rec), FILL, None, value, n, dst)
     _issue(core, "Duplicate", n * dst.dtype.itemsize, fr, (), ((dst, n),))
 
 

@@ -72,6 +72,7 @@ class Core:
         "sub_block_num",
         "group",
         "vmask",
+        "trace",
     )
 
     def __init__(self, run, block: int, core_id: int, wave: int, t0: float, n_active: int):
@@ -132,6 +133,8 @@ class Core:
         self.group = None
         # the vector mask register (ascendc/level0.py): None = normal mode, every lane on
         self.vmask = None
+        # a template of a full run's block replay traces its numbers here (npu/numtrace.py)
+        self.trace = None
 
     # ---- the DMA seam -------------------------------------------------------------------------
     #: Whether a DMA's duration depends only on this core's own inputs: its transfers on a

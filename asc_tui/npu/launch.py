@@ -32,6 +32,7 @@ from .errors import KernelError, KernelException, OperatorError, location_from_t
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
 from .mix import run_group
+from .numtrace import NumTrace, Pending, compile_trace
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, tmax, tmin, trange
@@ -223,13 +224,23 @@ class _Misguessed(BaseException):
         self.counts = counts
 
 
-def _template_run(fn, gm_args, tiling) -> None:
+def _template_run(fn, gm_args, tiling, core) -> None:
+    """Run a template block; if it raises, start the launch over step by step — unless it was a
+    full run's template and the error is the kernel API's own (what a step-by-step run reports
+    at the same place: the run is not repeated, with its side effects), or the template already
+    wrote GM (running again from that state could differ: an in-place or atomic kernel)."""
     try:
         fn(*gm_args, tiling)
     except KernelTimeout:
         raise
-    except Exception:
+    except Exception as exc:
+        if core.numeric and (isinstance(exc, OperatorError) or _wrote_gm(core)):
+            raise
         raise _StepByStep from None
+
+
+def _wrote_gm(core) -> bool:
+    return core.gm_write > 0 or any(r is not None and r[3] == "SetValue(GM)" for r in core.rec)
 
 
 def _launch(
@@ -262,10 +273,11 @@ def _launch(
     ops: dict[str, int] = {}
     lines: dict[tuple[str, int], int] = {}
     gm_read = gm_write = 0
-    replayer = Replayer(block_dim) if _may_replay(run, mix) else None
     coop = run.blocks = (
         Blocks(block_dim, n_cores) if (block_dim > 1 or mix) and _waits(kernel, tiling) else None
     )
+    replayer = Replayer(block_dim) if _may_replay(run, mix, coop) else None
+    pending = Pending()  # replayed blocks of a full run whose numbers are still to run
     with _deadline(timeout_s), _gc_paused(), _numbers_done(numeric), _stopped(coop):
         for b in range(block_dim):
             core_id = b % n_cores
@@ -278,6 +290,8 @@ def _launch(
                 plan = run.hbm_plan
                 plan = plan[run.cores_made] if plan is not None and run.cores_made < len(plan) else None
                 tpl = replayer.find(b, t0, n_active, plan, timed=not run.l2_record)
+                if tpl is not None and numeric and not tpl.program.in_bounds(b):
+                    tpl = None  # (the template's guards keep its GM views in bounds: defensive)
                 if tpl is not None:  # the same stream as a block already run: copy its records
                     run.cores_made += 1  # it stands for a core (its index into `hbm_plan`)
                     if tpl.columns is not None:
@@ -292,12 +306,17 @@ def _launch(
                         run._warnings[key][5] += times
                     if run.l2 is not None:
                         run.l2.repeat(tpl.guards.l2, b)
+                    if numeric:  # its numbers: the template's trace, run in a batch (numtrace.py)
+                        pending.add(tpl.program, b)
                     continue
+                pending.flush()  # blocks run step by step come after the replayed ones before them
             group = None
             core = None if mix else Core(run, b, core_id, wave, t0, n_active)
             guards = None
-            if replayer is not None and core.dma_is_local:
+            if replayer is not None and core.dma_is_local and replayer.tracing:
                 core.block_index, guards = replayer.index(b)
+                if numeric:
+                    core.trace = NumTrace()
                 warned = {k: w[5] for k, w in run._warnings.items()}
                 logged = len(run.log)
             state.core = core
@@ -318,7 +337,7 @@ def _launch(
                 elif guards is None:
                     fn(*gm_args, tiling)
                 else:
-                    _template_run(fn, gm_args, tiling)
+                    _template_run(fn, gm_args, tiling, core)
             except OperatorError as exc:
                 bad = coop.failed[0] if coop is not None and coop.failed else b
                 exc.message = f"block {bad}: {exc.message}" if block_dim > 1 else exc.message
@@ -353,7 +372,23 @@ def _launch(
                         core_free[cid] = done.t_end
                     gm_read += sub.gm_read
                     gm_write += sub.gm_write
-            if guards is not None and len(run.log) == logged and run.hccl is None:
+            program = None
+            if guards is not None and numeric:
+                if not guards.pinned and done is not None and core.lazy is None:
+                    program = compile_trace(core.trace, done.columns, b)
+                # drop the trace now: kernel objects (TPipe -> core) form cycles that only the
+                # garbage collector frees, and it is paused during a launch (Core.close)
+                core.trace = None
+                # a trace refused, or a template pinned, is the kernel's code (an op no trace
+                # describes, a read of data, an int() of the block index): the launch's other
+                # blocks would do the same, so they run plain, without the template's costs
+                replayer.tracing = program is not None
+            if (
+                guards is not None
+                and len(run.log) == logged
+                and run.hccl is None
+                and (program or not numeric)
+            ):
                 replayer.learn(
                     Template(
                         guards,
@@ -371,8 +406,10 @@ def _launch(
                         },
                         core.xfers,
                         core.plan,
+                        program,
                     )
                 )
+        pending.flush()
         if coop is not None:  # blocks that waited for each other end out of order
             closed.sort(key=lambda c: c.block)
         if guessed is not None:
@@ -465,10 +502,14 @@ def _check_guess(run: Run, key: tuple, fields: tuple, guess) -> None:
     run.l2_counts = counted  # the same counts, with this launch's own regions (for HBM passes)
 
 
-def _may_replay(run: Run, mix: bool) -> bool:
-    """Whether blocks of this launch may copy a template's records (npu/replay.py): timing-only,
-    one core per block, nothing that watches or counts each block's own accesses."""
-    return run.replay and not run.numeric and not mix and run.san is None
+def _may_replay(run: Run, mix: bool, coop) -> bool:
+    """Whether blocks of this launch may copy a template's records (npu/replay.py): one core per
+    block, nothing that watches or counts each block's own accesses. A full run's numbers come
+    from the template's trace (npu/numtrace.py): only plain vector launches, whose blocks never
+    wait for each other and have no collective context, trace theirs."""
+    if not run.replay or mix or run.san is not None:
+        return False
+    return not run.numeric or (run.core_type == CoreType.AIV and coop is None and run.hccl is None)
 
 
 def _install_range(fn) -> tuple:

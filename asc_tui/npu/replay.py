@@ -18,12 +18,16 @@ A later block replays the template only if it satisfies every constraint, starts
 time on its core and shares HBM with as many cores: then it executes the same Python path,
 issues the same instructions with the same costs, and its records are the template's.
 
-Not used (every block runs step by step): full (numeric) runs, the sanitizer, mixed AIC/AIV
-kernels, collectives, launches that use the L2 model (its hits depend on addresses), blocks
-that log, and chips whose DMA time depends on what other cores do at the same moment
-(`Core.dma_is_local`; see the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a
-pass gives each core its transfers' durations (`Core.plan`); a block replays a template only
-with the same plan.
+In a full (numeric) run the template also traces its numbers, and a replayed block's come
+from running that trace with the block's GM offsets (npu/numtrace.py): only for plain vector
+launches, and only when the trace provably holds everything the template computed and no
+number steered its Python; otherwise its blocks run step by step.
+
+Not used (every block runs step by step): the sanitizer, mixed AIC/AIV kernels, collectives,
+launches that use the L2 model (its hits depend on addresses), blocks that log, and chips
+whose DMA time depends on what other cores do at the same moment (`Core.dma_is_local`; see
+the DMA seam in npu/core.py). Under the shared HBM (npu/hbm.py) a pass gives each core its
+transfers' durations (`Core.plan`); a block replays a template only with the same plan.
 """
 
 from __future__ import annotations
@@ -146,6 +150,8 @@ class Guards:
         else:
             self.lo = max(self.lo, -(k // -a_))
 
+
+_I64 = 1 << 63  # past int64: numpy's block-index values cannot be masked with it
 
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _REL = {
@@ -375,10 +381,24 @@ class BlockIndex:
         return ~self._plain()
 
     def __and__(self, o):
+        """A mask (C++ code converting to an unsigned type: `x & 0xFFFFFFFF`, a sign test
+        `x & 0x80000000`): the value itself, or one int, when it is so in every admitted block."""
+        g = self.g
+        if type(o) is not int or g.pinned:
+            return self._plain() & o
+        vals = self.values()[g.admitted()]
+        if o >= _I64 and o & (_I64 - 1) == _I64 - 1:  # a 64-bit unsigned mask
+            return self if (vals >= 0).all() else self._plain() & o
+        if not -_I64 <= o < _I64:
+            return self._plain() & o
+        if ((vals & o) == vals).all():
+            return self
+        v = self.v & o
+        if ((vals & o) == v).all():
+            return v
         return self._plain() & o
 
-    def __rand__(self, o):
-        return o & self._plain()
+    __rand__ = __and__
 
     def __or__(self, o):
         return self._plain() | o
@@ -500,6 +520,7 @@ class Template:
     warned: dict  # warning key -> how many times the block warned there
     xfers: list = field(default_factory=list)  # its GM transfers as `Core.xfers` (npu/hbm.py)
     plan: list | None = None  # the transfer durations it followed (`Core.plan`, npu/hbm.py)
+    program: object = None  # a full run's: its numbers for a replayed block (npu/numtrace.py)
 
 
 @dataclass
@@ -519,6 +540,7 @@ class Replayer:
     def __init__(self, block_dim: int):
         self.block_dim = block_dim
         self.templates: list[Template] = []
+        self.tracing = True  # a full run makes templates until one's trace is refused (numtrace)
 
     def index(self, block: int) -> tuple[BlockIndex, Guards]:
         g = Guards(block, self.block_dim)
