@@ -112,8 +112,9 @@ def test_a_million_records_frame_touches_only_the_screen_width():
     assert list(zoomed.busy) == [1, 0, 1, 0]
 
 
-def test_block_overview_matches_each_blocks_own_frame():
-    rng = np.random.default_rng(3)
+def five_blocks(seed: int = 3) -> EmulationResult:
+    """Five blocks of overlapping MTE2 copies and vector work (compute and movement)."""
+    rng = np.random.default_rng(seed)
     blocks = []
     for i in range(5):
         t = np.cumsum(rng.uniform(1, 20, 50))
@@ -140,12 +141,34 @@ def test_block_overview_matches_each_blocks_own_frame():
             )
         )
     cycles = max(b.t_end for b in blocks)
-    em = EmulationResult(
+    return EmulationResult(
         "t", 1000.0, "timing", 5, 5, cycles, 0.0, tuple(blocks), ("op",), (("f.py", 1),), 0, 0
     )
-    m = TimelineModel(em)
+
+
+def test_block_overview_matches_each_blocks_own_frame():
+    m = TimelineModel(five_blocks())
     act, share = m.block_activity(100, 700, 37)
     for i in range(5):
         lanes = m.frame(100, 700, 37, i).lanes
         np.testing.assert_allclose(act[i], np.max([ln.busy for ln in lanes], axis=0), atol=1e-9)
         assert abs(share[i] - max(ln.utilisation for ln in lanes)) < 1e-9
+
+
+def test_after_prepare_no_frame_computes_an_overlap(monkeypatch):
+    """A block's overlap sorts its records (~25 ms per million): `prepare` computes every
+    block's, so showing any block later is a pure query (the 16384³ run's slowest frames were
+    the first view of each block)."""
+    from asc_tui.devkit.views import timeline, timing
+
+    em = five_blocks()
+    m = TimelineModel(em).prepare()
+
+    def refuse(*_):
+        raise AssertionError("overlap computed during a frame")
+
+    monkeypatch.setattr(timeline, "overlap", refuse)
+    for block in (None, *range(5)):
+        m.frame(0, em.kernel_cycles, 40, block)
+        assert m.overlap(block) == timing.overlap(em, block)
+    m.block_activity(0, em.kernel_cycles, 40)
