@@ -70,6 +70,26 @@ def test_block_dim_is_learnt_irrelevant_and_the_third_launch_runs_the_kernel_onc
     assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
 
 
+def test_launches_on_the_same_counts_work_out_each_regions_hits_once(monkeypatch):
+    """A region's L2-hit bytes depend on the counts and the L2 size alone: launches that guessed
+    the same counts share them (`Prepass.hits`), and give what a fresh pre-pass gives."""
+    tiles = dict(tile_m=64, tile_n=64)
+    _launch(dict(tiles, block_dim=3))
+    _launch(dict(tiles, block_dim=8))
+    regions = []
+    real = l2.L2Model._region_hits
+
+    def counting(self, keys):
+        regions.extend(keys)
+        return real(self, keys)
+
+    monkeypatch.setattr(l2.L2Model, "_region_hits", counting)
+    guessed = _launch(dict(tiles, block_dim=5))
+    assert regions == []  # every region it read was worked out by the launches before
+    monkeypatch.undo()
+    assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
+
+
 def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
     other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
     assert other.l2_hit > 0
