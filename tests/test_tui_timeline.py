@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -172,3 +173,36 @@ def test_after_prepare_no_frame_computes_an_overlap(monkeypatch):
         m.frame(0, em.kernel_cycles, 40, block)
         assert m.overlap(block) == timing.overlap(em, block)
     m.block_activity(0, em.kernel_cycles, 40)
+
+
+def test_prepare_with_a_width_answers_the_whole_run_view_without_a_query(monkeypatch):
+    """The first frame of a new result (zoom 1, all blocks) is built with the index, in its
+    thread: the frame itself only looks it up. Kept answers are the computed ones."""
+    from asc_tui.devkit.views import timeline
+
+    em = five_blocks()
+    fresh = TimelineModel(em)
+    want_lanes = fresh.frame(0.0, em.kernel_cycles, 40).lanes
+    want_act, want_share = fresh.block_activity(0.0, em.kernel_cycles, 40)
+    m = TimelineModel(em).prepare(40)
+
+    def refuse(*_):
+        raise AssertionError("the index was queried")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(timeline._Intervals, "busy_before", refuse)
+        mp.setattr(timeline._Stacked, "busy_before", refuse)
+        lanes = m.frame(0.0, em.kernel_cycles, 40).lanes
+        act, share = m.block_activity(0.0, em.kernel_cycles, 40)
+    for got, want in zip(lanes, want_lanes):
+        assert got.pipe == want.pipe and got.utilisation == want.utilisation
+        assert np.array_equal(got.busy, want.busy) and np.array_equal(got.wait, want.wait)
+    assert np.array_equal(act, want_act) and np.array_equal(share, want_share)
+    for k in range(timeline.KEPT):  # other windows push it out: it is computed again, alike
+        m.frame(k, k + 50.0, 40)
+    with monkeypatch.context() as mp:
+        mp.setattr(timeline._Intervals, "busy_before", refuse)
+        with pytest.raises(AssertionError, match="queried"):
+            m.frame(0.0, em.kernel_cycles, 40)
+    again = m.frame(0.0, em.kernel_cycles, 40).lanes
+    assert all(np.array_equal(a.busy, b.busy) for a, b in zip(again, want_lanes))

@@ -17,6 +17,9 @@ from ...ascendc.enums import PIPE_NAMES
 from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 from .timing import overlap
 
+#: windows whose answers a model keeps (each is a few KB: columns × pipes or blocks)
+KEPT = 16
+
 
 @dataclass(frozen=True)
 class _Intervals:
@@ -126,6 +129,7 @@ class TimelineModel:
         self._index: dict[int, dict[int, tuple[_Intervals, _Intervals]]] = {}
         self._stacked: dict[int, _Stacked] = {}
         self._overlap: dict[int | None, float] = {}
+        self._views: dict[tuple, object] = {}  # the last few windows' answers (see `_kept`)
 
     @property
     def records(self) -> int:
@@ -136,17 +140,24 @@ class TimelineModel:
         """Indexed (`prepare()` ran): frames are pure queries from here on."""
         return bool(self._index)
 
-    def prepare(self) -> TimelineModel:
-        """Build every index and every overlap figure (callable from a worker thread).
+    def prepare(self, width: int | None = None) -> TimelineModel:
+        """Build every index and every overlap figure (callable from a worker thread), and with
+        `width` (the lanes' columns) the whole-run view a new result is first shown at.
 
         Why all blocks' overlaps now: one block's figure sorts that block's records (~25 ms
         for a million), so computing it lazily made the first frame showing each block the
-        slowest frame of the view. After `prepare` a frame only queries.
+        slowest frame of the view. Why the first view: its queries are the first touch of an
+        index of hundreds of MB (25M records: 50–90 ms of cache misses, against ~7 ms once
+        warm); done here, in the thread, the first frame is a lookup. After `prepare` a frame
+        only queries.
         """
         if not self._index:
             self._build()
         for block in (None, *range(self.n_blocks)):
             self.overlap(block)
+        if width:
+            self.frame(0.0, self.kernel_cycles, width)
+            self.block_activity(0.0, self.kernel_cycles, width)
         return self
 
     @property
@@ -176,8 +187,22 @@ class TimelineModel:
             p: _Stacked.build([self._index[i][p][0] for i in range(len(blocks))], span) for p in self.pipes
         }
 
+    def _kept(self, key: tuple, compute):
+        """`compute()`'s answer for a window, kept for the last `KEPT` windows: going back to a
+        view (home, a block and back) is a lookup, and so is the view `prepare` built."""
+        got = self._views.pop(key, None)
+        if got is None:
+            got = compute()
+        self._views[key] = got  # newest last
+        while len(self._views) > KEPT:
+            del self._views[next(iter(self._views))]
+        return got
+
     def frame(self, t0: float, t1: float, width: int, block: int | None = None) -> Frame:
         """Column fractions for [t0, t1) cycles over `width` columns (block None = average)."""
+        return self._kept(("frame", t0, t1, width, block), lambda: self._frame(t0, t1, width, block))
+
+    def _frame(self, t0: float, t1: float, width: int, block: int | None) -> Frame:
         width = max(int(width), 1)
         t1 = max(t1, t0 + 1e-9)
         edges = np.linspace(t0, t1, width + 1)
@@ -202,6 +227,9 @@ class TimelineModel:
         """Per block and column, the busiest pipe's busy fraction ([n_blocks, width]) and per
         block the busiest pipe's share of the window: the load-balance overview. All blocks are
         answered by one `searchsorted` per pipe (see `_Stacked`)."""
+        return self._kept(("blocks", t0, t1, width), lambda: self._block_activity(t0, t1, width))
+
+    def _block_activity(self, t0: float, t1: float, width: int) -> tuple[np.ndarray, np.ndarray]:
         width = max(int(width), 1)
         t1 = max(t1, t0 + 1e-9)
         edges = np.linspace(t0, t1, width + 1)
