@@ -206,3 +206,31 @@ def test_prepare_with_a_width_answers_the_whole_run_view_without_a_query(monkeyp
             m.frame(0.0, em.kernel_cycles, 40)
     again = m.frame(0.0, em.kernel_cycles, 40).lanes
     assert all(np.array_equal(a.busy, b.busy) for a, b in zip(again, want_lanes))
+
+
+@st.composite
+def touching_intervals(draw):
+    """Integer intervals, mostly back to back (a pipe's stream), some overlapping, repeated or
+    empty (several blocks at once): every case `_drop_shared` meets."""
+    t, ivs = 0, []
+    for gap, dur, back in draw(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6), st.integers(0, 4)), max_size=40)
+    ):
+        t = max(t + gap - back, 0)  # back > gap: overlaps the one before
+        ivs.append((t, t + dur))
+        t += dur
+    return ivs
+
+
+@given(touching_intervals(), st.lists(st.integers(-2, 200), min_size=1, max_size=20))
+def test_the_index_less_shared_starts_and_ends_answers_exactly_as_every_record(ivs, ts):
+    from asc_tui.devkit.views.timeline import _Intervals
+
+    starts = np.array([s for s, _ in ivs], dtype=float)
+    ends = np.array([e for _, e in ivs], dtype=float)
+    iv = _Intervals.build(starts, ends)
+    t = np.array(ts, dtype=float)
+    every = np.clip(t[:, None] - starts[None, :], 0, ends - starts).sum(axis=1)  # Σ over records
+    np.testing.assert_array_equal(iv.busy_before(t), every)  # integers: both sums are exact
+    assert len(iv.starts) == len(iv.ends) <= len(ivs)
+    assert not set(iv.starts.tolist()) & set(iv.ends.tolist())  # nothing shared is left
