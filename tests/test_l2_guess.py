@@ -70,6 +70,26 @@ def test_block_dim_is_learnt_irrelevant_and_the_third_launch_runs_the_kernel_onc
     assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
 
 
+def test_launches_on_the_same_counts_work_out_each_regions_hits_once(monkeypatch):
+    """A region's L2-hit bytes depend on the counts and the L2 size alone: launches that guessed
+    the same counts share them (`Prepass.hits`), and give what a fresh pre-pass gives."""
+    tiles = dict(tile_m=64, tile_n=64)
+    _launch(dict(tiles, block_dim=3))
+    _launch(dict(tiles, block_dim=8))
+    regions = []
+    real = l2.L2Model._region_hits
+
+    def counting(self, keys):
+        regions.extend(keys)
+        return real(self, keys)
+
+    monkeypatch.setattr(l2.L2Model, "_region_hits", counting)
+    guessed = _launch(dict(tiles, block_dim=5))
+    assert regions == []  # every region it read was worked out by the launches before
+    monkeypatch.undo()
+    assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
+
+
 def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
     other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
     assert other.l2_hit > 0
@@ -138,3 +158,38 @@ def test_the_book_learns_only_from_launches_that_differ_in_one_field_and_stays_s
     for n in range(3, 6):  # a fourth distinct count map would pass the cap: start over
         book.learn((8, n, 0), counts(n))
     assert len(book.classes) == 1 and len(book.entries) == 1
+
+
+def _closure(entries: list, start: set) -> set:
+    """The fields a book must call irrelevant: the least superset of `start` in which no two
+    launches counting alike differ in exactly one field outside it."""
+    irrelevant = set(start)
+    while True:
+        found = set()
+        for i, (a, ca) in enumerate(entries):
+            for b, cb in entries[i + 1 :]:
+                diff = [k for k, (x, y) in enumerate(zip(a, b)) if x != y and k not in irrelevant]
+                if ca == cb and len(a) == len(b) and len(diff) == 1:
+                    found.add(diff[0])
+        if found <= irrelevant:
+            return irrelevant
+        irrelevant |= found
+
+
+@given(
+    st.lists(
+        st.tuples(st.tuples(st.integers(0, 2), st.integers(0, 2), st.integers(0, 2)), st.integers(0, 2)),
+        max_size=40,
+    )
+)
+def test_learning_one_launch_at_a_time_finds_every_irrelevant_field(launches):
+    def counts(n):
+        return l2.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(l2guess, "_MAX_ENTRIES", 6)  # launches fall out of the book too
+        book = l2guess._Book()
+        for fields, n in launches:
+            before = set(book.irrelevant)
+            book.learn(fields, counts(n))
+            assert book.irrelevant == _closure(book.entries, before)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -112,8 +113,9 @@ def test_a_million_records_frame_touches_only_the_screen_width():
     assert list(zoomed.busy) == [1, 0, 1, 0]
 
 
-def test_block_overview_matches_each_blocks_own_frame():
-    rng = np.random.default_rng(3)
+def five_blocks(seed: int = 3) -> EmulationResult:
+    """Five blocks of overlapping MTE2 copies and vector work (compute and movement)."""
+    rng = np.random.default_rng(seed)
     blocks = []
     for i in range(5):
         t = np.cumsum(rng.uniform(1, 20, 50))
@@ -140,12 +142,95 @@ def test_block_overview_matches_each_blocks_own_frame():
             )
         )
     cycles = max(b.t_end for b in blocks)
-    em = EmulationResult(
+    return EmulationResult(
         "t", 1000.0, "timing", 5, 5, cycles, 0.0, tuple(blocks), ("op",), (("f.py", 1),), 0, 0
     )
-    m = TimelineModel(em)
+
+
+def test_block_overview_matches_each_blocks_own_frame():
+    m = TimelineModel(five_blocks())
     act, share = m.block_activity(100, 700, 37)
     for i in range(5):
         lanes = m.frame(100, 700, 37, i).lanes
         np.testing.assert_allclose(act[i], np.max([ln.busy for ln in lanes], axis=0), atol=1e-9)
         assert abs(share[i] - max(ln.utilisation for ln in lanes)) < 1e-9
+
+
+def test_after_prepare_no_frame_computes_an_overlap(monkeypatch):
+    """A block's overlap sorts its records (~25 ms per million): `prepare` computes every
+    block's, so showing any block later is a pure query (the 16384³ run's slowest frames were
+    the first view of each block)."""
+    from asc_tui.devkit.views import timeline, timing
+
+    em = five_blocks()
+    m = TimelineModel(em).prepare()
+
+    def refuse(*_):
+        raise AssertionError("overlap computed during a frame")
+
+    monkeypatch.setattr(timeline, "overlap", refuse)
+    for block in (None, *range(5)):
+        m.frame(0, em.kernel_cycles, 40, block)
+        assert m.overlap(block) == timing.overlap(em, block)
+    m.block_activity(0, em.kernel_cycles, 40)
+
+
+def test_prepare_with_a_width_answers_the_whole_run_view_without_a_query(monkeypatch):
+    """The first frame of a new result (zoom 1, all blocks) is built with the index, in its
+    thread: the frame itself only looks it up. Kept answers are the computed ones."""
+    from asc_tui.devkit.views import timeline
+
+    em = five_blocks()
+    fresh = TimelineModel(em)
+    want_lanes = fresh.frame(0.0, em.kernel_cycles, 40).lanes
+    want_act, want_share = fresh.block_activity(0.0, em.kernel_cycles, 40)
+    m = TimelineModel(em).prepare(40)
+
+    def refuse(*_):
+        raise AssertionError("the index was queried")
+
+    with monkeypatch.context() as mp:
+        mp.setattr(timeline._Intervals, "busy_before", refuse)
+        mp.setattr(timeline._Stacked, "busy_before", refuse)
+        lanes = m.frame(0.0, em.kernel_cycles, 40).lanes
+        act, share = m.block_activity(0.0, em.kernel_cycles, 40)
+    for got, want in zip(lanes, want_lanes):
+        assert got.pipe == want.pipe and got.utilisation == want.utilisation
+        assert np.array_equal(got.busy, want.busy) and np.array_equal(got.wait, want.wait)
+    assert np.array_equal(act, want_act) and np.array_equal(share, want_share)
+    for k in range(timeline.KEPT):  # other windows push it out: it is computed again, alike
+        m.frame(k, k + 50.0, 40)
+    with monkeypatch.context() as mp:
+        mp.setattr(timeline._Intervals, "busy_before", refuse)
+        with pytest.raises(AssertionError, match="queried"):
+            m.frame(0.0, em.kernel_cycles, 40)
+    again = m.frame(0.0, em.kernel_cycles, 40).lanes
+    assert all(np.array_equal(a.busy, b.busy) for a, b in zip(again, want_lanes))
+
+
+@st.composite
+def touching_intervals(draw):
+    """Integer intervals, mostly back to back (a pipe's stream), some overlapping, repeated or
+    empty (several blocks at once): every case `_drop_shared` meets."""
+    t, ivs = 0, []
+    for gap, dur, back in draw(
+        st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6), st.integers(0, 4)), max_size=40)
+    ):
+        t = max(t + gap - back, 0)  # back > gap: overlaps the one before
+        ivs.append((t, t + dur))
+        t += dur
+    return ivs
+
+
+@given(touching_intervals(), st.lists(st.integers(-2, 200), min_size=1, max_size=20))
+def test_the_index_less_shared_starts_and_ends_answers_exactly_as_every_record(ivs, ts):
+    from asc_tui.devkit.views.timeline import _Intervals
+
+    starts = np.array([s for s, _ in ivs], dtype=float)
+    ends = np.array([e for _, e in ivs], dtype=float)
+    iv = _Intervals.build(starts, ends)
+    t = np.array(ts, dtype=float)
+    every = np.clip(t[:, None] - starts[None, :], 0, ends - starts).sum(axis=1)  # Σ over records
+    np.testing.assert_array_equal(iv.busy_before(t), every)  # integers: both sums are exact
+    assert len(iv.starts) == len(iv.ends) <= len(ivs)
+    assert not set(iv.starts.tolist()) & set(iv.ends.tolist())  # nothing shared is left

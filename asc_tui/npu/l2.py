@@ -28,7 +28,7 @@ Past 400 lines; the seam to split on: the per-read model (L2Model) | the countin
 from __future__ import annotations
 
 from collections import _count_elements
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
 
@@ -69,8 +69,14 @@ class L2Model:
             if footprint > self.capacity > 0:
                 self.scale = self.capacity / footprint
         self.maps: dict[str, np.ndarray] = {}
-        # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw
-        self.hits: dict[tuple, int] = self._region_hits(prepass.regions) if counts else {}
+        # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw;
+        # a function of the counts and the capacity alone, so shared by every launch reading
+        # with these counts (`Prepass.hits`)
+        self.hits: dict[tuple, int] = {}
+        if counts:
+            self.hits = prepass.hits.get(self.capacity)
+            if self.hits is None:
+                self.hits = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -376,6 +382,10 @@ class Prepass:
 
     counts: dict[str, np.ndarray]
     regions: list[tuple]
+    #: per L2 capacity, the hit bytes of each region read with these counts: a tuner's launches
+    #: that guessed these counts (npu/l2guess.py) and a launch's shared-HBM passes read the
+    #: same regions, and work each one out once
+    hits: dict[int, dict[tuple, int]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def l2_enabled(run) -> bool:

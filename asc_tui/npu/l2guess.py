@@ -56,17 +56,28 @@ class _Book:
             self.classes.append(prepass)
         self.entries.append((fields, c))
         del self.entries[:-_MAX_ENTRIES]
-        grown = True
-        while grown:  # a field is irrelevant when two launches differ in it alone, counting alike
-            grown = False
-            for i, (a, ca) in enumerate(self.entries):
-                for b, cb in self.entries[i + 1 :]:
-                    if ca != cb or len(a) != len(b):
-                        continue
-                    diff = [k for k, (x, y) in enumerate(zip(a, b)) if x != y and k not in self.irrelevant]
-                    if len(diff) == 1:
-                        self.irrelevant.add(diff[0])
-                        grown = True
+        # A field is irrelevant when two launches differ in it alone (besides irrelevant
+        # fields), counting alike. No earlier pair qualified with the fields known so far (the
+        # book was closed), so only the new launch's pairs can add one; once one does, pairs
+        # seen before may qualify too: scan them all until nothing grows (a tuner's launches
+        # rarely add one, and a full scan is 2,000 pairs).
+        if self._grow(self.entries[-1:], self.entries[:-1]):
+            while self._grow(self.entries, self.entries):
+                pass
+
+    def _grow(self, news: list, olds: list) -> bool:
+        """Mark the fields in which a launch of `news` and one of `olds` alone differ (besides
+        irrelevant fields), counting alike; whether any was added."""
+        grown = False
+        for a, ca in news:
+            for b, cb in olds:
+                if ca != cb or len(a) != len(b):
+                    continue
+                diff = [k for k, (x, y) in enumerate(zip(a, b)) if x != y and k not in self.irrelevant]
+                if len(diff) == 1:
+                    self.irrelevant.add(diff[0])
+                    grown = True
+        return grown
 
 
 _books: dict[tuple, _Book] = {}

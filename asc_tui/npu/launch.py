@@ -499,6 +499,7 @@ def _check_guess(run: Run, key: tuple, fields: tuple, guess) -> None:
     l2guess.learn(key, fields, counted)
     if not l2guess.same_counts(counted, guess):
         raise _Misguessed(counted)
+    counted.hits.update(guess.hits)  # the same counts: the regions' hits worked out so far hold
     run.l2_counts = counted  # the same counts, with this launch's own regions (for HBM passes)
 
 

@@ -16,7 +16,7 @@ from .widgets.log_pane import Level
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
 from .widgets.source_view import SourceView
-from .widgets.timeline import TimelineView
+from .widgets.timeline import TimelineView, lane_width
 
 if TYPE_CHECKING:
     from ..devkit.runner import RunRequest
@@ -154,9 +154,10 @@ class RunResults:
             self.models = {key: model}
             if model.records > BIG_TIMELINE:  # index off the UI thread (~0.3 s per 1M)
                 view.show(None, message=f"indexing {model.records:,} records…")
+                width = lane_width(view.size.width) if view.size.width else None
 
                 def build():
-                    model.prepare()
+                    model.prepare(width)  # and the first view: the first frame is a lookup
                     app.call_from_thread(self._timeline_ready, key, stale)
 
                 app.run_in_thread(build, "timeline index", "timeline", exclusive=True)

@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
-from concurrent.futures import wait as wait_futures
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 from .cache import Outcome
+from .workers import DEPTH, Pool
 
 
 @dataclass(frozen=True)
@@ -79,81 +76,59 @@ def lost(task: Task, what: str, exc: BaseException) -> Outcome:
     return Outcome(task.key, task.params, None, transient=True, error=f"{what}: {type(exc).__name__}: {exc}")
 
 
+def _worker_failed(task: Task, exc: BaseException) -> Outcome:
+    return lost(task, "worker failed", exc)
+
+
 def _warm() -> None:
-    """Worker initializer: import the emulator once so the first config is not slow; leave
-    Ctrl-C to the tuner (it cancels cleanly) instead of killing configs mid-way."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Worker start: import the emulator once so the first config is not slow."""
     from .. import runner  # noqa: F401
 
 
 class LocalBackend:
-    """`workers` processes (ProcessPoolExecutor), or the calling process when workers == 0."""
+    """`workers` processes, each fed its next config while it runs one (`workers.Pool`), or
+    the calling process when workers == 0."""
 
     def __init__(self, workers: int = 0):
         self.workers = max(int(workers), 0)
-        self._pool: ProcessPoolExecutor | None = None
-        self._pending: set[Future] = set()
+        self._pool: Pool | None = None
         self._done: list[Outcome] = []
 
     @property
     def slots(self) -> int:
-        """How many tasks to keep in flight."""
-        return max(self.workers, 1)
-
-    def _ensure_pool(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=_warm)
-        return self._pool
+        """How many tasks to keep in flight: enough that no worker waits for its next one."""
+        return self.workers * DEPTH or 1
 
     def submit(self, task: Task) -> None:
         if self.workers == 0:
             self._done.append(evaluate(task))
             return
-        try:
-            fut = self._ensure_pool().submit(evaluate, task)
-        except BrokenProcessPool:  # a worker died earlier: start a fresh pool
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-            fut = self._ensure_pool().submit(evaluate, task)
-        fut.task = task  # type: ignore[attr-defined]
-        self._pending.add(fut)
+        if self._pool is None:
+            self._pool = Pool(self.workers, _context(), evaluate, _worker_failed, _warm)
+        self._pool.put(task)
 
     @property
     def in_flight(self) -> int:
-        return len(self._pending) + len(self._done)
+        return len(self._done) + (len(self._pool) if self._pool is not None else 0)
 
     def wait(self, timeout: float | None = None) -> list[Outcome]:
         """Outcomes finished since the last call (blocks up to `timeout` s for at least one)."""
         if self._done:
             out, self._done = self._done, []
             return out
-        if not self._pending:
-            return []
-        done, self._pending = wait_futures(self._pending, timeout, FIRST_COMPLETED)
-        out = []
-        for fut in done:
-            task = fut.task  # type: ignore[attr-defined]
-            try:
-                out.append(fut.result())
-            except Exception as exc:  # a worker died (segfault, OOM kill...)
-                out.append(lost(task, "worker failed", exc))
-        return out
+        return self._pool.results(timeout) if self._pool is not None else []
 
     def cancel(self) -> None:
-        for fut in self._pending:
-            fut.cancel()
-        self._pending = {f for f in self._pending if not f.cancelled()}
+        """Drop the tasks no worker has been sent (the ones sent end with `close`)."""
+        if self._pool is not None:
+            self._pool.drop_queued()
 
     def close(self) -> None:
         """Stop the workers; configs still running are abandoned (their results never reach
         the cache, so it stays consistent)."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            if any(not f.done() for f in self._pending):
-                for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                    proc.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)
-        self._pending.clear()
+            pool.close()
 
 
 def _context():

@@ -3,7 +3,9 @@
 Per pipe the records are serialised intervals, so the busy time before any instant t is a
 prefix sum plus the part of the interval containing t. Evaluating that at the width+1 column
 edges gives each column's busy fraction exactly, whatever the zoom: a million-instruction run
-costs a few `searchsorted` calls per lane per frame, never a pass over the records.
+costs a few `searchsorted` calls per lane per frame, never a pass over the records. Records
+back to back share an end and a start, which cancel: the index keeps one value per run of
+them (`_drop_shared`), so a 25M-record run's searches stay in cache.
 No Textual here: the TUI widget only turns these arrays into characters.
 """
 
@@ -16,6 +18,9 @@ import numpy as np
 from ...ascendc.enums import PIPE_NAMES
 from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
 from .timing import overlap
+
+#: windows whose answers a model keeps (each is a few KB: columns × pipes or blocks)
+KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -37,6 +42,7 @@ class _Intervals:
         # Records come nearly sorted (per block, per pipe): the stable sort's runs make it cheap.
         s = np.sort(starts.astype(np.float64), kind="stable")
         e = np.sort(np.maximum(ends.astype(np.float64), starts.astype(np.float64)), kind="stable")
+        s, e = _drop_shared(s, e)
         return cls(s, np.concatenate(([0.0], np.cumsum(s))), e, np.concatenate(([0.0], np.cumsum(e))))
 
     def busy_before(self, t: np.ndarray) -> np.ndarray:
@@ -44,6 +50,39 @@ class _Intervals:
         ks = np.searchsorted(self.starts, t, side="left")
         ke = np.searchsorted(self.ends, t, side="left")
         return (ks * t - self.start_prefix[ks]) - (ke * t - self.end_prefix[ke])
+
+
+def _drop_shared(s: np.ndarray, e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted starts and ends less every value that is both (as often as both have it).
+
+    Why: an end at v and a start at v add (t − v) − (t − v) = 0 to `busy_before(t)` for any
+    t, so dropping the pair changes no answer, and records back to back (a pipe's usual
+    stream) collapse into one run: matmul 16384³'s MTE1 keeps 1 value in 12, and a frame's
+    binary searches stay in cache instead of missing it at every level.
+    """
+    if not len(s) or not len(e):
+        return s, e
+    vs, at_s, n_s = _runs(s)
+    ve, at_e, n_e = _runs(e)
+    _, i, j = np.intersect1d(vs, ve, assume_unique=True, return_indices=True)
+    if not len(i):
+        return s, e
+    k = np.minimum(n_s[i], n_e[j])
+    return _drop_first(s, at_s[i], k), _drop_first(e, at_e[j], k)
+
+
+def _runs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A sorted array's distinct values, where each one's run starts, and its length."""
+    at = np.flatnonzero(np.concatenate(([True], a[1:] != a[:-1])))
+    return a[at], at, np.diff(np.append(at, len(a)))
+
+
+def _drop_first(a: np.ndarray, at: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """`a` without the first k[r] elements of the run starting at at[r], for every r."""
+    before = np.concatenate(([0], np.cumsum(k)[:-1]))
+    keep = np.ones(len(a), dtype=bool)
+    keep[np.repeat(at - before, k) + np.arange(int(k.sum()))] = False
+    return a[keep]
 
 
 @dataclass(frozen=True)
@@ -126,6 +165,7 @@ class TimelineModel:
         self._index: dict[int, dict[int, tuple[_Intervals, _Intervals]]] = {}
         self._stacked: dict[int, _Stacked] = {}
         self._overlap: dict[int | None, float] = {}
+        self._views: dict[tuple, object] = {}  # the last few windows' answers (see `_kept`)
 
     @property
     def records(self) -> int:
@@ -136,11 +176,24 @@ class TimelineModel:
         """Indexed (`prepare()` ran): frames are pure queries from here on."""
         return bool(self._index)
 
-    def prepare(self) -> TimelineModel:
-        """Build every index and the overlap figure (callable from a worker thread)."""
+    def prepare(self, width: int | None = None) -> TimelineModel:
+        """Build every index and every overlap figure (callable from a worker thread), and with
+        `width` (the lanes' columns) the whole-run view a new result is first shown at.
+
+        Why all blocks' overlaps now: one block's figure sorts that block's records (~25 ms
+        for a million), so computing it lazily made the first frame showing each block the
+        slowest frame of the view. Why the first view: its queries are the first touch of an
+        index of hundreds of MB (25M records: 50–90 ms of cache misses, against ~7 ms once
+        warm); done here, in the thread, the first frame is a lookup. After `prepare` a frame
+        only queries.
+        """
         if not self._index:
             self._build()
-        self.overlap(None)
+        for block in (None, *range(self.n_blocks)):
+            self.overlap(block)
+        if width:
+            self.frame(0.0, self.kernel_cycles, width)
+            self.block_activity(0.0, self.kernel_cycles, width)
         return self
 
     @property
@@ -170,8 +223,22 @@ class TimelineModel:
             p: _Stacked.build([self._index[i][p][0] for i in range(len(blocks))], span) for p in self.pipes
         }
 
+    def _kept(self, key: tuple, compute):
+        """`compute()`'s answer for a window, kept for the last `KEPT` windows: going back to a
+        view (home, a block and back) is a lookup, and so is the view `prepare` built."""
+        got = self._views.pop(key, None)
+        if got is None:
+            got = compute()
+        self._views[key] = got  # newest last
+        while len(self._views) > KEPT:
+            del self._views[next(iter(self._views))]
+        return got
+
     def frame(self, t0: float, t1: float, width: int, block: int | None = None) -> Frame:
         """Column fractions for [t0, t1) cycles over `width` columns (block None = average)."""
+        return self._kept(("frame", t0, t1, width, block), lambda: self._frame(t0, t1, width, block))
+
+    def _frame(self, t0: float, t1: float, width: int, block: int | None) -> Frame:
         width = max(int(width), 1)
         t1 = max(t1, t0 + 1e-9)
         edges = np.linspace(t0, t1, width + 1)
@@ -196,6 +263,9 @@ class TimelineModel:
         """Per block and column, the busiest pipe's busy fraction ([n_blocks, width]) and per
         block the busiest pipe's share of the window: the load-balance overview. All blocks are
         answered by one `searchsorted` per pipe (see `_Stacked`)."""
+        return self._kept(("blocks", t0, t1, width), lambda: self._block_activity(t0, t1, width))
+
+    def _block_activity(self, t0: float, t1: float, width: int) -> tuple[np.ndarray, np.ndarray]:
         width = max(int(width), 1)
         t1 = max(t1, t0 + 1e-9)
         edges = np.linspace(t0, t1, width + 1)

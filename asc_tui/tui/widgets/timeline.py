@@ -37,6 +37,11 @@ FALLBACK_COLORS = {
 }
 
 
+def lane_width(width: int) -> int:
+    """Columns of the lanes in a view `width` cells wide (label and share beside them)."""
+    return max(width - LABEL_W - STAT_W, 4)
+
+
 def cell_char(busy: float, wait: float) -> str:
     if busy > 0:
         return SHADES[min(4, max(1, math.ceil(busy * 4)))]
@@ -169,7 +174,7 @@ class TimelineView(Widget, can_focus=True):
         from ...devkit.views.timing import overlap_parts  # loaded with the model, after first paint
 
         m = self.model
-        lane_w = max(width - LABEL_W - STAT_W, 4)
+        lane_w = lane_width(width)
         t0 = self.offset * m.kernel_cycles
         t1 = t0 + m.kernel_cycles / self.zoom
         blk = None if self.block < 0 else self.block
