@@ -386,6 +386,9 @@ def _launch(
         run.groups = None
         records, blocks = timelines(closed)
         del closed
+    # the jobs are done: the widened operands may be recycled now (npu/scratch.py), not when
+    # the garbage collector finds the launch's kernel objects
+    run.wide = run.mmad_widened = None
     if run.hbm_xf is not None and run.hbm_plan is None:
         # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
         # two passes' records of a 16384³ matmul would not fit in memory side by side
