@@ -25,7 +25,6 @@ import numpy as np
 
 from ..npu import state
 from ..npu.offload import gm_ready, numbers
-from ..npu.scratch import scratch
 from .dtypes import int32
 from .lineage import track, untrack
 
@@ -211,7 +210,7 @@ def wide_grid(wide: dict, gm: np.ndarray, buffer, start: int, shape: tuple, stri
     key = (id(buffer), gm.dtype, buffer.version)
     twin = wide.get(key)
     if twin is None:
-        twin = wide[key] = (scratch.empty(gm.size, np.float32), set())  # (recycled: npu/scratch.py)
+        twin = wide[key] = (np.empty(gm.size, np.float32), set())
     arr, done = twin
     grid = (start, shape, strides)
     view = np.ndarray(shape, np.float32, arr, start * 4, (strides[0] * 4, strides[1] * 4))
