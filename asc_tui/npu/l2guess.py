@@ -54,7 +54,12 @@ class _Book:
                 self.entries, self.classes = [], []
             c = len(self.classes)
             self.classes.append(prepass)
-        self.entries.append((fields, c))
+        entry = (fields, c)
+        if entry in self.entries:  # the same launch again: newest now, nothing new to infer
+            self.entries.remove(entry)  # (a repeated launch made the pairs below 64² a time)
+            self.entries.append(entry)
+            return
+        self.entries.append(entry)
         del self.entries[:-_MAX_ENTRIES]
         grown = True
         while grown:  # a field is irrelevant when two launches differ in it alone, counting alike
