@@ -27,7 +27,7 @@ def _launch(params, case="small"):
 def _pre_passed(params, monkeypatch, case="small"):
     """The launch as the counting pre-pass gives it (no guess)."""
     with monkeypatch.context() as m:
-        m.setattr(l2guess, "guess", lambda key, fields: None)
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: None)
         m.setattr(l2guess, "learn", lambda key, fields, prepass: None)
         return _launch(params, case)
 
@@ -75,7 +75,7 @@ def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch)
     assert other.l2_hit > 0
     book = next(iter(l2guess._books.values()))
     wrong = book.classes[0]
-    monkeypatch.setattr(l2guess, "guess", lambda key, fields: wrong)
+    monkeypatch.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
     rerun = _launch(dict(tile_m=128, tile_n=256))
     monkeypatch.undo()
     assert len(prepasses) == 1  # the second launch ran twice, without a pre-pass
@@ -111,7 +111,7 @@ def test_guessed_launches_equal_pre_passed_ones_for_random_tiling_sequences(tili
             books = list(l2guess._books.values())
             if pick >= 0 and books and books[0].classes:
                 forced = books[0].classes[pick % len(books[0].classes)]
-                mp.setattr(l2guess, "guess", lambda key, fields, forced=forced: forced)
+                mp.setattr(l2guess, "guess", lambda key, fields, exact=False, forced=forced: forced)
             try:
                 fast = _launch(params)
             except TilingError:
@@ -138,3 +138,101 @@ def test_the_book_learns_only_from_launches_that_differ_in_one_field_and_stays_s
     for n in range(3, 6):  # a fourth distinct count map would pass the cap: start over
         book.learn((8, n, 0), counts(n))
     assert len(book.classes) == 1 and len(book.entries) == 1
+
+
+# ---- full launches (l2guess.check_full) ---------------------------------------------------------
+
+
+def _full(params, case="small"):
+    """A full launch and its output's bits (copied: prepared arrays are shared between runs)."""
+    _, _, _, lnch, arrays, gm = prepare(OP, case, params, timing_only=False, seed=0)
+    res = launch(OP.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True)
+    return res, arrays["c"].copy()
+
+
+def _full_pre_passed(params, monkeypatch, case="small"):
+    with monkeypatch.context() as m:
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: None)
+        m.setattr(l2guess, "learn", lambda key, fields, prepass: None)
+        return _full(params, case)
+
+
+def assert_same_full(a, b) -> None:
+    assert_same(a[0], b[0])
+    assert a[1].dtype == b[1].dtype and np.array_equal(a[1].view(np.uint16), b[1].view(np.uint16))
+
+
+def test_a_full_launch_guesses_from_an_earlier_launch_with_the_same_tiling(prepasses, monkeypatch):
+    params = dict(tile_m=64, tile_n=64)
+    _full(params)
+    assert len(prepasses) == 1
+    again = _full(params)
+    assert len(prepasses) == 1  # the second ran on the counts the first one's pre-pass found
+    _launch(params)  # a timing-only launch of it guesses from the full ones too
+    assert len(prepasses) == 1
+    assert_same_full(again, _full_pre_passed(params, monkeypatch))
+
+
+def test_a_full_launch_guesses_from_a_timing_only_one_but_never_by_fields_learnt_irrelevant(prepasses):
+    tiles = dict(tile_m=64, tile_n=64)
+    _launch(dict(tiles, block_dim=3))
+    _launch(dict(tiles, block_dim=8))  # block_dim learnt irrelevant
+    assert len(prepasses) == 2
+    _full(dict(tiles, block_dim=8))  # the same fields as a launch before: guessed
+    assert len(prepasses) == 2
+    _full(dict(tiles, block_dim=5))  # a timing-only launch would guess here; a full one does not
+    assert len(prepasses) == 3
+
+
+def test_a_full_launch_on_a_wrong_guess_is_re_timed_on_the_pre_passed_counts(prepasses, monkeypatch):
+    other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
+    assert other.l2_hit > 0
+    book = next(iter(l2guess._books.values()))
+    wrong = book.classes[0]
+    monkeypatch.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
+    got = _full(dict(tile_m=128, tile_n=256))
+    monkeypatch.undo()
+    assert len(prepasses) == 2  # run after the full pass, which tallied other reads
+    want = _full_pre_passed(dict(tile_m=128, tile_n=256), monkeypatch)
+    assert got[0].l2_hit != other.l2_hit
+    assert_same_full(got, want)
+    assert got[0].mode == want[0].mode and got[0].log == want[0].log
+
+
+@settings(max_examples=6, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    tilings=st.lists(
+        st.tuples(
+            st.sampled_from([64, 128]),
+            st.sampled_from([64, 128]),
+            st.sampled_from([32, 64]),
+            st.sampled_from([3, 8, 24]),
+            st.booleans(),
+            st.integers(-1, 3),
+        ),
+        min_size=4,
+        max_size=7,
+    )
+)
+def test_full_launches_on_any_guess_equal_pre_passed_ones(tilings):
+    """Full and timing-only launches in any order, each full one on whatever is guessed (`pick`
+    >= 0: the book's counts of that index, right or wrong; else what was learnt, if anything):
+    its output bits and timeline are the pre-passed launch's."""
+    l2guess.forget()
+    mp = pytest.MonkeyPatch()
+    learnt = l2guess.guess
+    try:
+        for tm, tn, tk, blocks, full, pick in tilings:
+            params = dict(tile_m=tm, tile_n=tn, tile_k=tk, block_dim=blocks)
+            if not full:
+                _launch(params)
+                continue
+            books = list(l2guess._books.values())
+            if pick >= 0 and books and books[0].classes:
+                forced = books[0].classes[pick % len(books[0].classes)]
+                mp.setattr(l2guess, "guess", lambda key, fields, exact=False, forced=forced: forced)
+            fast = _full(params)
+            mp.setattr(l2guess, "guess", learnt)
+            assert_same_full(fast, _full_pre_passed(params, mp))
+    finally:
+        mp.undo()

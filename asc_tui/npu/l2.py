@@ -36,7 +36,7 @@ import numpy as np
 
 from . import state
 from .errors import OperatorError
-from .gm import GM_ADDR, GmBuffer
+from .gm import shadows
 from .replay import BlockIndex
 
 CHUNK = 512  # bytes per tracked GM chunk
@@ -418,15 +418,16 @@ def prepass_counts(
         run.san = None
         seen.append(run)
 
-    shadows = [  # (a null pointer argument stays null)
-        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
-        if isinstance(a, GM_ADDR)
-        else a
-        for a in gm_args
-    ]
     try:
         launch_fn(
-            kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+            kernel,
+            shadows(gm_args),
+            tiling,
+            block_dim,
+            chip,
+            numeric=False,
+            configure=setup,
+            timeout_s=timeout_s,
         )
     except OperatorError as exc:
         if exc.kind == "timeout":
