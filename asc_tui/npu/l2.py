@@ -28,7 +28,7 @@ Past 400 lines; the seam to split on: the per-read model (L2Model) | the countin
 from __future__ import annotations
 
 from collections import _count_elements
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
 
@@ -70,7 +70,12 @@ class L2Model:
                 self.scale = self.capacity / footprint
         self.maps: dict[str, np.ndarray] = {}
         # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw
-        self.hits: dict[tuple, int] = self._region_hits(prepass.regions) if counts else {}
+        self.hits: dict[tuple, int] = {}
+        if counts:  # (worked out once per counts and capacity: a launch's passes share them)
+            known = prepass.hits.get(self.capacity)
+            if known is None:
+                known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
+            self.hits = dict(known)
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -376,6 +381,9 @@ class Prepass:
 
     counts: dict[str, np.ndarray]
     regions: list[tuple]
+    # L2 capacity -> L2-hit bytes per read of each region (`L2Model._region_hits`): the same
+    # for every pass run on these counts (a full launch's HBM passes, later launches guessing them)
+    hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
 
 
 def l2_enabled(run) -> bool:
