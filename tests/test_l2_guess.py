@@ -24,12 +24,12 @@ def _launch(params, case="small"):
     return launch(OP.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False)
 
 
-def _pre_passed(params, monkeypatch, case="small"):
-    """The launch as the counting pre-pass gives it (no guess)."""
+def _pre_passed(params, monkeypatch, case="small", how=None):
+    """The launch (`how`: timing-only, or `_full`) as the counting pre-pass gives it."""
     with monkeypatch.context() as m:
         m.setattr(l2guess, "guess", lambda key, fields, exact=False: None)
         m.setattr(l2guess, "learn", lambda key, fields, prepass: None)
-        return _launch(params, case)
+        return (how or _launch)(params, case)
 
 
 def assert_same(a, b) -> None:
@@ -70,26 +70,34 @@ def test_block_dim_is_learnt_irrelevant_and_the_third_launch_runs_the_kernel_onc
     assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
 
 
-def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
-    other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
+def _on_a_wrong_guess(monkeypatch, how):
+    """A launch (`how`) of the 128 x 256 tiling run on the counts of the 64 x 64 one, which
+    differ; the 64 x 64 launch, and that one."""
+    other = _launch(dict(tile_m=64, tile_n=64))
     assert other.l2_hit > 0
+    wrong = next(iter(l2guess._books.values())).classes[0]
+    with monkeypatch.context() as m:
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
+        return other, how(dict(tile_m=128, tile_n=256))
+
+
+def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
+    _, rerun = _on_a_wrong_guess(monkeypatch, _launch)
     book = next(iter(l2guess._books.values()))
-    wrong = book.classes[0]
-    monkeypatch.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
-    rerun = _launch(dict(tile_m=128, tile_n=256))
-    monkeypatch.undo()
     assert len(prepasses) == 1  # the second launch ran twice, without a pre-pass
     assert_same(rerun, _pre_passed(dict(tile_m=128, tile_n=256), monkeypatch))
     assert len(book.classes) == 2  # and learnt the counts it found
+
+
+#: tile_m, tile_n, tile_k of the random tilings
+_TILES = (st.sampled_from([64, 128]), st.sampled_from([64, 128]), st.sampled_from([32, 64]))
 
 
 @settings(max_examples=8, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     tilings=st.lists(
         st.tuples(
-            st.sampled_from([64, 128]),
-            st.sampled_from([64, 128]),
-            st.sampled_from([32, 64]),
+            *_TILES,
             st.sampled_from([1, 2]),
             st.sampled_from([3, 8, 24]),
             st.integers(-1, 3),
@@ -151,10 +159,7 @@ def _full(params, case="small"):
 
 
 def _full_pre_passed(params, monkeypatch, case="small"):
-    with monkeypatch.context() as m:
-        m.setattr(l2guess, "guess", lambda key, fields, exact=False: None)
-        m.setattr(l2guess, "learn", lambda key, fields, prepass: None)
-        return _full(params, case)
+    return _pre_passed(params, monkeypatch, case, _full)
 
 
 def assert_same_full(a, b) -> None:
@@ -185,13 +190,7 @@ def test_a_full_launch_guesses_from_a_timing_only_one_but_never_by_fields_learnt
 
 
 def test_a_full_launch_on_a_wrong_guess_is_re_timed_on_the_pre_passed_counts(prepasses, monkeypatch):
-    other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
-    assert other.l2_hit > 0
-    book = next(iter(l2guess._books.values()))
-    wrong = book.classes[0]
-    monkeypatch.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
-    got = _full(dict(tile_m=128, tile_n=256))
-    monkeypatch.undo()
+    other, got = _on_a_wrong_guess(monkeypatch, _full)
     assert len(prepasses) == 2  # run after the full pass, which tallied other reads
     want = _full_pre_passed(dict(tile_m=128, tile_n=256), monkeypatch)
     assert got[0].l2_hit != other.l2_hit
@@ -203,9 +202,7 @@ def test_a_full_launch_on_a_wrong_guess_is_re_timed_on_the_pre_passed_counts(pre
 @given(
     tilings=st.lists(
         st.tuples(
-            st.sampled_from([64, 128]),
-            st.sampled_from([64, 128]),
-            st.sampled_from([32, 64]),
+            *_TILES,
             st.sampled_from([3, 8, 24]),
             st.booleans(),
             st.integers(-1, 3),
