@@ -371,7 +371,14 @@ class L2Model:
                 m[self._chunks(*key)] += times
             else:
                 np.add.at(m, self._chunks(*key), times)
-        return Prepass(maps, list(self.reads))
+        return Prepass(maps, list(self.reads), tally=(dict(self.reads), dict(self.sizes)))
+
+    def read_as(self, prepass: Prepass) -> bool:
+        """Whether this launch tallied the very reads `prepass` was counted from: then
+        `recorded()` would give its counts, without working them out (a full launch checking
+        its guessed counts, npu/l2guess.check_full)."""
+        self._tally_replays()
+        return prepass.tally is not None and prepass.tally == (self.reads, self.sizes)
 
 
 @dataclass(frozen=True)
@@ -384,6 +391,8 @@ class Prepass:
     # L2 capacity -> L2-hit bytes per read of each region (`L2Model._region_hits`): the same
     # for every pass run on these counts (a full launch's HBM passes, later launches guessing them)
     hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
+    # (times each region was read, bytes of each buffer read) it was counted from (`recorded`)
+    tally: tuple | None = field(default=None, compare=False, repr=False)
 
 
 def l2_enabled(run) -> bool:

@@ -129,16 +129,17 @@ def check_full(run, launch_fn, kernel, gm_args, tiling, block_dim: int, chip, ti
     Why a full launch may guess at all: its pre-pass runs on shadows, so what it counts depends
     on nothing but the kernel, its tensors' shapes, the chip and the tiling — what an earlier
     launch with these very fields counted (a full launch guesses from exact matches only, never
-    from fields learnt irrelevant). The full pass tallies its own reads: equal to the guess, it
-    read as counted; otherwise (control flow on GM data, or the kernel behaving otherwise than
-    before on the same fields) the pre-pass runs now, as it would have before the pass. Only
-    when it finds other counts than guessed — the kernel read state outside what the key and
-    fields hold — is the pass re-timed: that timeline is the one a pre-passed full launch gives
-    whenever its control flow does not depend on GM data (as the shared-HBM passes assume).
+    from fields learnt irrelevant). The full pass tallies its own reads: the very tally the
+    guess was counted from, it read as counted; otherwise (control flow on GM data, or the
+    kernel behaving otherwise than before on the same fields) the pre-pass runs now, as it
+    would have before the pass. Only when it finds other counts than guessed (the kernel read
+    state outside what the key and fields hold) is the pass re-timed: that timeline is the one
+    a pre-passed full launch gives whenever its control flow does not depend on GM data (as the
+    shared-HBM passes assume).
     """
     from .l2 import prepass_counts
 
-    if run.l2 is None or same_counts(run.l2.recorded(), guess):
+    if run.l2 is None or run.l2.read_as(guess):
         return None
     found = prepass_counts(launch_fn, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     if found is None or same_counts(found, guess):  # (None: the kernel cannot run on shadows
@@ -175,8 +176,10 @@ def retimed(full, timing):
 
 
 def _size(prepass) -> int:
-    """Bytes a pre-pass result holds, roughly (its counts, ~100 B a region)."""
-    return sum(c.nbytes for c in prepass.counts.values()) + 100 * len(prepass.regions)
+    """Bytes a pre-pass result holds, roughly (its counts, ~100 B a region; twice that with
+    the tally it was counted from)."""
+    per_region = 100 if prepass.tally is None else 200
+    return sum(c.nbytes for c in prepass.counts.values()) + per_region * len(prepass.regions)
 
 
 def same_counts(a, b) -> bool:
