@@ -12,8 +12,8 @@ How (deliberately simple, stated so users can judge it):
   therefore run a cheap timing-only pre-pass that counts how often each chunk is read (R). In
   the real pass every read of a chunk pays 1/R of it as an HBM miss and the rest as an L2 hit:
   the launch's HBM traffic is exactly the distinct bytes read, spread evenly over the readers.
-  A timing-only launch may instead run on counts guessed from earlier launches of the kernel,
-  tallying its own reads to check them (npu/l2guess.py): the kernel then runs once.
+  A launch may instead run on counts guessed from earlier launches of the kernel, tallying its
+  own reads to check them (npu/l2guess.py): the kernel then runs once.
 - Without a pre-pass (reads outside cube launches) the first read in emulation order misses.
 - Capacity: when the distinct bytes read exceed the chip's L2 size, hits are scaled down by
   capacity / footprint (a stand-in for LRU eviction).

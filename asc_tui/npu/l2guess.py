@@ -1,4 +1,4 @@
-"""Guess a timing-only cube launch's L2 read counts from earlier launches, so that the kernel
+"""Guess a cube launch's L2 read counts from earlier launches, so that the kernel
 runs once instead of twice (the counting pre-pass of npu/l2.py, then the real pass).
 
 Why: a tuner evaluates hundreds of tilings of one kernel on the same tensors, and the counts
@@ -11,6 +11,10 @@ Which earlier launch to copy is learnt per kernel and tensors: a field of the ti
 block_dim) is taken as irrelevant once two launches that differ in it alone (besides fields
 already irrelevant) counted alike, and the guess is the latest launch that agrees with this one
 on every other field (none yet: run the pre-pass).
+
+A full launch guesses too, but only from a launch with the very same fields, and cannot run
+again (its numbers are written): `check_full` says why that is exact and what happens when its
+reads are not the guessed ones (1024³ fp16 full emulation: a 2.8 ms pre-pass saved a launch).
 """
 
 from __future__ import annotations

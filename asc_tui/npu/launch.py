@@ -186,7 +186,8 @@ def launch(
     A template run (npu/replay.py) that raises starts the launch over with every block step by
     step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
     tainted block index (`isinstance(idx, int)`) still runs. A timing-only launch run on
-    guessed L2 counts that read otherwise runs again on the counts it found (npu/l2guess.py).
+    guessed L2 counts that read otherwise runs again on the counts it found; a full one is
+    re-timed if need be (npu/l2guess.check_full).
     """
     args = (kernel, gm_args, tiling, block_dim, chip, numeric, sanitizer, timeout_s)
     try:
