@@ -24,12 +24,12 @@ def _launch(params, case="small"):
     return launch(OP.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False)
 
 
-def _pre_passed(params, monkeypatch, case="small"):
-    """The launch as the counting pre-pass gives it (no guess)."""
+def _pre_passed(params, monkeypatch, case="small", how=None):
+    """The launch (`how`: timing-only, or `_full`) as the counting pre-pass gives it."""
     with monkeypatch.context() as m:
-        m.setattr(l2guess, "guess", lambda key, fields: None)
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: None)
         m.setattr(l2guess, "learn", lambda key, fields, prepass: None)
-        return _launch(params, case)
+        return (how or _launch)(params, case)
 
 
 def assert_same(a, b) -> None:
@@ -90,26 +90,34 @@ def test_launches_on_the_same_counts_work_out_each_regions_hits_once(monkeypatch
     assert_same(guessed, _pre_passed(dict(tiles, block_dim=5), monkeypatch))
 
 
-def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
-    other = _launch(dict(tile_m=64, tile_n=64))  # its counts differ from the 128 x 256 tiling's
+def _on_a_wrong_guess(monkeypatch, how):
+    """A launch (`how`) of the 128 x 256 tiling run on the counts of the 64 x 64 one, which
+    differ; the 64 x 64 launch, and that one."""
+    other = _launch(dict(tile_m=64, tile_n=64))
     assert other.l2_hit > 0
+    wrong = next(iter(l2guess._books.values())).classes[0]
+    with monkeypatch.context() as m:
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
+        return other, how(dict(tile_m=128, tile_n=256))
+
+
+def test_a_wrong_guess_runs_again_on_the_counts_it_found(prepasses, monkeypatch):
+    _, rerun = _on_a_wrong_guess(monkeypatch, _launch)
     book = next(iter(l2guess._books.values()))
-    wrong = book.classes[0]
-    monkeypatch.setattr(l2guess, "guess", lambda key, fields: wrong)
-    rerun = _launch(dict(tile_m=128, tile_n=256))
-    monkeypatch.undo()
     assert len(prepasses) == 1  # the second launch ran twice, without a pre-pass
     assert_same(rerun, _pre_passed(dict(tile_m=128, tile_n=256), monkeypatch))
     assert len(book.classes) == 2  # and learnt the counts it found
+
+
+#: tile_m, tile_n, tile_k of the random tilings
+_TILES = (st.sampled_from([64, 128]), st.sampled_from([64, 128]), st.sampled_from([32, 64]))
 
 
 @settings(max_examples=8, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(
     tilings=st.lists(
         st.tuples(
-            st.sampled_from([64, 128]),
-            st.sampled_from([64, 128]),
-            st.sampled_from([32, 64]),
+            *_TILES,
             st.sampled_from([1, 2]),
             st.sampled_from([3, 8, 24]),
             st.integers(-1, 3),
@@ -131,7 +139,7 @@ def test_guessed_launches_equal_pre_passed_ones_for_random_tiling_sequences(tili
             books = list(l2guess._books.values())
             if pick >= 0 and books and books[0].classes:
                 forced = books[0].classes[pick % len(books[0].classes)]
-                mp.setattr(l2guess, "guess", lambda key, fields, forced=forced: forced)
+                mp.setattr(l2guess, "guess", lambda key, fields, exact=False, forced=forced: forced)
             try:
                 fast = _launch(params)
             except TilingError:
@@ -193,3 +201,90 @@ def test_learning_one_launch_at_a_time_finds_every_irrelevant_field(launches):
             before = set(book.irrelevant)
             book.learn(fields, counts(n))
             assert book.irrelevant == _closure(book.entries, before)
+
+
+# ---- full launches (l2guess.check_full) ---------------------------------------------------------
+
+
+def _full(params, case="small"):
+    """A full launch and its output's bits (copied: prepared arrays are shared between runs)."""
+    _, _, _, lnch, arrays, gm = prepare(OP, case, params, timing_only=False, seed=0)
+    res = launch(OP.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True)
+    return res, arrays["c"].copy()
+
+
+def _full_pre_passed(params, monkeypatch, case="small"):
+    return _pre_passed(params, monkeypatch, case, _full)
+
+
+def assert_same_full(a, b) -> None:
+    assert_same(a[0], b[0])
+    assert a[1].dtype == b[1].dtype and np.array_equal(a[1].view(np.uint16), b[1].view(np.uint16))
+
+
+def test_a_full_launch_guesses_from_an_earlier_launch_with_the_same_tiling(prepasses, monkeypatch):
+    params = dict(tile_m=64, tile_n=64)
+    _full(params)
+    assert len(prepasses) == 1
+    again = _full(params)
+    assert len(prepasses) == 1  # the second ran on the counts the first one's pre-pass found
+    _launch(params)  # a timing-only launch of it guesses from the full ones too
+    assert len(prepasses) == 1
+    assert_same_full(again, _full_pre_passed(params, monkeypatch))
+
+
+def test_a_full_launch_guesses_from_a_timing_only_one_but_never_by_fields_learnt_irrelevant(prepasses):
+    tiles = dict(tile_m=64, tile_n=64)
+    _launch(dict(tiles, block_dim=3))
+    _launch(dict(tiles, block_dim=8))  # block_dim learnt irrelevant
+    assert len(prepasses) == 2
+    _full(dict(tiles, block_dim=8))  # the same fields as a launch before: guessed
+    assert len(prepasses) == 2
+    _full(dict(tiles, block_dim=5))  # a timing-only launch would guess here; a full one does not
+    assert len(prepasses) == 3
+
+
+def test_a_full_launch_on_a_wrong_guess_is_re_timed_on_the_pre_passed_counts(prepasses, monkeypatch):
+    other, got = _on_a_wrong_guess(monkeypatch, _full)
+    assert len(prepasses) == 2  # run after the full pass, which tallied other reads
+    want = _full_pre_passed(dict(tile_m=128, tile_n=256), monkeypatch)
+    assert got[0].l2_hit != other.l2_hit
+    assert_same_full(got, want)
+    assert got[0].mode == want[0].mode and got[0].log == want[0].log
+
+
+@settings(max_examples=6, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    tilings=st.lists(
+        st.tuples(
+            *_TILES,
+            st.sampled_from([3, 8, 24]),
+            st.booleans(),
+            st.integers(-1, 3),
+        ),
+        min_size=4,
+        max_size=7,
+    )
+)
+def test_full_launches_on_any_guess_equal_pre_passed_ones(tilings):
+    """Full and timing-only launches in any order, each full one on whatever is guessed (`pick`
+    >= 0: the book's counts of that index, right or wrong; else what was learnt, if anything):
+    its output bits and timeline are the pre-passed launch's."""
+    l2guess.forget()
+    mp = pytest.MonkeyPatch()
+    learnt = l2guess.guess
+    try:
+        for tm, tn, tk, blocks, full, pick in tilings:
+            params = dict(tile_m=tm, tile_n=tn, tile_k=tk, block_dim=blocks)
+            if not full:
+                _launch(params)
+                continue
+            books = list(l2guess._books.values())
+            if pick >= 0 and books and books[0].classes:
+                forced = books[0].classes[pick % len(books[0].classes)]
+                mp.setattr(l2guess, "guess", lambda key, fields, exact=False, forced=forced: forced)
+            fast = _full(params)
+            mp.setattr(l2guess, "guess", learnt)
+            assert_same_full(fast, _full_pre_passed(params, mp))
+    finally:
+        mp.undo()

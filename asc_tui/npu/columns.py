@@ -41,12 +41,11 @@ def close_columns(rec: list, ops: dict, lines: dict, tables: list = ()) -> dict:
     done = 0
     for at, part in tables:
         if at > done:
-            parts.append(_columns_of(np.fromiter(rec[done:at], dtype=RECORD, count=at - done), ops, lines))
+            parts.append(_columns_of_tuples(rec[done:at], ops, lines))
         parts.append(part.expand(_columns_of(part.period, ops, lines)))
         done = at + len(part)
     if done < len(rec):
-        rest = rec[done:] if done else rec
-        parts.append(_columns_of(np.fromiter(rest, dtype=RECORD, count=len(rec) - done), ops, lines))
+        parts.append(_columns_of_tuples(rec[done:] if done else rec, ops, lines))
     if len(parts) == 1:
         return parts[0]
     return {name: np.concatenate([p[name] for p in parts]) for name in RECORD_COLUMNS}
@@ -54,25 +53,48 @@ def close_columns(rec: list, ops: dict, lines: dict, tables: list = ()) -> dict:
 
 def _columns_of(table: np.ndarray, ops: dict, lines: dict) -> dict:
     """A RECORD table as columns (`close_columns`), one C-level pass per column."""
-    file_table: dict = {}
-    file_ids = _intern(table["file"].tolist(), file_table)
-    files = list(file_table)
-    key = file_ids.astype(np.int64) * (1 << 32) + table["line"]
-    uniq, inverse = np.unique(key, return_inverse=True)
-    site_ids = np.array(
-        [lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines)) for k in uniq.tolist()],
-        dtype=np.int32,
-    )
     return {
         "pipe": table["pipe"].copy(),
         "start": table["start"].copy(),
         "end": table["end"].copy(),
         "op": _intern(table["op"].tolist(), ops),
-        "line": site_ids[inverse.reshape(-1)],
+        "line": _sites(table["file"].tolist(), table["line"], lines),
         "nbytes": table["nbytes"].copy(),
         "kind": table["kind"].copy(),
         "link": table["link"].copy(),
     }
+
+
+def _columns_of_tuples(rec: list, ops: dict, lines: dict) -> dict:
+    """Record tuples as columns: what `_columns_of` gives for their RECORD table, without
+    building it (a column at a time from the transposed tuples: ~25% less of a block's close,
+    which took ~110 µs for a 1024³ matmul block's 258 records)."""
+    n = len(rec)
+    pipe, start, end, op, file, line, nbytes, kind, link = zip(*rec)
+    return {
+        "pipe": np.fromiter(pipe, np.int8, n),
+        "start": np.fromiter(start, np.float64, n),
+        "end": np.fromiter(end, np.float64, n),
+        "op": _intern(op, ops),
+        "line": _sites(file, np.fromiter(line, np.int64, n), lines),
+        "nbytes": np.fromiter(nbytes, np.int64, n),
+        "kind": np.fromiter(kind, np.int8, n),
+        "link": np.fromiter(link, np.int32, n),
+    }
+
+
+def _sites(files_col, line_col: np.ndarray, lines: dict) -> np.ndarray:
+    """Ids of the (file, line) sites of a column of files and one of lines, extending `lines`."""
+    file_table: dict = {}
+    file_ids = _intern(files_col, file_table)
+    files = list(file_table)
+    key = file_ids.astype(np.int64) * (1 << 32) + line_col
+    uniq, inverse = np.unique(key, return_inverse=True)
+    site_ids = np.array(
+        [lines.setdefault((files[k >> 32], k & 0xFFFFFFFF), len(lines)) for k in uniq.tolist()],
+        dtype=np.int32,
+    )
+    return site_ids[inverse.reshape(-1)]
 
 
 def record_table(rec: list, tables: list, lo: int, hi: int) -> np.ndarray:
@@ -114,7 +136,7 @@ def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, 
     return records, tuple(blocks)
 
 
-def _intern(values: list, table: dict) -> np.ndarray:
+def _intern(values, table: dict) -> np.ndarray:
     """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
     mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
     return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))

@@ -49,6 +49,17 @@ class GM_ADDR:  # noqa: N801 - Ascend C's spelling
         return f"GM_ADDR({self.buffer.name}+{self.offset})"
 
 
+def shadows(gm_args: list) -> list:
+    """The launch's arguments with every GM buffer replaced by a shadow (no data: a timing-only
+    pass, which never writes the user's arrays); a null pointer argument stays null."""
+    return [
+        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
+        if isinstance(a, GM_ADDR)
+        else a
+        for a in gm_args
+    ]
+
+
 #: GM buffers whose device address a host program took (`(uintptr_t)p`, a pointer in a struct it
 #: copied to the device): base address -> buffer, so a kernel reading such an address from memory
 #: (ListTensorDesc) gets the buffer back. The host runtime (cxx/acl.py) places and removes them.

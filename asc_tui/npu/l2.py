@@ -12,8 +12,8 @@ How (deliberately simple, stated so users can judge it):
   therefore run a cheap timing-only pre-pass that counts how often each chunk is read (R). In
   the real pass every read of a chunk pays 1/R of it as an HBM miss and the rest as an L2 hit:
   the launch's HBM traffic is exactly the distinct bytes read, spread evenly over the readers.
-  A timing-only launch may instead run on counts guessed from earlier launches of the kernel,
-  tallying its own reads to check them (npu/l2guess.py): the kernel then runs once.
+  A launch may instead run on counts guessed from earlier launches of the kernel, tallying its
+  own reads to check them (npu/l2guess.py): the kernel then runs once.
 - Without a pre-pass (reads outside cube launches) the first read in emulation order misses.
 - Capacity: when the distinct bytes read exceed the chip's L2 size, hits are scaled down by
   capacity / footprint (a stand-in for LRU eviction).
@@ -36,7 +36,7 @@ import numpy as np
 
 from . import state
 from .errors import OperatorError
-from .gm import GM_ADDR, GmBuffer
+from .gm import shadows
 from .replay import BlockIndex
 
 CHUNK = 512  # bytes per tracked GM chunk
@@ -69,14 +69,13 @@ class L2Model:
             if footprint > self.capacity > 0:
                 self.scale = self.capacity / footprint
         self.maps: dict[str, np.ndarray] = {}
-        # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw;
-        # a function of the counts and the capacity alone, so shared by every launch reading
-        # with these counts (`Prepass.hits`)
+        # region -> L2-hit bytes per read (pre-pass counts), for every region the pre-pass saw
         self.hits: dict[tuple, int] = {}
-        if counts:
-            self.hits = prepass.hits.get(self.capacity)
-            if self.hits is None:
-                self.hits = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
+        if counts:  # (worked out once per counts and capacity: a launch's passes share them)
+            known = prepass.hits.get(self.capacity)
+            if known is None:
+                known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
+            self.hits = dict(known)
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -372,7 +371,14 @@ class L2Model:
                 m[self._chunks(*key)] += times
             else:
                 np.add.at(m, self._chunks(*key), times)
-        return Prepass(maps, list(self.reads))
+        return Prepass(maps, list(self.reads), tally=(dict(self.reads), dict(self.sizes)))
+
+    def read_as(self, prepass: Prepass) -> bool:
+        """Whether this launch tallied the very reads `prepass` was counted from: then
+        `recorded()` would give its counts, without working them out (a full launch checking
+        its guessed counts, npu/l2guess.check_full)."""
+        self._tally_replays()
+        return prepass.tally is not None and prepass.tally == (self.reads, self.sizes)
 
 
 @dataclass(frozen=True)
@@ -382,10 +388,11 @@ class Prepass:
 
     counts: dict[str, np.ndarray]
     regions: list[tuple]
-    #: per L2 capacity, the hit bytes of each region read with these counts: a tuner's launches
-    #: that guessed these counts (npu/l2guess.py) and a launch's shared-HBM passes read the
-    #: same regions, and work each one out once
-    hits: dict[int, dict[tuple, int]] = field(default_factory=dict, compare=False, repr=False)
+    # L2 capacity -> L2-hit bytes per read of each region (`L2Model._region_hits`): the same
+    # for every pass run on these counts (a full launch's HBM passes, later launches guessing them)
+    hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
+    # (times each region was read, bytes of each buffer read) it was counted from (`recorded`)
+    tally: tuple | None = field(default=None, compare=False, repr=False)
 
 
 def l2_enabled(run) -> bool:
@@ -428,15 +435,16 @@ def prepass_counts(
         run.san = None
         seen.append(run)
 
-    shadows = [  # (a null pointer argument stays null)
-        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset)
-        if isinstance(a, GM_ADDR)
-        else a
-        for a in gm_args
-    ]
     try:
         launch_fn(
-            kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+            kernel,
+            shadows(gm_args),
+            tiling,
+            block_dim,
+            chip,
+            numeric=False,
+            configure=setup,
+            timeout_s=timeout_s,
         )
     except OperatorError as exc:
         if exc.kind == "timeout":

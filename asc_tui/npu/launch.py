@@ -187,7 +187,8 @@ def launch(
     A template run (npu/replay.py) that raises starts the launch over with every block step by
     step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
     tainted block index (`isinstance(idx, int)`) still runs. A timing-only launch run on
-    guessed L2 counts that read otherwise runs again on the counts it found (npu/l2guess.py).
+    guessed L2 counts that read otherwise runs again on the counts it found; a full one is
+    re-timed if need be (npu/l2guess.check_full).
     """
     args = (kernel, gm_args, tiling, block_dim, chip, numeric, sanitizer, timeout_s)
     try:
@@ -412,17 +413,23 @@ def _launch(
         pending.flush()
         if coop is not None:  # blocks that waited for each other end out of order
             closed.sort(key=lambda c: c.block)
+        retimed = None  # a full launch's timeline on the pre-pass's counts, if not the guessed
         if guessed is not None:
-            _check_guess(run, *guessed)
+            retimed = _check_guess(run, kernel, gm_args, tiling, block_dim, chip, timeout_s, *guessed)
         # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
         # (npu/lockstep.py); else every transfer, read from the columns before they are joined.
         # Blocks that wait for each other (coop.py) keep the lockstep prices: their threads make
         # sub-cores in an order a plan could not follow.
-        if run.hbm_shared and not handed_hccl and coop is None and len(run.groups):
+        if run.hbm_shared and not handed_hccl and coop is None and len(run.groups) and retimed is None:
             run.hbm_xf = transfers_unless_lockstep(run, block_dim, n_cores)
         run.groups = None
         records, blocks = timelines(closed)
         del closed
+    # the jobs are done: free the widened operands now, not when the garbage collector finds
+    # the launch's kernel objects (cycles) — a later launch then gets their memory back from
+    # the allocator instead of fresh pages (a page fault per 4 KB: 1024³ fp16 full emulation
+    # took ~1,650 faults a launch, ~4 µs each in the benchmark VM, against ~130 now)
+    run.wide = run.mmad_widened = None
     if run.hbm_xf is not None and run.hbm_plan is None:
         # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
         # two passes' records of a 16384³ matmul would not fit in memory side by side
@@ -447,7 +454,7 @@ def _launch(
         )
     )
     capacity = {m: (used, chip.usable.get(m, 0)) for m, used in run.peak.items()}
-    return EmulationResult(
+    result = EmulationResult(
         chip=chip.name,
         clock_mhz=chip.clock_mhz,
         mode=Mode.FULL if numeric else Mode.TIMING,
@@ -469,17 +476,25 @@ def _launch(
         chip_model=chip,
         records=records,
     )
+    if retimed is None:
+        return result
+    from .l2guess import retimed as with_timeline
+
+    return with_timeline(result, retimed)
 
 
 def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_s) -> tuple | None:
-    """Set the launch's L2 read counts: guessed from earlier launches of a timing-only launch
-    (returns what `_check_guess` needs), else counted by the pre-pass."""
+    """Set the launch's L2 read counts: guessed from earlier launches (a full launch's only from
+    one with the same tiling, npu/l2guess.check_full; returns what `_check_guess` needs), else
+    counted by the pre-pass."""
     from . import l2guess
     from .l2 import prepass_counts
 
-    key = None if run.numeric else l2guess.book_key(getattr(kernel, "fn", kernel), gm_args, chip)
+    full = run.numeric
+    watched = full and (run.san is not None or run.hccl is not None)  # (a pre-pass it is, then)
+    key = None if watched else l2guess.book_key(getattr(kernel, "fn", kernel), gm_args, chip, full)
     fields = l2guess.tiling_fields(tiling, block_dim)
-    guess = l2guess.guess(key, fields)
+    guess = l2guess.guess(key, fields, exact=full)
     if guess is not None:
         run.l2_counts = guess
         run.l2_tally = True
@@ -489,18 +504,22 @@ def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_
     return None
 
 
-def _check_guess(run: Run, key: tuple, fields: tuple, guess) -> None:
-    """Keep a launch run on guessed L2 counts only when it read exactly as counted."""
+def _check_guess(run: Run, kernel, gm_args, tiling, block_dim, chip, timeout_s, key, fields, guess):
+    """Keep a timing-only launch run on guessed L2 counts only when it read exactly as counted;
+    a full launch's timeline on the pre-pass's counts when they are not the guessed ones."""
     from . import l2guess
 
+    if run.numeric:
+        return l2guess.check_full(run, launch, kernel, gm_args, tiling, block_dim, chip, timeout_s, guess)
     if run.l2 is None:  # nothing was read through L2: the guess changed nothing
-        return
+        return None
     counted = run.l2.recorded()
     l2guess.learn(key, fields, counted)
     if not l2guess.same_counts(counted, guess):
         raise _Misguessed(counted)
     counted.hits.update(guess.hits)  # the same counts: the regions' hits worked out so far hold
     run.l2_counts = counted  # the same counts, with this launch's own regions (for HBM passes)
+    return None
 
 
 def _may_replay(run: Run, mix: bool, coop) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import OperatorError
-from .gm import GM_ADDR, GmBuffer
+from .gm import shadows
 from .hbm import HbmModel, Transfers, settle
 from .lockstep import Groups, lockstep_exact
 from .pipes import MTE2, MTE3
@@ -109,9 +109,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
     if not len(xf):
         return None
     chip = run.chip
-    shadows = [
-        GM_ADDR(GmBuffer(a.buffer.name, a.buffer.dtype, a.buffer.count, None), a.offset) for a in gm_args
-    ]
+    shadow_args = shadows(gm_args)
 
     def again(plan, seen: list):
         def setup(r) -> None:
@@ -123,7 +121,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
             seen.append(r)
 
         return launch(
-            kernel, shadows, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
+            kernel, shadow_args, tiling, block_dim, chip, numeric=False, configure=setup, timeout_s=timeout_s
         )
 
     def rerun(durations):
