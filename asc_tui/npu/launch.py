@@ -423,6 +423,10 @@ def _launch(
         run.groups = None
         records, blocks = timelines(closed)
         del closed
+    # the records' op and line ids index these tables: they travel with the records (a rerun's
+    # records below bring their own — its launch interned them in its own order)
+    op_names, sites = tuple(sorted(ops, key=ops.get)), tuple(sorted(lines, key=lines.get))
+    del ops, lines
     if run.hbm_xf is not None and run.hbm_plan is None:
         # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
         # two passes' records of a 16384³ matmul would not fit in memory side by side
@@ -432,7 +436,7 @@ def _launch(
             launch, run, kernel, gm_args, tiling, block_dim, timeout_s, None if numeric else first
         )
         if shared is not None:  # the fixed point's timeline replaces the first pass's
-            records, blocks = shared.records, shared.blocks
+            records, blocks, op_names, sites = shared.records, shared.blocks, shared.ops, shared.lines
         else:
             records, blocks = first
         del first
@@ -456,8 +460,8 @@ def _launch(
         kernel_cycles=kernel_cycles,
         launch_overhead_us=chip.launch_overhead_us,
         blocks=blocks,
-        ops=tuple(sorted(ops, key=ops.get)),
-        lines=tuple(sorted(lines, key=lines.get)),
+        ops=op_names,
+        lines=sites,
         gm_read=gm_read,
         gm_write=gm_write,
         log=log,

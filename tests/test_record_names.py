@@ -1,0 +1,112 @@
+"""Every record names the op and source line its instruction really had, whatever path the launch
+took. A record's op and line are ids into its launch's `ops`/`lines` tables, and each launch
+interns them in its own order: the shared-HBM reruns (npu/shared_hbm.py) are launches of their
+own, and a matmul's first pass interns its extrapolated loops (npu/periodic.py) table by table
+where a rerun that follows a plan runs them step by step — so a rerun's records read through the
+first pass's tables named Mmad on the fixpipe and Fixpipe on the cube. The reference runs each
+block step by step, on lockstep prices, in one pass."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import prepare
+from asc_tui.npu import shared_hbm
+from asc_tui.npu.chip import load_chip
+from asc_tui.npu.launch import launch
+from asc_tui.npu.pipes import FIX, MTE1, MTE2, PIPE_NAMES, M
+from asc_tui.npu.records import KIND_WORK
+from asc_tui.operator import Case
+
+B = load_chip("ascend910b")
+#: A chip whose HBM two cores' copies already saturate: vector launches take several passes.
+NARROW = replace(load_chip("ascend910b4"), hbm_gbps=100.0)
+#: The only pipe each of matmul_official's work ops can run on (its waits may be on any).
+WORK_PIPE = {"Mmad": M, "LoadData": MTE1, "DataCopy(Nd2Nz)": MTE2, "Fixpipe": FIX}
+
+
+def _named(em) -> list[Counter]:
+    """Each block's records as a multiset of (op name, pipe, kind, file, line)."""
+    ops = np.asarray(em.ops, dtype=object)
+    out = []
+    for b in em.blocks:
+        sites = [em.lines[i] for i in b.line.tolist()]
+        out.append(
+            Counter(
+                (o, PIPE_NAMES[p], k, f, ln)
+                for o, p, k, (f, ln) in zip(ops[b.op].tolist(), b.pipe.tolist(), b.kind.tolist(), sites)
+            )
+        )
+    return out
+
+
+def _run(op, case: str, knobs: dict, numeric: bool, chip, configure=None):
+    _, _, _, lnch, _, gm = prepare(op, case, knobs, not numeric, 0)
+    return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=numeric, configure=configure)
+
+
+def _reference(run) -> None:
+    run.replay = False
+    run.extrapolate = False
+    run.hbm_shared = False
+
+
+def _matmul(m: int, n: int, k: int):
+    op = load_operator("matmul_official")
+    return replace(op, cases={**op.cases, "h": Case("h", dict(m=m, n=n, k=k, bias=False))})
+
+
+def _assert_named_as_step_by_step(op, knobs: dict, numeric: bool, chip) -> object:
+    seen = []
+    em = _run(op, "h", knobs, numeric, chip, seen.append)
+    assert seen[0].hbm_passes > 1  # the path under test: the records are a rerun's
+    ref = _run(op, "h", knobs, numeric, chip, _reference)
+    assert [b.block for b in em.blocks] == [b.block for b in ref.blocks]
+    for block, (got, want) in enumerate(zip(_named(em), _named(ref))):
+        assert got == want, f"block {block}: {sorted((got - want).items())[:4]}"
+    assert em.warnings == ref.warnings
+    return em
+
+
+def _assert_work_on_its_pipe(em) -> None:
+    ops = np.asarray(em.ops, dtype=object)
+    work = em.records.kind == KIND_WORK
+    pairs = set(zip(ops[em.records.op[work]].tolist(), em.records.pipe[work].tolist()))
+    assert pairs and all(WORK_PIPE[o] == p for o, p in pairs), sorted(pairs)
+
+
+@pytest.mark.parametrize(
+    "mnk,numeric",
+    [
+        # the first pass extrapolates the K loop, the shared-HBM rerun runs it step by step
+        ((1024, 1024, 16384), False),  # a timing-only first pass is let go before the rerun
+        ((512, 1024, 8192), True),  # a full run keeps its first pass: the rerun's records win
+    ],
+)
+def test_a_shared_hbm_reruns_records_keep_their_op_names_and_lines(mnk, numeric):
+    em = _assert_named_as_step_by_step(_matmul(*mnk), {}, numeric, B)
+    _assert_work_on_its_pipe(em)
+
+
+def test_a_first_pass_run_again_when_no_rerun_holds_keeps_its_op_names_and_lines(monkeypatch):
+    # the timing-only first pass is let go; no rerun holds, so it runs again: a launch of its own
+    def one_rerun_that_does_not_hold(model, xf, rerun, used=None, close_enough=None):
+        rerun(used)
+        return None, 1, False
+
+    monkeypatch.setattr(shared_hbm, "settle", one_rerun_that_does_not_hold)
+    em = _assert_named_as_step_by_step(_matmul(1024, 1024, 16384), {}, False, B)
+    _assert_work_on_its_pipe(em)
+
+
+@pytest.mark.parametrize("numeric", [False, True])
+def test_replayed_blocks_of_a_second_wave_under_the_shared_hbm_keep_their_op_names(numeric):
+    # 50 blocks on 40 vector cores: replayed copies, a tail band and a second wave, several passes
+    op = load_operator("vector_add_bias")
+    op = replace(op, cases={**op.cases, "h": Case("h", dict(n=50 * 1024 * 6))})
+    _assert_named_as_step_by_step(op, dict(tile_length=1024, buffer_num=1, block_dim=50), numeric, NARROW)
