@@ -4,7 +4,9 @@ interns them in its own order: the shared-HBM reruns (npu/shared_hbm.py) are lau
 own, and a matmul's first pass interns its extrapolated loops (npu/periodic.py) table by table
 where a rerun that follows a plan runs them step by step — so a rerun's records read through the
 first pass's tables named Mmad on the fixpipe and Fixpipe on the cube. The reference runs each
-block step by step, on lockstep prices, in one pass."""
+block step by step. Its work records are those of one pass on lockstep prices (what a block
+issues does not depend on timing); its waits are those of the shared-HBM timeline (whether an
+AllocTensor or DeQue stalls does), so those are compared with a step-by-step run of all passes."""
 
 from __future__ import annotations
 
@@ -30,16 +32,19 @@ NARROW = replace(load_chip("ascend910b4"), hbm_gbps=100.0)
 WORK_PIPE = {"Mmad": M, "LoadData": MTE1, "DataCopy(Nd2Nz)": MTE2, "Fixpipe": FIX}
 
 
-def _named(em) -> list[Counter]:
-    """Each block's records as a multiset of (op name, pipe, kind, file, line)."""
+def _named(em, work: bool) -> list[Counter]:
+    """Each block's work records (`work`) or all of them as a multiset of (op name, pipe, kind,
+    file, line)."""
     ops = np.asarray(em.ops, dtype=object)
     out = []
     for b in em.blocks:
-        sites = [em.lines[i] for i in b.line.tolist()]
+        keep = b.kind == KIND_WORK if work else slice(None)
+        sites = [em.lines[i] for i in b.line[keep].tolist()]
+        names = ops[b.op[keep]].tolist()
         out.append(
             Counter(
                 (o, PIPE_NAMES[p], k, f, ln)
-                for o, p, k, (f, ln) in zip(ops[b.op].tolist(), b.pipe.tolist(), b.kind.tolist(), sites)
+                for o, p, k, (f, ln) in zip(names, b.pipe[keep].tolist(), b.kind[keep].tolist(), sites)
             )
         )
     return out
@@ -50,10 +55,14 @@ def _run(op, case: str, knobs: dict, numeric: bool, chip, configure=None):
     return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=numeric, configure=configure)
 
 
-def _reference(run) -> None:
+def _one_pass(run) -> None:
+    _step_by_step(run)
+    run.hbm_shared = False
+
+
+def _step_by_step(run) -> None:
     run.replay = False
     run.extrapolate = False
-    run.hbm_shared = False
 
 
 def _matmul(m: int, n: int, k: int):
@@ -65,11 +74,12 @@ def _assert_named_as_step_by_step(op, knobs: dict, numeric: bool, chip) -> objec
     seen = []
     em = _run(op, "h", knobs, numeric, chip, seen.append)
     assert seen[0].hbm_passes > 1  # the path under test: the records are a rerun's
-    ref = _run(op, "h", knobs, numeric, chip, _reference)
-    assert [b.block for b in em.blocks] == [b.block for b in ref.blocks]
-    for block, (got, want) in enumerate(zip(_named(em), _named(ref))):
-        assert got == want, f"block {block}: {sorted((got - want).items())[:4]}"
-    assert em.warnings == ref.warnings
+    for reference, work in ((_one_pass, True), (_step_by_step, False)):
+        ref = _run(op, "h", knobs, numeric, chip, reference)
+        assert [b.block for b in em.blocks] == [b.block for b in ref.blocks]
+        for block, (got, want) in enumerate(zip(_named(em, work), _named(ref, work))):
+            assert got == want, f"block {block}: {sorted((got - want).items())[:4]}"
+        assert em.warnings == ref.warnings
     return em
 
 
@@ -86,6 +96,7 @@ def _assert_work_on_its_pipe(em) -> None:
         # the first pass extrapolates the K loop, the shared-HBM rerun runs it step by step
         ((1024, 1024, 16384), False),  # a timing-only first pass is let go before the rerun
         ((512, 1024, 8192), True),  # a full run keeps its first pass: the rerun's records win
+        ((2048, 2048, 2048), False),  # the rerun's AllocTensor waits where the first pass's did not
     ],
 )
 def test_a_shared_hbm_reruns_records_keep_their_op_names_and_lines(mnk, numeric):
