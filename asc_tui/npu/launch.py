@@ -37,7 +37,7 @@ from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, tmax, tmin, trange
 from .results import EmulationResult, LogEntry, Mode
-from .shared_hbm import share_hbm, transfers_unless_lockstep
+from .shared_hbm import retimed_log, share_hbm, transfers_unless_lockstep
 
 
 @dataclass(frozen=True)
@@ -427,6 +427,7 @@ def _launch(
     # records below bring their own — its launch interned them in its own order)
     op_names, sites = tuple(sorted(ops, key=ops.get)), tuple(sorted(lines, key=lines.get))
     del ops, lines
+    shared = None
     if run.hbm_xf is not None and run.hbm_plan is None:
         # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
         # two passes' records of a 16384³ matmul would not fit in memory side by side
@@ -441,15 +442,13 @@ def _launch(
             records, blocks = first
         del first
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
-    log = tuple(
-        sorted(
-            (
-                LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
-                for t, blk, pipe, f, ln, text, lvl in run.log
-            ),
-            key=lambda e: (e.time_us, e.block),
-        )
-    )
+    log = [
+        LogEntry(t / chip.clock_mhz, blk, pipe, f, ln, text, lvl)
+        for t, blk, pipe, f, ln, text, lvl in run.log
+    ]
+    if shared is not None:  # at the times of the timeline they are shown with
+        log = retimed_log(log, shared.log)
+    log = tuple(sorted(log, key=lambda e: (e.time_us, e.block)))
     capacity = {m: (used, chip.usable.get(m, 0)) for m, used in run.peak.items()}
     return EmulationResult(
         chip=chip.name,
