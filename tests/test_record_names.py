@@ -174,3 +174,36 @@ def test_a_shared_hbm_reruns_log_is_at_the_times_of_its_timeline(numeric):
     for e in em.log:
         b = em.blocks[e.block]
         assert e.time_us * em.clock_mhz >= b.end.max() - 1e-6
+
+
+_TABLES = """
+import json
+from dataclasses import replace
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import prepare
+from asc_tui.npu.chip import load_chip
+from asc_tui.npu.launch import launch
+from asc_tui.operator import Case
+op = load_operator("matmul_official")
+op = replace(op, cases={**op.cases, "h": Case("h", dict(m=512, n=1024, k=8192, bias=False))})
+_, _, _, lnch, _, gm = prepare(op, "h", {}, True, 0)
+em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, load_chip("ascend910b"), numeric=False)
+print(json.dumps([em.ops, em.lines, em.records.op.tolist()[:5000], em.records.line.tolist()[:5000]]))
+"""
+
+
+def test_op_and_line_tables_are_the_same_in_processes_with_other_string_hashes():
+    # a set's order follows the process's string hashes: tables interned in it numbered the same
+    # launch's ops differently from one process to the next (results of equal runs compared unequal)
+    import os
+    import subprocess
+    import sys
+
+    def tables(seed: str) -> str:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", _TABLES], env=env, capture_output=True, text=True, check=True
+        )
+        return out.stdout
+
+    assert tables("1") == tables("2") == tables("3")
