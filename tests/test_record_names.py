@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from asc_tui import ascendc as AscendC
-from asc_tui.ascendc import GlobalTensor, QuePosition, TPipe, TQue, half
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
 from asc_tui.npu import shared_hbm
@@ -26,10 +25,9 @@ from asc_tui.npu.launch import launch, make_gm
 from asc_tui.npu.pipes import FIX, MTE1, MTE2, PIPE_NAMES, M
 from asc_tui.npu.records import KIND_WORK
 from asc_tui.operator import Case
+from tests.test_hbm_properties import NARROW, Plan, _copy_tiles, _setup
 
 B = load_chip("ascend910b")
-#: A chip whose HBM two cores' copies already saturate: vector launches take several passes.
-NARROW = replace(load_chip("ascend910b4"), hbm_gbps=100.0)
 #: The only pipe each of matmul_official's work ops can run on (its waits may be on any).
 WORK_PIPE = {"Mmad": M, "LoadData": MTE1, "DataCopy(Nd2Nz)": MTE2, "Fixpipe": FIX}
 
@@ -125,51 +123,38 @@ def test_replayed_blocks_of_a_second_wave_under_the_shared_hbm_keep_their_op_nam
     _assert_named_as_step_by_step(op, dict(tile_length=1024, buffer_num=1, block_dim=50), numeric, NARROW)
 
 
-def _copy_then_print(x, y, tiles):
-    """Each block copies its `tiles` tiles GM→UB→GM, waits for every pipe, then prints."""
-    b = AscendC.GetBlockIdx()
-    xg, yg = GlobalTensor(half), GlobalTensor(half)
-    xg.SetGlobalBuffer(x + b * TILE * max(tiles), TILE * max(tiles))
-    yg.SetGlobalBuffer(y + b * TILE * max(tiles), TILE * max(tiles))
-    pipe = TPipe()
-    q = TQue(QuePosition.VECIN, 1)
-    pipe.InitBuffer(q, 1, TILE * 2)
-    for i in range(tiles[b]):
-        local = q.AllocTensor(half)
-        AscendC.DataCopy(local, xg[i * TILE], TILE)
-        q.EnQue(local)
-        local = q.DeQue(half)
-        AscendC.DataCopy(yg[i * TILE], local, TILE)
-        q.FreeTensor(local)
+def _copy_then_print(x, y, t: Plan):
+    """Each block copies its tiles GM→UB→GM, waits for every pipe, then prints."""
+    b, xg, yg, q = _setup(x, y, t)
+    _copy_tiles(xg, yg, q, t.tile, t.tiles[b])
     AscendC.PipeBarrier(AscendC.Pipe.PIPE_ALL)
     AscendC.printf("block %d copied, from %d", b, int(xg.GetValue(0)))
 
 
-TILE = 2048
 copy_then_print = AscendC.kernel(_copy_then_print)
 
 
 @pytest.mark.parametrize("numeric", [False, True])
 def test_a_shared_hbm_reruns_log_is_at_the_times_of_its_timeline(numeric):
     # the log's texts come from the first pass (a rerun reads shadows), its times from the rerun
-    # whose timeline is shown:
-    # a printf after a barrier on every pipe is at or after the block's last record
-    tiles = (4, 1, 4)
-    n = len(tiles) * max(tiles) * TILE
+    # whose timeline is shown: a printf after a barrier on every pipe is at or after the block's
+    # last record
+    plan = Plan(2048, (4, 1, 4), (0, 0, 0))
+    n = 3 * 4 * 2048
     x = np.arange(n).astype(np.float16)
     seen = []
     em = launch(
         copy_then_print,
         [make_gm("x", np.float16, n, x), make_gm("y", np.float16, n, np.zeros(n, np.float16))],
-        tiles,
-        len(tiles),
+        plan,
+        3,
         NARROW,
         numeric=numeric,
         configure=seen.append,
     )
     assert seen[0].hbm_passes > 1
     if numeric:  # the data's values, not a shadow's
-        want = [f"block {b} copied, from {b * max(tiles) * TILE}" for b in range(len(tiles))]
+        want = [f"block {b} copied, from {b * 4 * 2048}" for b in range(3)]
         assert sorted(e.text for e in em.log) == want
     for e in em.log:
         b = em.blocks[e.block]
