@@ -137,6 +137,7 @@ def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, 
 
 
 def _intern(values, table: dict) -> np.ndarray:
-    """Ids for a column of hashable values, extending `table` (value -> id) as needed."""
-    mapping = {v: table.setdefault(v, len(table)) for v in set(values)}
+    """Ids for a column of values, extending `table` (value -> id) as needed: new values in
+    sorted order, not a set's (whose order follows the process's string hashes)."""
+    mapping = {v: table.setdefault(v, len(table)) for v in sorted(set(values))}
     return np.fromiter(map(mapping.__getitem__, values), np.int32, len(values))
