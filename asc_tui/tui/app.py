@@ -42,7 +42,7 @@ from .messages import (
     ToolMessage,
 )
 from .navigation import Navigation
-from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
+from .runs import BIG_RESULT, RunResults  # noqa: F401 - BIG_RESULT: tests
 from .state import OperatorState
 from .textfit import fit
 from .themes import DEFAULT_THEME, load_themes
