@@ -124,3 +124,28 @@ def test_the_overlap_is_computed_once_per_result_whoever_shows_it(ops, overlap_c
             assert len(overlap_calls) == 2
 
     asyncio.run(go())
+
+
+def test_a_result_whose_figures_fail_says_so_and_the_app_goes_on(ops, report, monkeypatch):
+    monkeypatch.setattr(runs_mod, "BIG_RESULT", 0)
+
+    def broken(self, width=None):
+        raise RuntimeError("figures are broken")
+
+    monkeypatch.setattr(ResultView, "prepare", broken)
+
+    async def go():
+        app = make_app(ops, run_on_start=False, watch=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            path = (ops / "add_custom.py").resolve()
+            app.ops[path].good = report
+            app.select_operator(path)
+            pane = app.query_one("#profile-pane")
+            await until(pilot, lambda: "could not be computed" in pane.plain, what="the failure")
+            failed = "result figures failed: RuntimeError: figures are broken"
+            await until(pilot, lambda: failed in log_text(app), what="the error in the log")
+            assert app.runs.views == {}  # shown again, it is tried again
+            await pilot.press("3")
+            assert "could not be computed" in app.query_one("#timeline-view").text()
+
+    asyncio.run(go())

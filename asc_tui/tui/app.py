@@ -213,7 +213,7 @@ class Workbench(Navigation, DiffActions, App):
             self.watcher = FileWatcher(
                 self.ops_dir, lambda cs: self.post_message(FilesChanged(cs)), extra=extra
             ).start()
-        from ..devkit.views import profile, timeline  # noqa: F401 - warm for the first result
+        from ..devkit.views import profile, result, timeline  # noqa: F401 - warm for the first result
 
         self.post_message(EngineReady())
 

@@ -157,8 +157,10 @@ class RunResults:
                 width = lane_width(view.size.width) if view.size.width else None
 
                 def build():
-                    rv.prepare(width)  # and the timeline's first view: its first frame is a lookup
-                    app.call_from_thread(self._ready, key)
+                    try:  # the timeline's first view too: its first frame is a lookup
+                        rv.prepare(width)
+                    finally:  # failed: the app's worker handler logs why; the panes say so
+                        app.call_from_thread(self._ready, key)
 
                 app.run_in_thread(build, "result figures", "result", exclusive=True)
             else:
@@ -183,9 +185,19 @@ class RunResults:
 
     @while_mounted
     def _ready(self, key: int) -> None:
-        """A result's figures are computed: show them if it is still the selected one's."""
+        """A result's figures are computed (or failed): show them if it is still the selected
+        one's. A failed one is forgotten, so showing it again tries again."""
         app = self.app
+        rv = self.views.get(key)
+        if rv is not None and not rv.ready:
+            del self.views[key]
         st = app.ops.get(app.selected) if app.selected is not None else None
-        if st is not None and st.good is not None and id(st.good.emulation) == key and key in self.views:
-            with app.batch_update():
+        if rv is None or st is None or st.good is None or id(st.good.emulation) != key:
+            return
+        with app.batch_update():
+            if rv.ready:
                 self.show(st)
+                return
+            note = "the figures could not be computed (see the log)"
+            app.pane(ProfilePane).show(None, app.pane(ProfilePane).title, st.stale, message=note)
+            app.pane(TimelineView).show(None, message=note)
