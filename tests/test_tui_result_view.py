@@ -72,6 +72,13 @@ def _held(monkeypatch) -> tuple[threading.Event, threading.Event]:
     return entered, release
 
 
+def _select(app, ops, report) -> None:
+    """`report` becomes add_custom's newest good result and is selected (as a finished run)."""
+    path = (ops / "add_custom.py").resolve()
+    app.ops[path].good = report
+    app.select_operator(path)
+
+
 def test_the_app_answers_keys_while_a_results_figures_compute(ops, report, monkeypatch, overlap_calls):
     monkeypatch.setattr(runs_mod, "BIG_RESULT", 0)  # every result is computed in the thread
     entered, release = _held(monkeypatch)
@@ -79,9 +86,7 @@ def test_the_app_answers_keys_while_a_results_figures_compute(ops, report, monke
     async def go():
         app = make_app(ops, run_on_start=False, watch=False)
         async with app.run_test(size=(100, 30)) as pilot:
-            path = (ops / "add_custom.py").resolve()
-            app.ops[path].good = report
-            app.select_operator(path)
+            _select(app, ops, report)
             await until(pilot, entered.is_set, what="the computation to start")
             pane, tabs = app.query_one("#profile-pane"), app.query_one("TabbedContent")
             assert "computing the figures of" in pane.plain and pane.view is None
@@ -137,9 +142,7 @@ def test_a_result_whose_figures_fail_says_so_and_the_app_goes_on(ops, report, mo
     async def go():
         app = make_app(ops, run_on_start=False, watch=False)
         async with app.run_test(size=(100, 30)) as pilot:
-            path = (ops / "add_custom.py").resolve()
-            app.ops[path].good = report
-            app.select_operator(path)
+            _select(app, ops, report)
             pane = app.query_one("#profile-pane")
             await until(pilot, lambda: "could not be computed" in pane.plain, what="the failure")
             failed = "result figures failed: RuntimeError: figures are broken"
