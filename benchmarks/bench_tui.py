@@ -9,6 +9,8 @@
   median and worst of the first frame after the index build and 40 more (which one was worst).
   (Synthetic columns of the same shape are the fallback if that run is unavailable.) The same
   for the timeline of matmul_official 16384³ fp16, timing-only (issue 19's scale case).
+- responsiveness: the longest the UI loop is blocked (and the slowest key answer) while a new
+  result is shown, for a normal run and for matmul_official 16384³ (see `_responsive`).
 - start-up: new interpreter → imports → app mounted → first frame rendered (headless; the
   app's first `call_after_refresh`), median of 5. Python's own start-up is excluded (the same
   for any tool); the emulator stack is imported after that first frame, in a thread.
@@ -227,6 +229,84 @@ async def _timeline(frames: int = 40, big: bool = False) -> dict:
     }
 
 
+async def _responsive(rep, size=(200, 60)) -> dict:
+    """The longest the UI loop is blocked while a new result (`rep`, a RunReport) is shown.
+
+    A probe on the app's event loop sleeps 5 ms at a time and records how late it wakes; the
+    result is selected (what a finished run or a cursor move does) and, until the Profile and
+    Timeline panes both have its figures, keys switch tabs (Profile, Timeline): a key's answer
+    time runs from the key sent to its tab active. Worst lateness = the longest freeze a user
+    would see. (Pilot's `press` itself returns only when the CPU is idle: not the app's time.)
+    """
+    from asc_tui.tui.state import OperatorState
+
+    tmp = Path(tempfile.mkdtemp(prefix="asc-bench-tui-"))
+    app = Workbench(str(tmp), watch=False, run_on_start=False)
+    lags, keys, done = [], [], asyncio.Event()
+
+    async def probe():
+        while not done.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(0.005)
+            lags.append((time.perf_counter() - t - 0.005, t))
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        task = asyncio.create_task(probe())
+        await asyncio.sleep(0.1)
+        path = Path(rep.path or tmp / "op.py").resolve()
+        app.ops.setdefault(path, OperatorState(path)).good = rep
+        pane, view = app.query_one("#profile-pane"), app.query_one("#timeline-view")
+        t0 = time.perf_counter()
+        app.select_operator(path, move_cursor=False)
+        tabs = app.query_one("TabbedContent")
+        while pane.view is None or view.model is None:
+            key, tab = ("3", "timeline") if len(keys) % 2 else ("2", "profile")
+            k = time.perf_counter()
+            press = asyncio.create_task(pilot.press(key))
+            while tabs.active != tab:  # the app's answer (the press itself waits for an idle CPU)
+                await asyncio.sleep(0.001)
+            keys.append(time.perf_counter() - k)
+            await press
+        ready_s = time.perf_counter() - t0
+        await asyncio.sleep(0.1)
+        done.set()
+        await task
+    shutil.rmtree(tmp, ignore_errors=True)
+    return {
+        "records": sum(len(b) for b in rep.emulation.blocks),
+        "worst_block_ms": max(lags)[0] * 1000,
+        "worst_block_at_s": max(lags)[1] - t0,  # since the result was selected (< 0: before)
+        "blocks_over_100ms": sum(lag > 0.1 for lag, _ in lags),
+        "key_ms": [round(k * 1000) for k in keys],
+        "keys": len(keys),
+        "worst_key_ms": max(keys, default=0.0) * 1000,
+        "ready_s": ready_s,
+    }
+
+
+def shown_reports(em_16k: EmulationResult | None = None) -> list[tuple[str, object]]:
+    """(label, RunReport) of a normal run (add_custom, default case, full) and of matmul_official
+    at 16384³ (timing-only; `em_16k` if given, else emulated here, ~20–60 s)."""
+    from dataclasses import replace
+
+    from asc_tui.devkit.runner import RunRequest, run
+
+    small = run(RunRequest("add_custom", timing_only=False))
+    mm = run(RunRequest("matmul_official", timing_only=True))
+    em = em_16k if em_16k is not None else matmul_16k_run()[0]
+    big = replace(mm, emulation=em, case="16384^3", params={}, shapes={})
+    return [("add_custom (default case)", small), ("matmul_official 16384^3", big)]
+
+
+def _print_responsive(label: str, r: dict) -> None:
+    print(
+        f"  UI loop while a new result is shown, {label} ({r['records']:,} records): worst block "
+        f"{r['worst_block_ms']:.1f} ms, worst key answer {r['worst_key_ms']:.1f} ms over {r['keys']} "
+        f"keys, figures ready after {r['ready_s']:.2f} s  goal: no block > 100 ms"
+    )
+
+
 STARTUP = r"""
 import asyncio, sys, time
 t0 = time.perf_counter()
@@ -282,6 +362,10 @@ def main() -> dict:
     _print_timeline(tl)
     big = asyncio.run(_timeline(big=True))
     _print_timeline(big)
+    responsive = {}
+    for label, rep in shown_reports():
+        responsive[label] = asyncio.run(_responsive(rep))
+        _print_responsive(label, responsive[label])
     st = _startup()
     print(
         f"  start-up to first paint (imports + mount + first frame, headless): median "
@@ -294,6 +378,7 @@ def main() -> dict:
         "hot_reload_cpp": reloads["add_custom.asc"],
         "timeline": tl,
         "timeline_16384": big,
+        "responsive": responsive,
         "startup": st,
         "host_loop_s": round(host, 4),
     }

@@ -430,10 +430,10 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
 
     from asc_tui.devkit.runner import RunRequest, run
     from asc_tui.npu.results import BlockTimeline
-    from asc_tui.tui.app import BIG_TIMELINE
+    from asc_tui.tui.app import BIG_RESULT
 
     rep = run(RunRequest(str(ops / "add_custom.py"), timing_only=True))
-    n = BIG_TIMELINE + 1000
+    n = BIG_RESULT + 1000
     s = np.arange(n, dtype=float) * 2
     z = np.zeros(n, dtype=np.int32)
     block = BlockTimeline(

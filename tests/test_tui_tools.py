@@ -129,13 +129,13 @@ def test_result_messages_are_read_only(ops):
 
 
 def test_a_failing_devkit_call_is_shown_in_the_log_and_the_status_line(ops, monkeypatch):
-    import asc_tui.devkit.profile as profile_mod
+    import asc_tui.devkit.present.profile as present_mod  # the profile itself is computed already
 
     def broken(*args, **kwargs):
         raise RuntimeError("profile module is broken")
 
     async def script(app, pilot, seen):
-        monkeypatch.setattr(profile_mod, "profile", broken)
+        monkeypatch.setattr(present_mod, "report_text", broken)
         await press_until_failure(pilot, seen, "p")
         text = "add_custom: profile failed: RuntimeError: profile module is broken"
         assert text in log_text(app)

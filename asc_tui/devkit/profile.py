@@ -18,6 +18,7 @@ from . import advice as rules
 from .breakdown import (
     CATEGORIES,
     BreakdownItem,
+    Columns,
     CoreProfile,
     breakdown_items,
     breakdown_times,
@@ -164,8 +165,9 @@ def _chip(name: str | None):
         return None
 
 
-def profile(run, chip=None) -> Profile:
-    """Profile a RunReport (or a bare EmulationResult); `chip` defaults to the run's chip."""
+def profile(run, chip=None, cols: Columns | None = None) -> Profile:
+    """Profile a RunReport (or a bare EmulationResult); `chip` defaults to the run's chip,
+    `cols` are the run's `columns` if the caller built them already."""
     if isinstance(run, EmulationResult):
         em, meta = run, {}
         flops, shapes = 0.0, {}
@@ -177,7 +179,7 @@ def profile(run, chip=None) -> Profile:
         flops, shapes = float(run.flops or 0.0), dict(run.shapes)
     if chip is None:
         chip = em.chip_model if em.chip_model is not None else _chip(em.chip)
-    cols = columns(em)
+    cols = cols if cols is not None else columns(em)
     totals = pipe_totals(em, cols)
     cores = core_profiles(em, cols)
     n = max(em.cores_used, 1)

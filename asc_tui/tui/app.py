@@ -42,7 +42,7 @@ from .messages import (
     ToolMessage,
 )
 from .navigation import Navigation
-from .runs import BIG_TIMELINE, RunResults  # noqa: F401 - BIG_TIMELINE: tests
+from .runs import BIG_RESULT, RunResults  # noqa: F401 - BIG_RESULT: tests
 from .state import OperatorState
 from .textfit import fit
 from .themes import DEFAULT_THEME, load_themes
@@ -213,7 +213,7 @@ class Workbench(Navigation, DiffActions, App):
             self.watcher = FileWatcher(
                 self.ops_dir, lambda cs: self.post_message(FilesChanged(cs)), extra=extra
             ).start()
-        from ..devkit.views import profile, timeline  # noqa: F401 - warm for the first result
+        from ..devkit.views import profile, result, timeline  # noqa: F401 - warm for the first result
 
         self.post_message(EngineReady())
 

@@ -19,22 +19,23 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView, lane_width
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunRequest
-    from ..devkit.views.timeline import TimelineModel
+    from ..devkit.runner import RunReport, RunRequest
+    from ..devkit.views.result import ResultView
     from .app import Workbench
 
-#: Timelines with more records than this are indexed in a thread, not on the UI loop.
-BIG_TIMELINE = 200_000
+#: Results with more records than this get their figures (profile, heat, timeline index)
+#: computed in a thread, not on the UI loop (~1 s per million records).
+BIG_RESULT = 200_000
 
 
 class RunResults:
     app: Workbench
-    models: dict[int, TimelineModel]  # id(emulation) -> its index; one kept: results can be big
+    views: dict[int, ResultView]  # id(emulation) -> its figures; one kept: results can be big
     bench: BenchSync  # the bench table's rows and the stored history behind them
 
     def __init__(self, app: Workbench):
         self.app = app
-        self.models = {}
+        self.views = {}
         self.bench = BenchSync(app)
 
     def request(self, path: Path) -> RunRequest:
@@ -130,46 +131,73 @@ class RunResults:
 
     def show(self, st: OperatorState | None) -> None:
         """Every pane shows this operator's newest good result (marked stale if older); None
-        (no operator left) empties them."""
-        from ..devkit.views.profile import line_heat, profile_view
-        from ..devkit.views.timeline import TimelineModel
+        (no operator left) empties them. A big result's figures are computed in a thread
+        (`devkit.views.result`): the panes say "computing…" until they are ready."""
+        from ..devkit.views.result import ResultView
 
+        app = self.app
         if st is None:
-            self.app.pane(ProfilePane).show(None, "")
-            self.app.pane(TimelineView).show(None, message="no operators")
-            self.app.pane(SourceView).show(None, {})
+            app.pane(ProfilePane).show(None, "")
+            app.pane(TimelineView).show(None, message="no operators")
+            app.pane(SourceView).show(None, {})
             return
-        app, rep, stale = self.app, st.good, st.stale
+        rep, stale = st.good, st.stale
         title = f"{st.path.stem} [{(rep.case if rep else None) or st.case or 'default'}]"
         if rep is None or rep.emulation is None:
             app.pane(ProfilePane).show(None, title)
             app.pane(TimelineView).show(None)
             app.pane(SourceView).show(str(st.path), {})
             return
-        app.pane(ProfilePane).show(profile_view(rep), title, stale)
         key = id(rep.emulation)
-        view = app.pane(TimelineView)
-        if key not in self.models:
-            model = TimelineModel(rep.emulation)
-            self.models = {key: model}
-            if model.records > BIG_TIMELINE:  # index off the UI thread (~0.3 s per 1M)
-                view.show(None, message=f"indexing {model.records:,} records…")
+        if key not in self.views:
+            rv = ResultView(rep)
+            self.views = {key: rv}
+            if rv.records > BIG_RESULT:  # off the UI thread (25M records: seconds per figure)
+                view = app.pane(TimelineView)
                 width = lane_width(view.size.width) if view.size.width else None
 
                 def build():
-                    model.prepare(width)  # and the first view: the first frame is a lookup
-                    app.call_from_thread(self._timeline_ready, key, stale)
+                    try:  # the timeline's first view too: its first frame is a lookup
+                        rv.prepare(width)
+                    finally:  # failed: the app's worker handler logs why; the panes say so
+                        app.call_from_thread(self._ready, key)
 
-                app.run_in_thread(build, "timeline index", "timeline", exclusive=True)
+                app.run_in_thread(build, "result figures", "result", exclusive=True)
             else:
-                model.prepare()
-                view.show(model, stale)
-        elif self.models[key].ready:
-            view.show(self.models[key], stale)
-        app.pane(SourceView).show(rep.path or str(st.path), line_heat(rep), stale)
+                rv.prepare()
+        rv = self.views[key]
+        source = rep.path or str(st.path)
+        if not rv.ready:
+            note = f"computing the figures of {rv.records:,} records…"
+            app.pane(ProfilePane).show(None, title, stale, message=note)
+            app.pane(TimelineView).show(None, message=note)
+            app.pane(SourceView).show(source, {}, stale)
+            return
+        app.pane(ProfilePane).show(rv.pane, title, stale)
+        app.pane(TimelineView).show(rv.timeline, stale)
+        app.pane(SourceView).show(source, rv.heat, stale)
+
+    def profile_of(self, rep: RunReport):
+        """The devkit `Profile` of `rep` if its figures are computed already (else None): the
+        profile report and the export reuse it instead of computing it again."""
+        rv = self.views.get(id(rep.emulation))
+        return rv.profile if rv is not None and rv.report is rep and rv.ready else None
 
     @while_mounted
-    def _timeline_ready(self, key: int, stale: bool) -> None:
-        model = self.models.get(key)
-        if model is not None:
-            self.app.pane(TimelineView).show(model, stale)
+    def _ready(self, key: int) -> None:
+        """A result's figures are computed (or failed): show them if it is still the selected
+        one's. A failed one is forgotten, so showing it again tries again."""
+        app = self.app
+        rv = self.views.get(key)
+        if rv is not None and not rv.ready:
+            del self.views[key]
+        st = app.ops.get(app.selected) if app.selected is not None else None
+        if rv is None or st is None or st.good is None or id(st.good.emulation) != key:
+            return
+        with app.batch_update():
+            if rv.ready:
+                self.show(st)
+                return
+            note = "the figures could not be computed (see the log)"
+            app.pane(ProfilePane).show(None, app.pane(ProfilePane).title, st.stale, message=note)
+            app.pane(TimelineView).show(None, message=note)

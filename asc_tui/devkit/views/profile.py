@@ -1,6 +1,7 @@
 """The profile pane's rows and the source pane's per-line heat, from `devkit.profile`/`hotlines`.
 
-One computation each, the same one `asc-tui profile` reports: no fallback figures. A run without
+One computation each, the same one `asc-tui profile` reports: no fallback figures. Both take what
+the caller has computed already (`views.result` computes it once for every pane). A run without
 an emulation has no view (None, or no heat).
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..breakdown import columns
+from ..breakdown import Columns, columns
 from ..hotlines import hot_lines
 from ..measured import compare, lines, lookup
 from ..msprof import MsprofError, read_dir
@@ -17,6 +18,7 @@ from ..profile import profile
 from .timing import Timing, timing
 
 if TYPE_CHECKING:
+    from ..profile import Profile
     from ..runner import RunReport
 
 
@@ -42,11 +44,12 @@ class ProfileView:
     measured: tuple[str, ...] = ()
 
 
-def profile_view(report: RunReport) -> ProfileView | None:
-    """Breakdown, bottleneck and advice for one run (None without an emulation)."""
+def profile_view(report: RunReport, p: Profile | None = None) -> ProfileView | None:
+    """Breakdown, bottleneck and advice for one run (None without an emulation); `p` is its
+    profile if already computed."""
     if report.emulation is None:
         return None
-    p = profile(report)
+    p = p if p is not None else profile(report)
     rows = tuple(
         ProfileRow(i.key, i.name, i.time_us or 0.0, i.share, i.ratio) for i in p.breakdown if i.time_us
     )
@@ -58,7 +61,7 @@ def profile_view(report: RunReport) -> ProfileView | None:
         advice,
         "devkit.profile",
         p.kernel_us,
-        timing(report.emulation),
+        timing(report.emulation, p.pipeline.overlap),  # the profile's overlap, not a second one
         _measured(p),
     )
 
@@ -83,9 +86,11 @@ class LineHeat:
     pipe: str  # the pipe with most of the line's cycles
 
 
-def line_heat(report: RunReport) -> dict[tuple[str, int], LineHeat]:
-    """Cost per (file, line) of the run (`devkit.hotlines`; empty without an emulation)."""
+def line_heat(report: RunReport, cols: Columns | None = None) -> dict[tuple[str, int], LineHeat]:
+    """Cost per (file, line) of the run (`devkit.hotlines`; empty without an emulation); `cols`
+    are its columns if already built (the profile's)."""
     em = report.emulation
     if em is None:
         return {}
-    return {(h.file, h.line): LineHeat(h.cycles, h.share, h.pipe) for h in hot_lines(em, columns(em), None)}
+    cols = cols if cols is not None else columns(em)
+    return {(h.file, h.line): LineHeat(h.cycles, h.share, h.pipe) for h in hot_lines(em, cols, None)}

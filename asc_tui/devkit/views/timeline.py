@@ -17,7 +17,7 @@ import numpy as np
 
 from ...ascendc.enums import PIPE_NAMES
 from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
-from .timing import overlap
+from .timing import UNKNOWN, overlap
 
 #: windows whose answers a model keeps (each is a few KB: columns × pipes or blocks)
 KEPT = 16
@@ -154,7 +154,9 @@ class Frame:
 class TimelineModel:
     """Per-block interval indexes (built lazily, once per result) and window queries."""
 
-    def __init__(self, em: EmulationResult):
+    def __init__(self, em: EmulationResult, overlap: float | None | object = UNKNOWN):
+        """`overlap`: the all-blocks figure when the caller has it (the profile's), so it is
+        not computed a second time."""
         self.em = em
         self.kernel_cycles = max(float(em.kernel_cycles), 1.0)
         self.n_blocks = len(em.blocks)
@@ -164,7 +166,7 @@ class TimelineModel:
         self.pipes = tuple(i for i in range(len(PIPE_NAMES)) if i in present)
         self._index: dict[int, dict[int, tuple[_Intervals, _Intervals]]] = {}
         self._stacked: dict[int, _Stacked] = {}
-        self._overlap: dict[int | None, float] = {}
+        self._overlap: dict[int | None, float | None] = {} if overlap is UNKNOWN else {None: overlap}
         self._views: dict[tuple, object] = {}  # the last few windows' answers (see `_kept`)
 
     @property

@@ -70,10 +70,15 @@ def overlap_text(value: float | None) -> str:
     return " ".join(overlap_parts(value))
 
 
-def timing(em: EmulationResult) -> Timing:
-    return Timing(
-        em.time_us, em.kernel_us, em.launch_overhead_us, float(em.kernel_cycles), em.clock_mhz, overlap(em)
-    )
+#: `timing(em)` computes the overlap itself; a caller that has it passes it instead
+UNKNOWN: Any = object()
+
+
+def timing(em: EmulationResult, overlap_value: float | None = UNKNOWN) -> Timing:
+    """The split and the overlap; `overlap_value` is `overlap(em)` when the caller already has
+    it (the profile computes the same figure: one pass over the records, not two)."""
+    ov = overlap(em) if overlap_value is UNKNOWN else overlap_value
+    return Timing(em.time_us, em.kernel_us, em.launch_overhead_us, float(em.kernel_cycles), em.clock_mhz, ov)
 
 
 def overlap(em: EmulationResult, block: int | None = None) -> float | None:

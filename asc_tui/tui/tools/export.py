@@ -42,7 +42,8 @@ class ExportController(ToolController):
         rep, path = st.good, st.path
         out = self.directory or (Path.cwd() / ".asc-tui" / "exports")
         base = out / f"{rep.operator}-{rep.case}-{time.strftime('%Y%m%d-%H%M%S')}"
-        self.run(path, lambda: ExportFinished(path, write_exports(rep, base)))
+        known = self.app.runs.profile_of(rep)  # the panes' profile, when computed already
+        self.run(path, lambda: ExportFinished(path, write_exports(rep, base, known)))
 
     def show(self, msg: ExportFinished) -> None:
         for f in msg.files:
@@ -50,15 +51,17 @@ class ExportController(ToolController):
         self.app.notify("exported: " + ", ".join(Path(f.split()[0]).name for f in msg.files))
 
 
-def write_exports(rep: RunReport, base: Path) -> tuple[str, ...]:
-    """`base`.trace.json, .report.json and .report.txt; each returned as `path (what)`."""
+def write_exports(rep: RunReport, base: Path, known=None) -> tuple[str, ...]:
+    """`base`.trace.json, .report.json and .report.txt; each returned as `path (what)`.
+    `known`: the run's profile if already computed (else computed here, once)."""
     from ...devkit.profile import profile
     from ...devkit.trace import write_trace
 
     base.parent.mkdir(parents=True, exist_ok=True)
     info = write_trace(rep.emulation, f"{base}.trace.json")
     with open(f"{base}.report.json", "w", encoding="utf-8") as fh:
-        json.dump(profile(rep).to_dict(), fh, indent=1, default=str)
+        p = known or profile(rep)
+        json.dump(p.to_dict(), fh, indent=1, default=str)
     with open(f"{base}.report.txt", "w", encoding="utf-8") as fh:
-        fh.write(profile_report_text(rep, 100) + "\n")
+        fh.write(profile_report_text(rep, 100, p) + "\n")
     return (f"{base}.trace.json ({info.events} events)", f"{base}.report.json", f"{base}.report.txt")

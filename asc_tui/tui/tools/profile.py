@@ -28,7 +28,8 @@ class ProfileController(ToolController):
             self.app.log_line(f"{st.path.stem}: no result to profile yet", Level.WARN)
             return
         rep, path, width = st.good, st.path, max(100, self.app.size.width - 28)
-        self.run(path, lambda: ProfileReady(path, profile_report_text(rep, width)))
+        known = self.app.runs.profile_of(rep)  # the panes' profile, when computed already
+        self.run(path, lambda: ProfileReady(path, profile_report_text(rep, width, known)))
 
     def show(self, msg: ProfileReady) -> None:
         self.switch("log")  # the same report `asc-tui profile --pipeline` prints
@@ -37,9 +38,10 @@ class ProfileController(ToolController):
             self.app.log_line("  " + line)
 
 
-def profile_report_text(report, width: int) -> str:
-    """The report `asc-tui profile --pipeline` prints (breakdown, pipeline report, hot lines)."""
+def profile_report_text(report, width: int, known=None) -> str:
+    """The report `asc-tui profile --pipeline` prints (breakdown, pipeline report, hot lines);
+    `known` is the run's profile if already computed."""
     from ...devkit.present.profile import report_text
     from ...devkit.profile import profile
 
-    return report_text(profile(report), width, pipeline_report=True, lines=8)
+    return report_text(known or profile(report), width, pipeline_report=True, lines=8)

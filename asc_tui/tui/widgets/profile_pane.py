@@ -45,9 +45,11 @@ class ProfilePane(Widget):
         self.view: ProfileView | None = None
         self.stale = False
         self.title = ""
+        self.message = ""
 
-    def show(self, view: ProfileView | None, title: str, stale: bool = False) -> None:
-        self.view, self.stale, self.title = view, stale, title
+    def show(self, view: ProfileView | None, title: str, stale: bool = False, message: str = "") -> None:
+        """`message` replaces the figures while there are none yet (a big result computing)."""
+        self.view, self.stale, self.title, self.message = view, stale, title, message
         self.refresh(layout=True)
 
     @property
@@ -59,6 +61,8 @@ class ProfilePane(Widget):
 
     def build(self, width: int) -> Text:
         view = self.view
+        if view is None and self.message:
+            return Text(f"{self.title}{'  [STALE]' if self.stale else ''}\n{self.message}")
         if view is None:
             return Text(
                 f"{self.title}\nno emulation result (see the log)" if self.title else "no profile yet"
