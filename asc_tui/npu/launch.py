@@ -28,11 +28,11 @@ from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
+from .cubetrace import CubeTrace, compile_cube
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
 from .mix import run_group
-from .cubetrace import CubeTrace, compile_cube
 from .numtrace import NumTrace, Pending, compile_trace
 from .offload import numbers
 from .pipes import PIPE_NAMES
