@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from test_core_replay import _patched
-from test_core_replay_full import assert_same
+from test_core_replay_full import assert_same, counted_runs
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
@@ -29,15 +29,7 @@ SIDE = st.one_of(st.integers(1, 300), st.integers(1, 20).map(lambda x: 16 * x))
 @pytest.fixture
 def traced(monkeypatch):
     """The blocks whose numbers came from a cube template's trace (CubeProgram.run)."""
-    blocks: list[int] = []
-    run = cubetrace.CubeProgram.run
-
-    def counting(self, bs):
-        blocks.extend(bs)
-        return run(self, bs)
-
-    monkeypatch.setattr(cubetrace.CubeProgram, "run", counting)
-    return blocks
+    return counted_runs(monkeypatch, cubetrace.CubeProgram)
 
 
 def _same_both_ways(op, case, params):

@@ -25,9 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from .numops import root_of
+from .numtrace import complete
 from .offload import numbers
-from .pipes import S
-from .records import KIND_WORK
 
 #: entry kinds
 MMAD, FIXPIPE = 0, 1
@@ -57,7 +56,8 @@ class CubeTrace:
         self.bad = True
 
     def cover(self, rec: int) -> None:
-        """Work record `rec` (about to be written) moves no numbers beyond the traced jobs."""
+        """Work record `rec` (about to be written: they come in order) moves no numbers beyond
+        the traced jobs."""
         self.recs.append(rec)
 
     def starts(self, v, first: int = 0) -> np.ndarray:
@@ -70,14 +70,7 @@ class CubeTrace:
 def compile_cube(trace: CubeTrace | None, columns: dict) -> CubeProgram | None:
     """The program giving a replayed block its numbers, or None when the trace may miss
     something the template computed (see the module doc)."""
-    if trace is None or trace.bad:
-        return None
-    kind, pipe = columns["kind"], columns["pipe"]
-    work = kind == KIND_WORK
-    if (work & (pipe == S)).any():
-        return None
-    need = np.flatnonzero(work)
-    if len(need) != len(trace.recs) or not np.array_equal(need, np.sort(trace.recs)):
+    if not complete(trace, columns):
         return None
     written = {id(root_of(e[3])) for e in trace.entries if e[0] == FIXPIPE}
     read = {id(root_of(spec[0])) for e in trace.entries if e[0] == MMAD for spec in (e[4], e[5])}
