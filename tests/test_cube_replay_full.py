@@ -115,3 +115,24 @@ def test_a_trace_missing_a_record_is_refused():
     assert cubetrace.compile_cube(tr, cols) is not None
     tr.bad = True
     assert cubetrace.compile_cube(tr, cols) is None
+
+
+def test_a_scalar_read_of_gm_leaves_the_blocks_step_by_step(traced, monkeypatch):
+    """A GetValue hands data to the kernel's Python (scalar-unit work): the trace is refused."""
+    op = load_operator("matmul")
+    cls = op.kernel.fn.__globals__["KernelMatmul"]
+    copy_out = cls.CopyOut
+
+    def peeking(self, m0, n0, mt, nt):
+        self.a_gm.GetValue(0)
+        copy_out(self, m0, n0, mt, nt)
+
+    monkeypatch.setattr(cls, "CopyOut", peeking)
+    _same_both_ways(op, "small", dict(tile_m=64, tile_n=64, block_dim=8))
+    assert traced == []
+
+
+def test_the_small_matmul_on_small_tiles_is_traced(traced):
+    """The same launch as above without the scalar read: its blocks do come from the trace."""
+    _same_both_ways(load_operator("matmul"), "small", dict(tile_m=64, tile_n=64, block_dim=8))
+    assert traced
