@@ -26,18 +26,23 @@ FAST = settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow], d
 CHIP = load_chip("ascend910b4")
 
 
-@pytest.fixture
-def traced(monkeypatch):
-    """The blocks whose numbers came from a template's trace (Program.run), per launch."""
+def counted_runs(monkeypatch, program) -> list[int]:
+    """The blocks whose numbers `program.run` (a compiled trace's class) gives, as they run."""
     blocks: list[int] = []
-    run = numtrace.Program.run
+    run = program.run
 
     def counting(self, bs):
         blocks.extend(bs)
         return run(self, bs)
 
-    monkeypatch.setattr(numtrace.Program, "run", counting)
+    monkeypatch.setattr(program, "run", counting)
     return blocks
+
+
+@pytest.fixture
+def traced(monkeypatch):
+    """The blocks whose numbers came from a template's trace (Program.run), per launch."""
+    return counted_runs(monkeypatch, numtrace.Program)
 
 
 def _configure(replay: bool):

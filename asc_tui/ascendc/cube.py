@@ -170,6 +170,8 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
         lmap = nd2nz_map(plan, isz) if core.lineage else None
         if lmap is not None:  # L1 holds "these GM elements" until the bytes are needed
             lazy_of(core).add("l1", dst.offset, src.arr, src.buffer, src.start, lmap)
+            if core.trace is not None:  # lineage only: no bytes move (npu/cubetrace.py)
+                core.trace.cover(len(core.rec))
         else:
             if core.lazy is not None:
                 core.lazy.settle_range("l1", dst.offset, dst.offset + plan.d_need * isz)
@@ -333,6 +335,8 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
                 core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
             rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
             steps.add(core, fm, filter_, rows.reshape(-1))
+    if core.trace is not None:  # its numbers: the traced job of its tile (npu/cubetrace.py)
+        core.trace.cover(len(core.rec))
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
     san = core.san
     if san is not None:

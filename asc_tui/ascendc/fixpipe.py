@@ -20,8 +20,10 @@ from functools import partial
 import numpy as np
 
 from ..npu import state
+from ..npu.cubetrace import FIXPIPE
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
+from ..npu.replay import BlockIndex
 from . import atomic, fixquant
 from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import dtype_name, float32
@@ -207,7 +209,7 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
     elif d_need > dst.count:
         _fail(f"{op} writes {d_need} elements but the local tensor holds {dst.count}", fr)
     if core.numeric:
-        _numbers(core, dst, src, p, to_gm, fr)
+        _numbers(core, dst, src, p, to_gm, fr, d_need)
     cfg = core.chip.cube_timing
     src_bytes, out_bytes = nd_num * m * n * src.dtype.itemsize, nd_num * m * n * isz
     cycles = src_bytes / cfg["fix_bpc"]
@@ -225,34 +227,61 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
         san.access(core, dst, 0, d_need, True, fr, span=True)
 
 
-def _numbers(core, dst, src, p: FixOut, to_gm: bool, fr) -> None:
+def _numbers(core, dst, src, p: FixOut, to_gm: bool, fr, d_need: int) -> None:
     flush_cube(core, wait=False)
     if to_gm:
         gm_written(dst.buffer)
     elif core.lazy is not None:
         core.lazy.settle()
     d0 = dst.start if to_gm else 0
-    isz = dst.dtype.itemsize
     words = p.words
     if isinstance(words, np.ndarray):
         words = words.copy()  # the tensor may be rewritten before the job runs
     fn = atomic.combine(core, dst.dtype, fr) if to_gm else None  # GM atomics (atomic.py)
-    if p.nz or not fixquant.is_plain(p.q, words) or p.nd[0] > 1:
-        job = partial(_convert_any, dst.arr, d0, dst.dtype, src.arr, p, words, isz, fn)
-    else:
-        n, m, n1 = p.n, p.m, -(-p.n // 16)
-        sv = strided(src.arr, 0, (m, n1, 16), (64, p.sstride * 64, 4))
-        if p.n == n1 * 16:  # whole fractal columns: NZ → ND without a reshape's copy
-            dv = strided(dst.arr, d0, (m, n1, 16), (p.dstride * isz, 16 * isz, isz))
+    tr = core.trace
+    if tr is not None:  # a template of block replay (npu/cubetrace.py)
+        if to_gm and fn is None and not isinstance(words, np.ndarray):
+            tr.cover(len(core.rec))
+            make = partial(_job, p, words, dst.dtype)
+            tr.entries.append(
+                (
+                    FIXPIPE,
+                    make,
+                    dst.buffer,
+                    dst.arr,
+                    tr.starts(d0),
+                    d_need,
+                    src.offset,
+                    src.dtype,
+                    src.count,
+                    gm_written,
+                )
+            )
         else:
-            dv = strided(dst.arr, d0, (m, n), (p.dstride * isz, isz))
-        scale = words if p.q is QuantMode_t.DEQF16 else None
-        job = partial(_convert, dv, sv, scale, p.relu, fn)
+            tr.bad = True
+        if type(d0) is BlockIndex:  # its own value, unpinned: the trace keeps every block's
+            d0 = d0.v
+    job = _job(p, words, dst.dtype, dst.arr, d0, src.arr, fn)
     if to_gm:  # on the numbers thread, after the tile's Mmads (npu/offload.py)
         numbers.submit(job, dst.buffer, lane=core)
     else:
         numbers.drain()
         job()
+
+
+def _job(p: FixOut, words, dtype, darr, d0: int, sarr, fn=None):
+    """The conversion of L0C array `sarr` into `darr` from element `d0`, as a job."""
+    isz = dtype.itemsize
+    if p.nz or not fixquant.is_plain(p.q, words) or p.nd[0] > 1:
+        return partial(_convert_any, darr, d0, dtype, sarr, p, words, isz, fn)
+    n, m, n1 = p.n, p.m, -(-p.n // 16)
+    sv = strided(sarr, 0, (m, n1, 16), (64, p.sstride * 64, 4))
+    if p.n == n1 * 16:  # whole fractal columns: NZ → ND without a reshape's copy
+        dv = strided(darr, d0, (m, n1, 16), (p.dstride * isz, 16 * isz, isz))
+    else:
+        dv = strided(darr, d0, (m, n), (p.dstride * isz, isz))
+    scale = words if p.q is QuantMode_t.DEQF16 else None
+    return partial(_convert, dv, sv, scale, p.relu, fn)
 
 
 def _check_types(q: QuantMode_t, src, dst, op: str, fr) -> None:

@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..npu.offload import gm_ready, numbers
+from ..npu.replay import BlockIndex
 from .fractal import load_numbers, nd2nz_numbers
 
 _serials = itertools.count(1)
@@ -124,12 +125,17 @@ def load_map(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz:
 
 
 class Entry:
-    """Bytes [start, end) of local memory `mem` hold `map` over GM array `gm` from `base`."""
+    """Bytes [start, end) of local memory `mem` hold `map` over GM array `gm` from `base`;
+    `orig`: the base as the kernel gave it — in a template of block replay a `BlockIndex`,
+    whose values in every block the cube trace keeps (npu/cubetrace.py), else `base`."""
 
-    __slots__ = ("mem", "start", "end", "gm", "buffer", "base", "map")
+    __slots__ = ("mem", "start", "end", "gm", "buffer", "base", "map", "orig")
 
     def __init__(self, mem, start, gm, buffer, base, map_):
         self.mem, self.start, self.end = mem, start, start + map_.size * gm.itemsize
+        self.orig = base
+        if type(base) is BlockIndex:  # its own value, unpinned: the trace keeps every block's
+            base = base.v
         self.gm, self.buffer, self.base, self.map = gm, buffer, base, map_
 
 
@@ -214,6 +220,8 @@ class Lazy:
         self._retire_if_empty()
 
     def _materialise(self, e: Entry) -> None:
+        if self.core.trace is not None:  # bytes no cube job describes (npu/cubetrace.py)
+            self.core.trace.bad = True
         gm_ready(e.buffer)
         region = self.core.memory(e.mem)[e.start : e.end].view(e.gm.dtype)
         region[...] = e.map.gather(e.gm, e.base)

@@ -231,7 +231,9 @@ def _load_lazily(
     e = lz.find("l1", s0, s_bytes) if gap == 0 else None
     if e is not None:
         lmap = load_map(e.map, (s0 - e.start) // isz, rep, sstride, transpose, isz)
-        lz.add(dst.mem, d0, e.gm, e.buffer, e.base, lmap)
+        lz.add(dst.mem, d0, e.gm, e.buffer, e.orig, lmap)
+        if core.trace is not None:  # lineage only: no bytes move (npu/cubetrace.py)
+            core.trace.cover(len(core.rec))
         return True
     lz.settle_range("l1", s0, s0 + s_bytes)
     lz.settle_range(dst.mem, d0, d0 + d_need * isz)

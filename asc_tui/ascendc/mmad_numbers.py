@@ -19,11 +19,12 @@ accumulation (`Pending`, its flush and `flush_cube`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from functools import cache, lru_cache
+from functools import cache, lru_cache, partial
 
 import numpy as np
 
 from ..npu import state
+from ..npu.cubetrace import MMAD
 from ..npu.offload import gm_ready, numbers
 from .dtypes import int32
 from .lineage import track, untrack
@@ -104,6 +105,7 @@ class KSteps:
                     return LinStack(e, rel, need, t.dtype)
                 if type(stack) is LinStack and stack.takes(e, rel):
                     stack.bases.append(e.base)
+                    stack.origs.append(e.orig)
                     return stack
                 stack = _as_raw(stack, i, need, self.dtype)
                 stack.put(i, e.map.gather(e.gm, e.base, rel, need).view(self.dtype))
@@ -151,12 +153,13 @@ class RawStack:
 class LinStack:
     """One operand by lineage: the same map over one GM array, a base element per K step."""
 
-    __slots__ = ("gm", "buffer", "map", "rel", "need", "dtype", "bases")
+    __slots__ = ("gm", "buffer", "map", "rel", "need", "dtype", "bases", "origs")
 
     def __init__(self, e, rel: int, need: int, dtype):
         self.gm, self.buffer, self.map = e.gm, e.buffer, e.map
         self.rel, self.need, self.dtype = rel, need, dtype
         self.bases = [e.base]
+        self.origs = [e.orig]  # (the bases as the kernel gave them: lineage.Entry.orig)
 
     def takes(self, e, rel: int) -> bool:
         return e.map is self.map and e.gm is self.gm and rel == self.rel
@@ -368,6 +371,12 @@ class Pending:
         """The operand as a strided view of its GM buffer widened once (`wide_grid`), when its
         elements form one 2-D grid of GM (a plain tiled matmul: rows of A, K steps along a
         row); None otherwise. Nothing is copied."""
+        spec = self._grid_spec(side, wide)
+        return None if spec is None else wide_grid(state.core.run.wide, *spec[:5])
+
+    def _grid_spec(self, side: str, wide) -> tuple | None:
+        """(gm, buffer, start, shape, strides, stack, first, step) of `_strided`'s grid, or
+        None."""
         if len(self.runs) != 1 or wide is not np.float32:
             return None
         r = self.runs[0]
@@ -394,7 +403,7 @@ class Pending:
         last = start + (shape[0] - 1) * strides[0] + (shape[1] - 1) * strides[1]
         if start < 0 or last >= gm.size or min(strides) < 0:
             return None
-        return wide_grid(state.core.run.wide, gm, st.buffer, start, shape, strides)
+        return gm, st.buffer, start, shape, strides, st, first, step
 
     def _widen_a(self, wide) -> np.ndarray:
         """ZZ fractals of L0A → rows m, then (step, k) per run of K steps."""
@@ -449,28 +458,50 @@ class Pending:
         c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
         # lane: this core's L0C (Fixpipe's conversion follows in it); ready: the operands are
         # in (a job that would widen one may share it with another job)
+        tile = partial(compute_tile, self.m, self.n, self.out_t, self.init, bias)
+        if core.trace is not None:  # a template of block replay (npu/cubetrace.py)
+            self._trace(core, tile)
         numbers.submit(
-            lambda: self._compute(a, b, bias, c4),
+            lambda: tile(a(), b(), c4),
             lane=core,
             ready=lambda: a.value is not None and b.value is not None,
         )
 
-    def _compute(self, a: Later, b: Later, bias: np.ndarray | None, c4: np.ndarray) -> None:
-        r = a() @ b()  # BLAS on one thread during a launch (npu/blas.py)
-        if self.out_t == int32:
-            r = r.astype(np.int32)
-        if bias is not None:
-            r = r + bias.astype(r.dtype)
-        m, n, m1, n1 = self.m, self.n, self.m1, self.n1
-        if m != m1 * 16 or n != n1 * 16:
-            full = np.zeros((m1 * 16, n1 * 16), dtype=r.dtype)
-            full[:m, :n] = r
-            r = full
-        r4 = r.reshape(m1, 16, n1, 16)
-        if self.init:
-            c4[...] = r4
-        else:
-            c4 += r4
+    def _trace(self, core, tile) -> None:
+        """Trace this tile's job: both operands grids of GM widened (`_strided`), no bias."""
+        tr = core.trace
+        specs = [self._grid_spec(side, np.float32) for side in "ab"]
+        if self.bias is not None or None in specs or self.out_t == int32:
+            tr.bad = True
+            return
+        out = []
+        for gm, buffer, _, shape, strides, st, first, step in specs:
+            at = tr.starts(st.origs[0], first)
+            grid = np.ones(tr.block_dim, dtype=bool)
+            for i in range(1, len(st.origs)):  # the K steps as far apart in every block
+                grid &= tr.starts(st.origs[i]) - tr.starts(st.origs[0]) == i * step
+            out.append((gm, buffer, at, shape, strides, grid))
+        d = self.dst
+        tr.entries.append((MMAD, tile, wide_grid, core.run.wide, *out, d.offset, d.dtype, self.m1, self.n1))
+
+
+def compute_tile(m: int, n: int, out_t, init: bool, bias, a: np.ndarray, b: np.ndarray, c4) -> None:
+    """One L0C tile's numbers: A @ B (widened), into (init) or onto the tile's NZ view `c4`."""
+    r = a @ b  # BLAS on one thread during a launch (npu/blas.py)
+    if out_t == int32:
+        r = r.astype(np.int32)
+    if bias is not None:
+        r = r + bias.astype(r.dtype)
+    m1, n1 = -(-m // 16), -(-n // 16)
+    if m != m1 * 16 or n != n1 * 16:
+        full = np.zeros((m1 * 16, n1 * 16), dtype=r.dtype)
+        full[:m, :n] = r
+        r = full
+    r4 = r.reshape(m1, 16, n1, 16)
+    if init:
+        c4[...] = r4
+    else:
+        c4 += r4
 
 
 def flush_cube(core, wait: bool = True) -> None:

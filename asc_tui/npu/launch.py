@@ -28,6 +28,7 @@ from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
+from .cubetrace import CubeTrace, compile_cube
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
@@ -316,8 +317,9 @@ def _launch(
             guards = None
             if replayer is not None and core.dma_is_local and replayer.tracing:
                 core.block_index, guards = replayer.index(b)
-                if numeric:
-                    core.trace = NumTrace()
+                if numeric:  # vector ops' effects, or a cube core's tile jobs (cubetrace.py)
+                    cube = core_type == CoreType.AIC
+                    core.trace = CubeTrace(chip.memory.get("l0c", 0), block_dim) if cube else NumTrace()
                 warned = {k: w[5] for k, w in run._warnings.items()}
                 logged = len(run.log)
             state.core = core
@@ -376,7 +378,10 @@ def _launch(
             program = None
             if guards is not None and numeric:
                 if not guards.pinned and done is not None and core.lazy is None:
-                    program = compile_trace(core.trace, done.columns, b)
+                    if type(core.trace) is CubeTrace:
+                        program = compile_cube(core.trace, done.columns)
+                    else:
+                        program = compile_trace(core.trace, done.columns, b)
                 # drop the trace now: kernel objects (TPipe -> core) form cycles that only the
                 # garbage collector frees, and it is paused during a launch (Core.close)
                 core.trace = None
@@ -528,11 +533,13 @@ def _check_guess(run: Run, kernel, gm_args, tiling, block_dim, chip, timeout_s, 
 def _may_replay(run: Run, mix: bool, coop) -> bool:
     """Whether blocks of this launch may copy a template's records (npu/replay.py): one core per
     block, nothing that watches or counts each block's own accesses. A full run's numbers come
-    from the template's trace (npu/numtrace.py): only plain vector launches, whose blocks never
-    wait for each other and have no collective context, trace theirs."""
+    from the template's trace (npu/numtrace.py; a cube launch's: npu/cubetrace.py): only plain
+    vector or cube launches, whose blocks never wait for each other and have no collective
+    context, trace theirs."""
     if not run.replay or mix or run.san is not None:
         return False
-    return not run.numeric or (run.core_type == CoreType.AIV and coop is None and run.hccl is None)
+    plain = run.core_type in (CoreType.AIV, CoreType.AIC)
+    return not run.numeric or (plain and coop is None and run.hccl is None)
 
 
 def _install_range(fn) -> tuple:

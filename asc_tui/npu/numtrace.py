@@ -90,17 +90,24 @@ class NumTrace:
 _IS_GM: dict = {}
 
 
-def compile_trace(trace: NumTrace | None, columns: dict, block: int) -> Program | None:
-    """The program that gives a replayed block its numbers, or None when the trace may miss
-    something the template computed (see the module doc)."""
+def complete(trace, columns: dict) -> bool:
+    """Whether a template's trace (this module's, or npu/cubetrace.py's) may stand for all it
+    computed: not marked bad, no scalar-unit work, and each work record (`recs`, ascending)
+    covered."""
     if trace is None or trace.bad:
-        return None
+        return False
     kind, pipe = columns["kind"], columns["pipe"]
     work = kind == KIND_WORK
     if (work & (pipe == S)).any():
-        return None
+        return False
     need = np.flatnonzero(work)
-    if len(need) != len(trace.recs) or not np.array_equal(need, trace.recs):
+    return len(need) == len(trace.recs) and np.array_equal(need, trace.recs)
+
+
+def compile_trace(trace: NumTrace | None, columns: dict, block: int) -> Program | None:
+    """The program that gives a replayed block its numbers, or None when the trace may miss
+    something the template computed (see the module doc)."""
+    if not complete(trace, columns):
         return None
     ids_of: dict = {}  # distinct entries -> their id
     ids = [ids_of.setdefault(e, len(ids_of)) for e in trace.entries]

@@ -19,9 +19,10 @@ time on its core and shares HBM with as many cores: then it executes the same Py
 issues the same instructions with the same costs, and its records are the template's.
 
 In a full (numeric) run the template also traces its numbers, and a replayed block's come
-from running that trace with the block's GM offsets (npu/numtrace.py): only for plain vector
-launches, and only when the trace provably holds everything the template computed and no
-number steered its Python; otherwise its blocks run step by step.
+from running that trace with the block's GM offsets (npu/numtrace.py; a cube launch's L0C
+tile jobs: npu/cubetrace.py): only for plain vector or cube launches, and only when the trace
+provably holds everything the template computed and no number steered its Python; otherwise
+its blocks run step by step.
 
 Not used (every block runs step by step): the sanitizer, mixed AIC/AIV kernels, collectives,
 launches that use the L2 model (its hits depend on addresses), blocks that log, and chips

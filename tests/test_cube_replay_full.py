@@ -1,0 +1,138 @@
+"""Block replay of full cube launches (npu/cubetrace.py) is exact: with replay on, a launch gives
+the step-by-step outputs bit for bit and the same timeline, traffic, L2 hits and tables, whether
+the replayed blocks' numbers come from the template's traced tile jobs or, where the trace
+cannot be trusted (an operand that is not a grid of GM, a bias, int8), from running them
+step by step."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import strategies as st
+from test_core_replay import _patched
+from test_core_replay_full import assert_same, counted_runs
+
+from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.runner import prepare
+from asc_tui.npu import cubetrace
+from asc_tui.npu.chip import load_chip
+from asc_tui.npu.errors import TilingError
+from asc_tui.npu.launch import launch
+
+FAST = settings(max_examples=16, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+CHIP = load_chip("ascend910b")
+#: a side: any (tiles not of whole fractals, or a K tail, are gathered, not grids: untraced), or
+#: whole fractals (and K steps: traced)
+SIDE = st.one_of(st.integers(1, 300), st.integers(1, 20).map(lambda x: 16 * x))
+
+
+@pytest.fixture
+def traced(monkeypatch):
+    """The blocks whose numbers came from a cube template's trace (CubeProgram.run)."""
+    return counted_runs(monkeypatch, cubetrace.CubeProgram)
+
+
+def _same_both_ways(op, case, params):
+    """The launch with replay on and off: the same outputs, timeline, traffic and L2 hits."""
+    got = []
+    for replay in (True, False):
+        try:
+            _, _, _, lnch, arrays, gm = prepare(op, case, params, timing_only=False, seed=0)
+        except TilingError:
+            reject()  # a tiling the operator's constraints refuse (hypothesis draws another)
+
+        def configure(run, replay=replay):
+            run.replay = replay
+
+        res = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True, configure=configure)
+        got.append((res, arrays))
+    (fast, a), (slow, b) = got
+    assert_same(fast, slow, a, b)
+    assert fast.l2_hit == slow.l2_hit
+    return fast
+
+
+@FAST
+@given(
+    m=SIDE,
+    n=SIDE,
+    k=st.one_of(st.integers(1, 200), st.integers(1, 4).map(lambda x: 64 * x)),
+    dtype=st.sampled_from(["float16", "bfloat16", "int8"]),
+    tile_m=st.sampled_from([16, 64, 128]),
+    tile_n=st.sampled_from([16, 64, 128]),
+    tile_k=st.sampled_from([32, 64]),
+    bufs=st.sampled_from([1, 2]),
+    l0c=st.sampled_from([1, 2]),
+    blocks=st.sampled_from([1, 3, 8, 24]),
+)
+def test_full_matmul_with_replay_equals_step_by_step(
+    m, n, k, dtype, tile_m, tile_n, tile_k, bufs, l0c, blocks
+):
+    op = _patched(load_operator("matmul"), m=m, n=n, k=k, dtype=dtype)
+    params = dict(
+        tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, double_buffer=bufs, l0c_buffers=l0c, block_dim=blocks
+    )
+    _same_both_ways(op, "h", params)
+
+
+def test_the_default_matmul_takes_its_replayed_numbers_from_the_trace(traced):
+    """1024³ fp16 on 24 cores: 32 tiles, so blocks 0-7 take two and 8-23 one — two templates,
+    every other block's numbers from their traces."""
+    _same_both_ways(load_operator("matmul"), "default", {})
+    assert traced == [*range(1, 8), *range(9, 24)]
+
+
+def test_int8_tiles_leave_the_blocks_step_by_step(traced):
+    """int8 operands are gathered and widened to float64, not strided fp32 grids: untraced."""
+    _same_both_ways(load_operator("matmul"), "int8_tails", dict(tile_m=16, tile_n=16, block_dim=8))
+    assert traced == []
+
+
+def test_a_bias_leaves_the_blocks_step_by_step(traced):
+    """matmul_official's bias case: a Mmad whose C starts from a bias row is not traced."""
+    _same_both_ways(load_operator("matmul_official"), "bias", dict(base_m=64, base_n=64))
+    assert traced == []
+
+
+@pytest.mark.parametrize("case", ["default", "stride2", "tails", "k1x1"])
+def test_conv2d_with_replay_equals_step_by_step(case):
+    _same_both_ways(load_operator("conv2d"), case, {})
+
+
+def test_a_trace_missing_a_record_is_refused():
+    """Every work record must be covered by the trace (a copy kept as lineage, an Mmad, a
+    traced Fixpipe): one uncovered record refuses the program."""
+    import numpy as np
+
+    from asc_tui.npu.pipes import S
+    from asc_tui.npu.records import KIND_WORK
+
+    tr = cubetrace.CubeTrace(1024, 4)
+    tr.cover(0)
+    cols = {"kind": np.array([KIND_WORK, KIND_WORK]), "pipe": np.array([S + 1, S + 1])}
+    assert cubetrace.compile_cube(tr, cols) is None
+    tr.cover(1)
+    assert cubetrace.compile_cube(tr, cols) is not None
+    tr.bad = True
+    assert cubetrace.compile_cube(tr, cols) is None
+
+
+def test_a_scalar_read_of_gm_leaves_the_blocks_step_by_step(traced, monkeypatch):
+    """A GetValue hands data to the kernel's Python (scalar-unit work): the trace is refused."""
+    op = load_operator("matmul")
+    cls = op.kernel.fn.__globals__["KernelMatmul"]
+    copy_out = cls.CopyOut
+
+    def peeking(self, m0, n0, mt, nt):
+        self.a_gm.GetValue(0)
+        copy_out(self, m0, n0, mt, nt)
+
+    monkeypatch.setattr(cls, "CopyOut", peeking)
+    _same_both_ways(op, "small", dict(tile_m=64, tile_n=64, block_dim=8))
+    assert traced == []
+
+
+def test_the_small_matmul_on_small_tiles_is_traced(traced):
+    """The same launch as above without the scalar read: its blocks do come from the trace."""
+    _same_both_ways(load_operator("matmul"), "small", dict(tile_m=64, tile_n=64, block_dim=8))
+    assert traced
