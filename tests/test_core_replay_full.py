@@ -201,7 +201,7 @@ def element_wise(x, y, z, t: T):
             AscendC.Add(acc, acc, xl, n)
             AscendC.Add(zl, zl, acc, n)
         if t.variant == "untraced":
-            AscendC.Cast(zl, zl, AscendC.RoundMode.CAST_NONE, n)
+            AscendC.Axpy(zl, yl, 0.5, n)
         qz.EnQue(zl)
         qx.FreeTensor(xl)
         qy.FreeTensor(yl)
@@ -342,3 +342,87 @@ def test_a_cpp_kernel_takes_its_replayed_numbers_from_the_trace(tmp_path, traced
     spec.write_text(spec.read_text().replace("Launch(1,", "Launch(8,"))
     _operator_pair(load_operator(path), "default", {})
     assert traced == list(range(1, 8))
+
+
+# ---- Cast ---------------------------------------------------------------------------------------
+
+MODES = list(AscendC.RoundMode)
+
+
+@dataclass(frozen=True)
+class C:
+    per: int  # elements per block
+    tile: int
+    narrow: AscendC.RoundMode  # float32 → half
+    to_int: AscendC.RoundMode  # float32 → int32
+    variant: str = "plain"
+
+
+@AscendC.kernel
+def casts(x, y, t: C):
+    """half → float32 → (scaled) int32 and half with the given round modes, and back: Cast
+    traced in every direction the counter form takes; "pad" copies in with DataCopyPad
+    padding to 32 B (not traced: the blocks run step by step)."""
+    start = t.per * AscendC.GetBlockIdx()
+    xg, yg = GlobalTensor(half), GlobalTensor(half)
+    xg.SetGlobalBuffer(x + start, t.per)
+    yg.SetGlobalBuffer(y + start, t.per)
+    pipe = TPipe()
+    buf = TBuf(QuePosition.VECCALC)
+    pipe.InitBuffer(buf, t.tile * 16)
+    xl = buf.Get(half)
+    f = buf.Get(np.float32)[t.tile]
+    i = buf.Get(np.int32)[t.tile * 2]
+    for k in range(t.per // t.tile):
+        if t.variant == "pad":
+            params = AscendC.DataCopyExtParams(1, t.tile * 2 - 2, 0, 0, 0)
+            AscendC.DataCopyPad(xl, xg[k * t.tile], params, AscendC.DataCopyPadExtParams(True, 0, 1, 0))
+        else:
+            AscendC.DataCopy(xl, xg[k * t.tile], t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+        AscendC.Cast(f, xl, AscendC.RoundMode.CAST_NONE, t.tile)
+        AscendC.Muls(f, f, 1000.37, t.tile)
+        AscendC.Cast(i, f, t.to_int, t.tile)
+        AscendC.Cast(f, i, AscendC.RoundMode.CAST_NONE, t.tile)
+        AscendC.Muls(f, f, 0.001, t.tile)
+        AscendC.Cast(xl, f, t.narrow, t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+        AscendC.DataCopy(yg[k * t.tile], xl, t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+
+
+def _cast_pair(t: C, blocks: int, seed: int = 0):
+    size = t.per * blocks
+
+    def run_once(replay):
+        rng = np.random.default_rng(seed)
+        x = (rng.standard_normal(size) * 4).astype(np.float16)
+        y = np.zeros(size, np.float16)
+        gm = [make_gm("x", np.float16, size, x), make_gm("y", np.float16, size, y)]
+        return launch(casts, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"y": y}
+
+    return assert_same_both_ways(run_once)
+
+
+@FAST
+@given(
+    tiles=st.integers(1, 6),
+    tile16=st.integers(1, 32),
+    blocks=st.integers(1, 50),
+    narrow=st.sampled_from(MODES),
+    to_int=st.sampled_from(MODES),
+)
+def test_full_cast_kernel_with_replay_equals_step_by_step(tiles, tile16, blocks, narrow, to_int):
+    tile = tile16 * 16
+    _cast_pair(C(tiles * tile, tile, narrow, to_int), blocks)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cast_kernel_takes_its_replayed_numbers_from_the_trace(traced, mode):
+    _cast_pair(C(4 * 256, 256, mode, mode), 8)
+    assert traced == list(range(1, 8))
+
+
+def test_a_padded_data_copy_pad_leaves_the_blocks_step_by_step(traced):
+    _cast_pair(C(4 * 256, 256, AscendC.RoundMode.CAST_RINT, AscendC.RoundMode.CAST_FLOOR, "pad"), 8)
+    assert traced == []
