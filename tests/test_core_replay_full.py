@@ -355,7 +355,9 @@ class C:
     tile: int
     narrow: AscendC.RoundMode  # float32 → half
     to_int: AscendC.RoundMode  # float32 → int32
-    variant: str = "plain"
+    variant: str = "plain"  # "wild": infinities, NaNs, and values int32 and half saturate on
+    up: float = 1000.37
+    down: float = 0.001
 
 
 @AscendC.kernel
@@ -381,10 +383,10 @@ def casts(x, y, t: C):
             AscendC.DataCopy(xl, xg[k * t.tile], t.tile)
         AscendC.PipeBarrier[AscendC.PIPE_ALL]()
         AscendC.Cast(f, xl, AscendC.RoundMode.CAST_NONE, t.tile)
-        AscendC.Muls(f, f, 1000.37, t.tile)
+        AscendC.Muls(f, f, t.up, t.tile)
         AscendC.Cast(i, f, t.to_int, t.tile)
         AscendC.Cast(f, i, AscendC.RoundMode.CAST_NONE, t.tile)
-        AscendC.Muls(f, f, 0.001, t.tile)
+        AscendC.Muls(f, f, t.down, t.tile)
         AscendC.Cast(xl, f, t.narrow, t.tile)
         AscendC.PipeBarrier[AscendC.PIPE_ALL]()
         AscendC.DataCopy(yg[k * t.tile], xl, t.tile)
@@ -397,6 +399,10 @@ def _cast_pair(t: C, blocks: int, seed: int = 0):
     def run_once(replay):
         rng = np.random.default_rng(seed)
         x = (rng.standard_normal(size) * 4).astype(np.float16)
+        if t.variant == "wild":
+            special = np.array([np.inf, -np.inf, np.nan, -np.nan, 65504, -65504, 0.0, -0.0], np.float16)
+            pick = rng.random(size) < 0.2
+            x[pick] = rng.choice(special, int(pick.sum()))
         y = np.zeros(size, np.float16)
         gm = [make_gm("x", np.float16, size, x), make_gm("y", np.float16, size, y)]
         return launch(casts, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"y": y}
@@ -415,6 +421,26 @@ def _cast_pair(t: C, blocks: int, seed: int = 0):
 def test_full_cast_kernel_with_replay_equals_step_by_step(tiles, tile16, blocks, narrow, to_int):
     tile = tile16 * 16
     _cast_pair(C(tiles * tile, tile, narrow, to_int), blocks)
+
+
+@FAST
+@given(
+    tiles=st.integers(1, 4),
+    tile16=st.integers(1, 32),
+    blocks=st.integers(1, 30),
+    narrow=st.sampled_from(MODES),
+    to_int=st.sampled_from(MODES),
+    up=st.sampled_from([1000.37, 3.0e5, 1.0e38]),
+    down=st.sampled_from([0.001, 1.0, 7.0e4]),
+    seed=st.integers(0, 3),
+)
+def test_full_cast_kernel_on_specials_with_replay_equals_step_by_step(
+    tiles, tile16, blocks, narrow, to_int, up, down, seed
+):
+    """NaNs, infinities, int32 saturation (clipped in float64 first) and half overflow: the
+    replayed conversions are the step-by-step path's own, on the same values."""
+    tile = tile16 * 16
+    _cast_pair(C(tiles * tile, tile, narrow, to_int, "wild", up, down), blocks, seed)
 
 
 @pytest.mark.parametrize("mode", MODES)
