@@ -212,15 +212,25 @@ def element_wise(x, y, z, t: T):
         qz.FreeTensor(zl)
 
 
-def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
+def _half_pair(kernel, t, blocks: int, arrays):
+    """`kernel` launched with replay on and off (`assert_same_both_ways`) on half GM buffers
+    `arrays()` (name -> array, fresh per launch), in order; all compared after."""
+
     def run_once(replay):
-        rng = np.random.default_rng(seed)
-        x, y = (rng.standard_normal(size).astype(np.float16) for _ in range(2))
-        z = np.full(size, np.float16(7.0))
-        gm = [make_gm(name, np.float16, size, a) for name, a in (("x", x), ("y", y), ("z", z))]
-        return launch(element_wise, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"z": z}
+        gm_arrays = arrays()
+        gm = [make_gm(name, np.float16, len(a), a) for name, a in gm_arrays.items()]
+        return launch(kernel, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), gm_arrays
 
     return assert_same_both_ways(run_once)
+
+
+def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
+    def arrays():
+        rng = np.random.default_rng(seed)
+        x, y = (rng.standard_normal(size).astype(np.float16) for _ in range(2))
+        return {"x": x, "y": y, "z": np.full(size, np.float16(7.0))}
+
+    return _half_pair(element_wise, t, blocks, arrays)
 
 
 @FAST
@@ -396,18 +406,16 @@ def casts(x, y, t: C):
 def _cast_pair(t: C, blocks: int, seed: int = 0):
     size = t.per * blocks
 
-    def run_once(replay):
+    def arrays():
         rng = np.random.default_rng(seed)
         x = (rng.standard_normal(size) * 4).astype(np.float16)
         if t.variant == "wild":
             special = np.array([np.inf, -np.inf, np.nan, -np.nan, 65504, -65504, 0.0, -0.0], np.float16)
             pick = rng.random(size) < 0.2
             x[pick] = rng.choice(special, int(pick.sum()))
-        y = np.zeros(size, np.float16)
-        gm = [make_gm("x", np.float16, size, x), make_gm("y", np.float16, size, y)]
-        return launch(casts, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"y": y}
+        return {"x": x, "y": np.zeros(size, np.float16)}
 
-    return assert_same_both_ways(run_once)
+    return _half_pair(casts, t, blocks, arrays)
 
 
 @FAST
