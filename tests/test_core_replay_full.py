@@ -201,7 +201,7 @@ def element_wise(x, y, z, t: T):
             AscendC.Add(acc, acc, xl, n)
             AscendC.Add(zl, zl, acc, n)
         if t.variant == "untraced":
-            AscendC.Cast(zl, zl, AscendC.RoundMode.CAST_NONE, n)
+            AscendC.Axpy(zl, yl, 0.5, n)
         qz.EnQue(zl)
         qx.FreeTensor(xl)
         qy.FreeTensor(yl)
@@ -212,15 +212,25 @@ def element_wise(x, y, z, t: T):
         qz.FreeTensor(zl)
 
 
-def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
+def _half_pair(kernel, t, blocks: int, arrays):
+    """`kernel` launched with replay on and off (`assert_same_both_ways`) on half GM buffers
+    `arrays()` (name -> array, fresh per launch), in order; all compared after."""
+
     def run_once(replay):
-        rng = np.random.default_rng(seed)
-        x, y = (rng.standard_normal(size).astype(np.float16) for _ in range(2))
-        z = np.full(size, np.float16(7.0))
-        gm = [make_gm(name, np.float16, size, a) for name, a in (("x", x), ("y", y), ("z", z))]
-        return launch(element_wise, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), {"z": z}
+        gm_arrays = arrays()
+        gm = [make_gm(name, np.float16, len(a), a) for name, a in gm_arrays.items()]
+        return launch(kernel, gm, t, blocks, CHIP, numeric=True, configure=_configure(replay)), gm_arrays
 
     return assert_same_both_ways(run_once)
+
+
+def _kernel_pair(t: T, blocks: int, size: int, seed: int = 0):
+    def arrays():
+        rng = np.random.default_rng(seed)
+        x, y = (rng.standard_normal(size).astype(np.float16) for _ in range(2))
+        return {"x": x, "y": y, "z": np.full(size, np.float16(7.0))}
+
+    return _half_pair(element_wise, t, blocks, arrays)
 
 
 @FAST
@@ -342,3 +352,111 @@ def test_a_cpp_kernel_takes_its_replayed_numbers_from_the_trace(tmp_path, traced
     spec.write_text(spec.read_text().replace("Launch(1,", "Launch(8,"))
     _operator_pair(load_operator(path), "default", {})
     assert traced == list(range(1, 8))
+
+
+# ---- Cast ---------------------------------------------------------------------------------------
+
+MODES = list(AscendC.RoundMode)
+
+
+@dataclass(frozen=True)
+class C:
+    per: int  # elements per block
+    tile: int
+    narrow: AscendC.RoundMode  # float32 → half
+    to_int: AscendC.RoundMode  # float32 → int32
+    variant: str = "plain"  # "wild": infinities, NaNs, and values int32 and half saturate on
+    up: float = 1000.37
+    down: float = 0.001
+
+
+@AscendC.kernel
+def casts(x, y, t: C):
+    """half → float32 → (scaled) int32 and half with the given round modes, and back: Cast
+    traced in every direction the counter form takes; "pad" copies in with DataCopyPad
+    padding to 32 B (not traced: the blocks run step by step)."""
+    start = t.per * AscendC.GetBlockIdx()
+    xg, yg = GlobalTensor(half), GlobalTensor(half)
+    xg.SetGlobalBuffer(x + start, t.per)
+    yg.SetGlobalBuffer(y + start, t.per)
+    pipe = TPipe()
+    buf = TBuf(QuePosition.VECCALC)
+    pipe.InitBuffer(buf, t.tile * 16)
+    xl = buf.Get(half)
+    f = buf.Get(np.float32)[t.tile]
+    i = buf.Get(np.int32)[t.tile * 2]
+    for k in range(t.per // t.tile):
+        if t.variant == "pad":
+            params = AscendC.DataCopyExtParams(1, t.tile * 2 - 2, 0, 0, 0)
+            AscendC.DataCopyPad(xl, xg[k * t.tile], params, AscendC.DataCopyPadExtParams(True, 0, 1, 0))
+        else:
+            AscendC.DataCopy(xl, xg[k * t.tile], t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+        AscendC.Cast(f, xl, AscendC.RoundMode.CAST_NONE, t.tile)
+        AscendC.Muls(f, f, t.up, t.tile)
+        AscendC.Cast(i, f, t.to_int, t.tile)
+        AscendC.Cast(f, i, AscendC.RoundMode.CAST_NONE, t.tile)
+        AscendC.Muls(f, f, t.down, t.tile)
+        AscendC.Cast(xl, f, t.narrow, t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+        AscendC.DataCopy(yg[k * t.tile], xl, t.tile)
+        AscendC.PipeBarrier[AscendC.PIPE_ALL]()
+
+
+def _cast_pair(t: C, blocks: int, seed: int = 0):
+    size = t.per * blocks
+
+    def arrays():
+        rng = np.random.default_rng(seed)
+        x = (rng.standard_normal(size) * 4).astype(np.float16)
+        if t.variant == "wild":
+            special = np.array([np.inf, -np.inf, np.nan, -np.nan, 65504, -65504, 0.0, -0.0], np.float16)
+            pick = rng.random(size) < 0.2
+            x[pick] = rng.choice(special, int(pick.sum()))
+        return {"x": x, "y": np.zeros(size, np.float16)}
+
+    return _half_pair(casts, t, blocks, arrays)
+
+
+@FAST
+@given(
+    tiles=st.integers(1, 6),
+    tile16=st.integers(1, 32),
+    blocks=st.integers(1, 50),
+    narrow=st.sampled_from(MODES),
+    to_int=st.sampled_from(MODES),
+)
+def test_full_cast_kernel_with_replay_equals_step_by_step(tiles, tile16, blocks, narrow, to_int):
+    tile = tile16 * 16
+    _cast_pair(C(tiles * tile, tile, narrow, to_int), blocks)
+
+
+@FAST
+@given(
+    tiles=st.integers(1, 4),
+    tile16=st.integers(1, 32),
+    blocks=st.integers(1, 30),
+    narrow=st.sampled_from(MODES),
+    to_int=st.sampled_from(MODES),
+    up=st.sampled_from([1000.37, 3.0e5, 1.0e38]),
+    down=st.sampled_from([0.001, 1.0, 7.0e4]),
+    seed=st.integers(0, 3),
+)
+def test_full_cast_kernel_on_specials_with_replay_equals_step_by_step(
+    tiles, tile16, blocks, narrow, to_int, up, down, seed
+):
+    """NaNs, infinities, int32 saturation (clipped in float64 first) and half overflow: the
+    replayed conversions are the step-by-step path's own, on the same values."""
+    tile = tile16 * 16
+    _cast_pair(C(tiles * tile, tile, narrow, to_int, "wild", up, down), blocks, seed)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cast_kernel_takes_its_replayed_numbers_from_the_trace(traced, mode):
+    _cast_pair(C(4 * 256, 256, mode, mode), 8)
+    assert traced == list(range(1, 8))
+
+
+def test_a_padded_data_copy_pad_leaves_the_blocks_step_by_step(traced):
+    _cast_pair(C(4 * 256, 256, AscendC.RoundMode.CAST_RINT, AscendC.RoundMode.CAST_FLOOR, "pad"), 8)
+    assert traced == []

@@ -271,6 +271,36 @@ def Axpy(dst, src, scalar, count) -> None:
 _ROUND = vector_l0.ROUND  # one table of round modes for both forms of Cast
 
 
+def _cast_numbers(a: np.ndarray, dtype: np.dtype, round_mode) -> np.ndarray:
+    """Cast's counter form: float→int honours the round mode and saturates; a narrowing
+    CAST_ODD goes through float64 (the level-0 form also rounds other narrowing float casts:
+    vector_l0.cast_values)."""
+    if dtype.kind in "iu" and a.dtype.kind == "f":
+        f = _ROUND.get(round_mode, np.rint)
+        info = np.iinfo(dtype)
+        with np.errstate(all="ignore"):
+            a = np.clip(f(a.astype(np.float64)), info.min, info.max)
+    elif round_mode is RoundMode.CAST_ODD and dtype.itemsize < a.dtype.itemsize:
+        a = a.astype(np.float64)
+    return a.astype(dtype)
+
+
+#: round mode -> Cast's traced callable: one object per mode, so that equal traced Casts are
+#: equal entries (a trace's loops are found by comparing them, npu/numops.py)
+_CAST_FNS: dict = {}
+
+
+def _cast_fn(round_mode):
+    fn = _CAST_FNS.get(round_mode)
+    if fn is None:
+
+        def fn(src, dst):
+            dst[...] = _cast_numbers(src, dst.dtype, round_mode)
+
+        fn = _CAST_FNS[round_mode] = fn
+    return fn
+
+
 def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
     """Convert src to dst's type; float→int conversions honour the round mode.
 
@@ -291,15 +321,9 @@ def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
     if core.numeric:
         if core.lazy is not None:  # cube regions kept as lineage (lineage.py)
             core.lazy.settle()
-        a = src.arr[:n]
-        if dst.dtype.kind in "iu" and src.dtype.kind == "f":
-            f = _ROUND.get(round_mode, np.rint)
-            info = np.iinfo(dst.dtype)
-            with np.errstate(all="ignore"):
-                a = np.clip(f(a.astype(np.float64)), info.min, info.max)
-        elif round_mode is RoundMode.CAST_ODD and dst.dtype.itemsize < src.dtype.itemsize:
-            a = a.astype(np.float64)
-        dst.arr[:n] = a.astype(dst.dtype)
+        dst.arr[:n] = _cast_numbers(src.arr[:n], dst.dtype, round_mode)
+        if core.trace is not None:  # the same conversion, per replayed block (npu/numtrace.py)
+            core.trace.add(len(core.rec), UNARY, _cast_fn(round_mode), None, n, dst, src)
     _issue(core, "Cast", n * max(dst.dtype.itemsize, src.dtype.itemsize), fr, ((src, n),), ((dst, n),))
 
 
