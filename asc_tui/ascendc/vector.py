@@ -282,7 +282,8 @@ def _cast_numbers(a: np.ndarray, dtype: np.dtype, round_mode) -> np.ndarray:
             a = np.clip(f(a.astype(np.float64)), info.min, info.max)
     elif round_mode is RoundMode.CAST_ODD and dtype.itemsize < a.dtype.itemsize:
         a = a.astype(np.float64)
-    return a.astype(dtype)
+    with np.errstate(all="ignore"):  # inf/NaN and overflow convert as numpy does, silently
+        return a.astype(dtype)
 
 
 #: round mode -> Cast's traced callable: one object per mode, so that equal traced Casts are
