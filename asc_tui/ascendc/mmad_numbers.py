@@ -24,7 +24,7 @@ from functools import cache, lru_cache, partial
 import numpy as np
 
 from ..npu import state
-from ..npu.cubetrace import MMAD
+from ..npu.cubetrace import MMAD, nz_tile
 from ..npu.offload import gm_ready, numbers
 from .dtypes import int32
 from .lineage import track, untrack
@@ -455,7 +455,7 @@ class Pending:
             core.lazy.settle()
         bias = None if self.bias is None else self.bias.arr[: self.n].copy()
         m1, n1 = self.m1, self.n1
-        c4 = self.dst.arr[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
+        c4 = nz_tile(self.dst.arr, m1, n1)
         # lane: this core's L0C (Fixpipe's conversion follows in it); ready: the operands are
         # in (a job that would widen one may share it with another job)
         tile = partial(compute_tile, self.m, self.n, self.out_t, self.init, bias)

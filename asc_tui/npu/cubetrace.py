@@ -60,6 +60,9 @@ class CubeTrace:
         the traced jobs."""
         self.recs.append(rec)
 
+    def compile(self, columns: dict, block: int) -> CubeProgram | None:
+        return compile_cube(self, columns)
+
     def starts(self, v, first: int = 0) -> np.ndarray:
         """Per block, `v` (an int or a replay.BlockIndex: its value in every block) + `first`."""
         if type(v) is int:
@@ -77,6 +80,12 @@ def compile_cube(trace: CubeTrace | None, columns: dict) -> CubeProgram | None:
     if written & read:
         return None
     return CubeProgram(trace)
+
+
+def nz_tile(c: np.ndarray, m1: int, n1: int) -> np.ndarray:
+    """An L0C tile of m1 x n1 fractals (NZ: fractal columns of m1 fractals each) as an
+    (m1, 16, n1, 16) view, indexed like the row-major result it holds."""
+    return c[: m1 * n1 * 256].reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
 
 
 def _true() -> bool:
@@ -116,8 +125,7 @@ class CubeProgram:
                 _, compute, wide, twins, sa, sb, off, dtype, m1, n1 = e
                 a = wide(twins, sa[0], sa[1], int(sa[2][b]), sa[3], sa[4])
                 bb = wide(twins, sb[0], sb[1], int(sb[2][b]), sb[3], sb[4])
-                c = l0c[off : off + m1 * n1 * 256 * dtype.itemsize].view(dtype)
-                c4 = c.reshape(n1, m1, 16, 16).transpose(1, 2, 0, 3)
+                c4 = nz_tile(l0c[off : off + m1 * n1 * 256 * dtype.itemsize].view(dtype), m1, n1)
                 numbers.submit(lambda a=a, bb=bb, c4=c4, f=compute: f(a, bb, c4), lane=lane, ready=_true)
             else:
                 _, make, buf, arr, at, _, off, dtype, count, before = e

@@ -28,12 +28,12 @@ from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
-from .cubetrace import CubeTrace, compile_cube
+from .cubetrace import CubeTrace
 from .errors import KernelError, KernelException, OperatorError, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
 from .mix import run_group
-from .numtrace import NumTrace, Pending, compile_trace
+from .numtrace import NumTrace, Pending
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template, tmax, tmin, trange
@@ -378,10 +378,7 @@ def _launch(
             program = None
             if guards is not None and numeric:
                 if not guards.pinned and done is not None and core.lazy is None:
-                    if type(core.trace) is CubeTrace:
-                        program = compile_cube(core.trace, done.columns)
-                    else:
-                        program = compile_trace(core.trace, done.columns, b)
+                    program = core.trace.compile(done.columns, b)
                 # drop the trace now: kernel objects (TPipe -> core) form cycles that only the
                 # garbage collector frees, and it is paused during a launch (Core.close)
                 core.trace = None

@@ -51,6 +51,9 @@ class NumTrace:
         self.recs: list[int] = []
         self.bad = False
 
+    def compile(self, columns: dict, block: int) -> Program | None:
+        return compile_trace(self, columns, block)
+
     def add(self, rec: int, code: int, fn, extra, n: int, dst, src0=None, src1=None) -> None:
         """Trace one effect on `n` elements of each operand (tensors of the kernel API: a GM one
         has `buffer` and `start`, a local one `mem` and `offset`), whose record will be `rec`."""
