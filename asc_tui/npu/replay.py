@@ -185,11 +185,13 @@ class _Base:
     and where the exact values of `s * base + c` (`span`) all fit int64, numpy's are they.
     """
 
-    __slots__ = ("arr", "lo", "hi")
+    __slots__ = ("arr", "lo", "hi", "scaled")
 
     def __init__(self, arr: np.ndarray):
+        arr.flags.writeable = False  # (a value's own array, and shared: see `apply`)
         self.arr = arr
         self.lo = self.hi = None
+        self.scaled = (1, arr)  # the last `s * base` made (a tile's offsets share their `s`)
 
     def span(self, s: int, c: int) -> tuple[int, int]:
         """The least and greatest of the exact values `s * base + c` over all blocks."""
@@ -202,10 +204,15 @@ class _Base:
 
     def apply(self, s: int, c: int) -> np.ndarray:
         """`s * base + c` in int64, as numpy computes it."""
-        s, c = _wrap(s), _wrap(c)
-        arr = self.arr
-        if s != 1:
-            arr = arr * s
+        if not _LO <= s <= _HI:
+            s = _wrap(s)
+        if not _LO <= c <= _HI:
+            c = _wrap(c)
+        k, arr = self.scaled
+        if k != s:
+            arr = self.arr * s
+            arr.flags.writeable = False  # shared by the values of every `s * base + c`
+            self.scaled = (s, arr)
         return arr + c if c else arr
 
 
@@ -317,6 +324,8 @@ class BlockIndex:
     # ---- arithmetic: stays tainted -----------------------------------------------------------
     def __add__(self, o):
         if type(o) is int:
+            if not o:  # (a tensor view from start 0): the same value; nothing to make
+                return self
             if self.a:
                 return BlockIndex(self.v + o, self.a, self.g)
             if _FAST and _LO <= o <= _HI:  # numpy would take `o`: the array is made when needed
@@ -362,6 +371,8 @@ class BlockIndex:
         if type(o) is int:
             if not o:
                 return 0
+            if o == 1:
+                return self
             if self.a:
                 return BlockIndex(self.v * o, self.a * o, self.g)
             if _FAST and _LO <= o <= _HI:
