@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asc_tui.npu import replay
-from asc_tui.npu.replay import BlockIndex, Guards, tmax, tmin, trange
+from asc_tui.npu.replay import BlockIndex, Guards, steady_offset, tmax, tmin, trange
 
 _EDGES = [1 << 62, 1 << 63, -(1 << 63), (1 << 63) - 1, 1 << 64, 3 << 61, -(1 << 62), 2**63 - 4096]
 ints = st.one_of(
@@ -35,7 +35,7 @@ RELATIONS = [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, op
 MASKS = [0xFFFFFFFF, 0x80000000, 2048, (1 << 64) - 1]
 step = st.tuples(
     st.sampled_from(
-        ["bin", "bin", "cmp", "edge", "edge", "pair", "pair", "min", "max", "and", "int", "range"]
+        ["bin", "bin", "cmp", "edge", "edge", "pair", "pair", "steady", "min", "max", "and", "int", "range"]
     ),
     st.integers(0, 10**6),  # which operand from the pool
     st.one_of(ints, st.integers(0, 10**6).map(lambda k: ("pool", k))),  # an int or a pool value
@@ -52,6 +52,10 @@ def _describe(x):
             vals = type(exc).__name__
         return ("BlockIndex", x.v, x.a, vals)
     return (type(x).__name__, x)
+
+
+def _values(x, n: int) -> np.ndarray:
+    return x.values() if type(x) is BlockIndex else np.full(n, x, dtype=np.int64)
 
 
 def _guards(g: Guards):
@@ -88,6 +92,14 @@ def _program(block_dim, block, a, per, steps):
                 y = x * m + (edge if type(o) is not int else o)
                 pool.extend((x + y, x - y))
                 out.append((RELATIONS[r](x, y), _describe(y), _describe(x + y), _describe(x - y)))
+            elif kind == "steady":  # K steps' offsets from one origin (cube trace grids)
+                y = o if type(o) is BlockIndex else pool[r % len(pool)]
+                d = steady_offset(x, y)
+                if d is None:
+                    d = (_values(x, block_dim) - _values(y, block_dim)).tolist()
+                else:
+                    d = [d] * block_dim
+                out.append(d)
             elif kind in ("min", "max"):
                 args = (x, o) if r % 2 else (o, x, pool[r % len(pool)])
                 out.append(_describe((tmin if kind == "min" else tmax)(*args)))

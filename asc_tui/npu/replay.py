@@ -674,6 +674,22 @@ def _values(x, g: Guards) -> np.ndarray:
     return x.values() if type(x) is BlockIndex else np.full(len(g.xs), int(x), dtype=np.int64)
 
 
+def steady_offset(x, y) -> int | None:
+    """The int that `x.values() - y.values()` is in every block (int64, as numpy subtracts),
+    when `x` and `y` are vectors over one base with one scale — a K loop's offsets from one
+    tile origin — so that no array need show it; else None."""
+    if (
+        _FAST
+        and type(x) is BlockIndex
+        and type(y) is BlockIndex
+        and x.base is not None
+        and x.base is y.base
+        and _wrap(x.s) == _wrap(y.s)
+    ):
+        return _wrap(x.c - y.c)  # (modulo 2**64 the scales cancel, as in numpy's int64)
+    return None
+
+
 def guards_of(*args) -> Guards | None:
     """The guards of the first block index among `args` (None when all are plain)."""
     for x in args:
