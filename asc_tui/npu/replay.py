@@ -268,7 +268,7 @@ class BlockIndex:
     Here every such use goes through `__index__` and pins the template.
     """
 
-    __slots__ = ("v", "a", "g", "vals", "base", "s", "c")
+    __slots__ = ("v", "a", "g", "vals", "base", "s", "c", "rsub", "mul")
 
     def __init__(self, v: int, a: int, g: Guards, vals: np.ndarray | None = None):
         self.v = v
@@ -278,6 +278,10 @@ class BlockIndex:
         self.base = None if vals is None else _Base(vals)
         self.s = 1
         self.c = 0
+        # the last `o - self` and `self * o` (o, result): a tensor view's size and limit, a
+        # tile origin times the row length, are asked for again and again (the value is
+        # immutable, so the same result may serve)
+        self.rsub = self.mul = None
 
     def values(self) -> np.ndarray:
         """This value in every block (int64 array indexed by block)."""
@@ -299,7 +303,17 @@ class BlockIndex:
     def _shifted(self, v: int, s: int, c: int) -> BlockIndex:
         """`s * base + c` over this vector's base, whose value here is `v`."""
         b = _new(BlockIndex)
-        b.v, b.a, b.g, b.vals, b.base, b.s, b.c = v, 0, self.g, None, self.base, s, c
+        b.v, b.a, b.g, b.vals, b.base, b.s, b.c, b.rsub, b.mul = (
+            v,
+            0,
+            self.g,
+            None,
+            self.base,
+            s,
+            c,
+            None,
+            None,
+        )
         return b
 
     def _sum(self, o: BlockIndex, sign: int) -> BlockIndex | int | None:
@@ -360,11 +374,18 @@ class BlockIndex:
 
     def __rsub__(self, o):
         if type(o) is int:
+            last = self.rsub
+            if last is not None and last[0] == o:
+                return last[1]
             if self.a:
-                return BlockIndex(o - self.v, -self.a, self.g)
-            if _FAST and _LO <= o <= _HI:
-                return self._shifted(o - self.v, -self.s, o - self.c)
-            return BlockIndex(o - self.v, 0, self.g, o - self.values())
+                r = BlockIndex(o - self.v, -self.a, self.g)
+            elif _FAST and _LO <= o <= _HI:
+                r = self._shifted(o - self.v, -self.s, o - self.c)
+            else:
+                return BlockIndex(o - self.v, 0, self.g, o - self.values())
+            if _FAST:
+                self.rsub = (o, r)
+            return r
         return o - self._plain()
 
     def __mul__(self, o):
@@ -373,11 +394,18 @@ class BlockIndex:
                 return 0
             if o == 1:
                 return self
+            last = self.mul
+            if last is not None and last[0] == o:
+                return last[1]
             if self.a:
-                return BlockIndex(self.v * o, self.a * o, self.g)
-            if _FAST and _LO <= o <= _HI:
-                return self._shifted(self.v * o, self.s * o, self.c * o)
-            return BlockIndex(self.v * o, 0, self.g, self.values() * o)
+                r = BlockIndex(self.v * o, self.a * o, self.g)
+            elif _FAST and _LO <= o <= _HI:
+                r = self._shifted(self.v * o, self.s * o, self.c * o)
+            else:
+                return BlockIndex(self.v * o, 0, self.g, self.values() * o)
+            if _FAST:
+                self.mul = (o, r)
+            return r
         if type(o) is BlockIndex:
             return self._vec(self.values() * o.values())
         return self._plain() * o
@@ -420,7 +448,7 @@ class BlockIndex:
         elif type(o) is BlockIndex:
             if not (self.a and o.a):
                 outcome = _REL[rel](self.v, o.v)
-                if not (_FAST and _same_for_all(self, o, rel)):
+                if not (_FAST and (o is self or _same_for_all(self, o, rel))):  # (x vs x: alike)
                     self.g.agree(_REL[rel](self.values(), o.values()) == outcome)
                 return outcome
             a, d = self.a - o.a, self.v - o.v
