@@ -303,17 +303,8 @@ class BlockIndex:
     def _shifted(self, v: int, s: int, c: int) -> BlockIndex:
         """`s * base + c` over this vector's base, whose value here is `v`."""
         b = _new(BlockIndex)
-        b.v, b.a, b.g, b.vals, b.base, b.s, b.c, b.rsub, b.mul = (
-            v,
-            0,
-            self.g,
-            None,
-            self.base,
-            s,
-            c,
-            None,
-            None,
-        )
+        b.v, b.a, b.g, b.vals, b.base = v, 0, self.g, None, self.base
+        b.s, b.c, b.rsub, b.mul = s, c, None, None
         return b
 
     def _sum(self, o: BlockIndex, sign: int) -> BlockIndex | int | None:
