@@ -60,7 +60,13 @@ def _values(x, n: int) -> np.ndarray:
 
 def _guards(g: Guards):
     mask = None if g.mask is None else g.mask.tolist()
-    return (g.lo, g.hi, sorted(g.ne), g.pinned, mask, g.admitted().tolist(), g.candidates().tolist())
+    later = [
+        b
+        for b in range(g.block + 1, len(g.xs))
+        if g.lo <= b <= g.hi and b not in g.ne and (mask is None or mask[b])
+    ]
+    assert g.candidates().tolist() == later
+    return (g.lo, g.hi, sorted(g.ne), g.pinned, mask, g.admitted().tolist(), later)
 
 
 def _program(block_dim, block, a, per, steps):

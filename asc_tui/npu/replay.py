@@ -86,11 +86,10 @@ class Guards:
         return xs
 
     def _candidates(self) -> np.ndarray:
-        xs = self.xs[self.block + 1 :]
-        keep = (xs >= self.lo) & (xs <= self.hi)
+        lo, hi = max(self.lo, self.block + 1), self.hi + 1  # `xs` is 0, 1, ...: a slice
+        xs = self.xs[lo:hi] if lo < hi else self.xs[:0]
         if self.mask is not None:
-            keep &= self.mask[self.block + 1 :]
-        xs = xs[keep]
+            xs = xs[self.mask[lo:hi] if lo < hi else self.mask[:0]]
         if self.ne:
             xs = xs[~np.isin(xs, list(self.ne))]
         return xs
