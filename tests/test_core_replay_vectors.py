@@ -174,3 +174,39 @@ def test_a_value_past_int64_is_what_numpy_makes_of_it():
         pass
     else:
         raise AssertionError("numpy raises for an int it cannot hold")
+
+
+def test_a_mask_without_the_templates_own_block_settles_nothing_against_it():
+    """A wrapped value can leave the template's own block out of the mask (its exact value
+    and numpy's differ); a comparison whose outcome in the masked blocks is not the template's
+    then empties the mask, as the arrays say, even though the masked blocks agree."""
+
+    def run():
+        g = Guards(0, 4)
+        base = BlockIndex(0, 1, g) // 3  # 0, 0, 0, 1
+        wrapped = (base - 2) * (1 << 62) * 2  # exact -2**64 here; numpy's 0, 0, 0, -2**63
+        assert wrapped < 0  # exact: True; numpy's blocks 0-2 say False: the mask keeps block 3
+        assert g.mask.tolist() == [False, False, False, True]
+        assert base * 5 < 3  # True here, False in block 3 (the only one the mask keeps)
+        return g.mask.tolist()
+
+    fast = run()
+    replay._FAST = False
+    try:
+        assert run() == fast == [False] * 4
+    finally:
+        replay._FAST = True
+
+
+def test_a_second_tile_pass_is_settled_by_the_mask_its_loop_set():
+    """Blocks 0-7 of 24 take two of 32 tiles: the loop's guard keeps them by a mask, and the
+    second tile's bounds checks, which blocks 8-23 (past the last tile) would fail, leave the
+    mask as it is without an array."""
+    g = Guards(0, 24)
+    tiles = list(trange(BlockIndex(0, 1, g), 32, 24))
+    mask = g.mask
+    assert mask.tolist() == [True] * 8 + [False] * 16
+    start = tiles[1] // 4 * 128 * 1024  # the A tile's origin in the second pass
+    extent = 1024 * 1024 - start
+    assert not 7 * 16 * 1024 + 15 * 1024 + 64 > extent  # in blocks 0-7; not in 8-23
+    assert g.mask is mask and extent.vals is None

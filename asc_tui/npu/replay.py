@@ -184,13 +184,14 @@ class _Base:
     and where the exact values of `s * base + c` (`span`) all fit int64, numpy's are they.
     """
 
-    __slots__ = ("arr", "lo", "hi", "scaled")
+    __slots__ = ("arr", "lo", "hi", "scaled", "masked")
 
     def __init__(self, arr: np.ndarray):
         arr.flags.writeable = False  # (a value's own array, and shared: see `apply`)
         self.arr = arr
         self.lo = self.hi = None
         self.scaled = (1, arr)  # the last `s * base` made (a tile's offsets share their `s`)
+        self.masked = (None, 0, 0)  # (mask, least, greatest) over the blocks a mask keeps
 
     def span(self, s: int, c: int) -> tuple[int, int]:
         """The least and greatest of the exact values `s * base + c` over all blocks."""
@@ -199,6 +200,17 @@ class _Base:
             lo = self.lo = int(self.arr.min())
             self.hi = int(self.arr.max())
         x, y = s * lo + c, s * self.hi + c
+        return (x, y) if x <= y else (y, x)
+
+    def span_in(self, mask: np.ndarray, s: int, c: int) -> tuple[int, int] | None:
+        """`span` over the blocks `mask` keeps only (None: it keeps none)."""
+        m = self.masked
+        if m[0] is not mask:  # (a mask is replaced, never changed: `Guards.agree`)
+            kept = self.arr[mask]
+            m = self.masked = (mask, int(kept.min()), int(kept.max())) if kept.size else (mask, None, None)
+        if m[1] is None:
+            return None
+        x, y = s * m[1] + c, s * m[2] + c
         return (x, y) if x <= y else (y, x)
 
     def apply(self, s: int, c: int) -> np.ndarray:
@@ -317,6 +329,22 @@ class BlockIndex:
             return self._shifted(self.v + sign * o.v, s, c)
         return None
 
+    def _settled(self, rel: str, o: int, outcome: bool) -> bool:
+        """Whether `rel(self, o)` (a vector against an int numpy holds) comes out `outcome` in
+        every block, or in every block the guards' mask keeps — then `agree` would leave the
+        mask as it is: a tile loop's second pass, which the blocks with one tile fail, has
+        its comparisons settled by the mask that loop set."""
+        base, s, c = self.base, self.s, self.c
+        if _settled_at(rel, base.span(s, c), o):
+            return True
+        mask = self.g.mask
+        if mask is None:
+            return False
+        span = base.span_in(mask, s, c)
+        if span is None:  # no block left: `mask & same` is the mask
+            return True
+        return _settled_at(rel, span, o) and _REL[rel](span[0], o) == outcome
+
     def span(self) -> tuple[int, int]:
         """The least and greatest value over all blocks, in exact (not int64) arithmetic."""
         if self.a:
@@ -431,7 +459,7 @@ class BlockIndex:
         if type(o) is int:
             if not self.a:
                 outcome = _REL[rel](self.v, o)
-                if not (_FAST and _LO <= o <= _HI and _settled_at(rel, self.base.span(self.s, self.c), o)):
+                if not (_FAST and _LO <= o <= _HI and self._settled(rel, o, outcome)):
                     self.g.agree(_REL[rel](self.values(), o) == outcome)
                 return outcome
             a, d = self.a, self.v - o
