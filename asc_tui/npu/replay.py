@@ -329,7 +329,7 @@ class BlockIndex:
             return self._shifted(self.v + sign * o.v, s, c)
         return None
 
-    def _settled(self, rel: str, o: int, outcome: bool) -> bool:
+    def _everywhere(self, rel: str, o: int, outcome: bool) -> bool:
         """Whether `rel(self, o)` (a vector against an int numpy holds) comes out `outcome` in
         every block, or in every block the guards' mask keeps — then `agree` would leave the
         mask as it is: a tile loop's second pass, which the blocks with one tile fail, has
@@ -459,7 +459,7 @@ class BlockIndex:
         if type(o) is int:
             if not self.a:
                 outcome = _REL[rel](self.v, o)
-                if not (_FAST and _LO <= o <= _HI and self._settled(rel, o, outcome)):
+                if not (_FAST and _LO <= o <= _HI and self._everywhere(rel, o, outcome)):
                     self.g.agree(_REL[rel](self.values(), o) == outcome)
                 return outcome
             a, d = self.a, self.v - o
