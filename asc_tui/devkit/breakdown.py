@@ -188,8 +188,14 @@ def block_unions(slot: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[f
 def overlap_share(compute: float, move: float, either: float) -> float | None:
     """OVERLAP_DEF from the unions of compute work, movement work and either (cycles): the
     hidden share of the shorter activity, None when one of them is empty."""
-    shorter = min(compute, move)
-    return max(compute + move - either, 0.0) / shorter if shorter > 0 else None
+    return _hidden_share(max(compute + move - either, 0.0), min(compute, move))
+
+
+def _hidden_share(hidden: float, shorter: float) -> float | None:
+    """hidden / shorter to 12 decimals: the unions are sums of float intervals (cycles like
+    123.08), good to ~1e-13, so an exact 87.5% came out as 0.87499999999999 or 0.87500000000001
+    depending on the order of the sums, and was shown as 87% or 88%."""
+    return round(hidden / shorter, 12) if shorter > 0 else None
 
 
 @dataclass(frozen=True)
@@ -208,8 +214,7 @@ class PipeTotals:
     @property
     def overlap(self) -> float | None:
         """Share of the shorter of compute/movement hidden under the other (None if one is 0)."""
-        shorter = min(self.compute, self.move)
-        return self.overlap_cycles / shorter if shorter > 0 else None
+        return _hidden_share(self.overlap_cycles, min(self.compute, self.move))
 
 
 def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
