@@ -63,8 +63,6 @@ class L2Model:
         self.tally = record or tally
         counts = prepass.counts if prepass is not None else None
         self.counts = counts  # buffer name -> reads per chunk (from the pre-pass)
-        self.prepass = prepass
-        self.by_base: dict | None = None  # the pre-pass's hits by shape, then base (`_same_bases`)
         self.scale = 1.0
         if counts:
             footprint = sum(int(np.count_nonzero(c)) for c in counts.values()) * CHUNK
@@ -78,6 +76,13 @@ class L2Model:
             if known is None:
                 known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
             self.hits = dict(known)
+        # those hits by region shape, then base address (`_same_bases`; shared alike)
+        self.by_base: dict[tuple, dict] = {}
+        if counts:
+            by_base = prepass.by_base.get(self.capacity)
+            if by_base is None:
+                by_base = prepass.by_base[self.capacity] = _by_base(known)
+            self.by_base = by_base
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -234,8 +239,13 @@ class L2Model:
         if BlockIndex not in types:  # the same region in every block: nothing to narrow
             return self._untainted_read(g, buf, args)
         # each tainted argument's value in every block, worked out once for this read
-        per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
-        plain = tuple([a.v if type(a) is BlockIndex else a for a in args])
+        if BlockIndex in types[1:]:
+            per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
+            plain = tuple([a.v if type(a) is BlockIndex else a for a in args])
+        else:  # (the usual case: only the address varies by block)
+            base = args[0]
+            per_block = (base.values(), *args[1:])
+            plain = (base.v, *args[1:])
         if not self.record and (not self.counts or self.counts.get(buf.name) is None):
             g.pin()  # the first-read fallback keeps order-dependent state
         hit = self._read(buf, *plain)
@@ -252,7 +262,10 @@ class L2Model:
         if not g.pinned:
             later = g.candidates()
             if len(later) and not (
-                BlockIndex not in types[1:] and self._same_bases(buf.name, per_block[0][later], plain, hit)
+                BlockIndex not in types[1:]
+                and self.enabled
+                and nbytes > 0  # (then `hit` is the region's, as `hits` has it)
+                and self._same_bases(buf.name, per_block[0][later], plain, hit)
             ):
                 differ = self._differing(buf.name, per_block, later, hit)
                 if differ:
@@ -279,34 +292,22 @@ class L2Model:
     def _same_bases(self, name: str, bases: np.ndarray, plain: tuple, hit: int) -> bool:
         """Whether every block of `bases` (a template read's base address in some blocks; the
         region otherwise the template's, `plain`) is known to hit L2 by `hit` bytes: False when
-        some differ, or are not known yet (then `_differing` works them out one by one).
+        some differ, or are not known (then `_differing` works them out block by block).
 
-        Why: blocks of a template usually differ in a read's address only, and the pre-pass
-        saw all their regions. Its hits by region shape then base address (`Prepass.by_base`)
-        answer for all blocks in one C-level pass over ints: ~1 µs a read instead of building,
-        hashing and looking up a 7-tuple per block (a quarter of a matmul template's L2 time).
+        Why: blocks of a template usually differ in a read's address only, share a few
+        regions (a matmul's tile row of A, column of B), often the template's own, and the
+        pre-pass saw them all: its hits by region shape, then base (`by_base`), answer with a
+        lookup per distinct base, not a 7-tuple built, hashed and looked up per block.
         """
-        by_shape = self.by_base
-        if by_shape is None:
-            by_shape = self.by_base = self._prepass_by_base()
-        known = by_shape.get((name, *plain[1:]))
-        return known is not None and set(map(known.get, bases.tolist())) == {hit}
-
-    def _prepass_by_base(self) -> dict:
-        """The pre-pass's hits (those `hits` started from) by region shape, then base address:
-        worked out once per counts and capacity, as those are."""
-        prepass = self.prepass
-        if prepass is None:
-            return {}
-        by_shape = prepass.by_base.get(self.capacity)
-        if by_shape is None:
-            by_shape = prepass.by_base[self.capacity] = {}
-            for (name, base, *shape), hit in prepass.hits[self.capacity].items():
-                known = by_shape.get((name, *shape))
-                if known is None:
-                    known = by_shape[(name, *shape)] = {}
-                known[base] = hit
-        return by_shape
+        known = self.by_base.get((name, *plain[1:]))
+        if known is None:
+            return False
+        others = set(bases.tolist())
+        others.discard(plain[0])
+        for base in others:
+            if known.get(base) != hit:
+                return False
+        return True
 
     def _differing(self, name: str, per_block: tuple, later: np.ndarray, hit: int) -> list:
         """The `later` blocks whose own region of a template read (`per_block`: its arguments,
@@ -453,6 +454,18 @@ class Prepass:
     # L2 capacity -> those hits by region shape (buffer name, nd, rows, row bytes, stride,
     # matrix stride), then base address (`L2Model._same_bases`)
     by_base: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
+
+
+def _by_base(hits: dict) -> dict:
+    """`hits` ((buffer, base, nd, rows, row bytes, stride, matrix stride) -> hit bytes) by
+    region shape (the key without its base), then base."""
+    by_shape: dict[tuple, dict] = {}
+    for (name, base, *shape), hit in hits.items():
+        known = by_shape.get((name, *shape))
+        if known is None:
+            known = by_shape[(name, *shape)] = {}
+        known[base] = hit
+    return by_shape
 
 
 def l2_enabled(run) -> bool:
