@@ -235,39 +235,38 @@ class L2Model:
         """`read` in a template run (npu/replay.py): the template's own read, kept for the
         blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
         which every admitted block must share (a guard) in the real pass."""
-        types = tuple(map(type, args))
-        if BlockIndex not in types:  # the same region in every block: nothing to narrow
-            return self._untainted_read(g, buf, args)
-        # each tainted argument's value in every block, worked out once for this read
-        if BlockIndex in types[1:]:
+        base = args[0]
+        if type(base) is BlockIndex and BlockIndex not in map(type, args[1:]):
+            bases = base.values()  # (the usual case: only the address varies by block)
+            plain = (base.v, *args[1:])
+            per_block = None
+        elif BlockIndex in map(type, args):
             per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
             plain = tuple([a.v if type(a) is BlockIndex else a for a in args])
-        else:  # (the usual case: only the address varies by block)
-            base = args[0]
-            per_block = (base.values(), *args[1:])
-            plain = (base.v, *args[1:])
+        else:  # the same region in every block: nothing to narrow
+            return self._untainted_read(g, buf, args)
         if not self.record and (not self.counts or self.counts.get(buf.name) is None):
             g.pin()  # the first-read fallback keeps order-dependent state
         hit = self._read(buf, *plain)
         nbytes = plain[1] * plain[2] * plain[3]
-        if BlockIndex in types[1:4]:
+        if per_block is not None and BlockIndex in map(type, args[1:4]):
             nd, rows, row_bytes = per_block[1:4]
             same = (nd * rows * row_bytes > 0) == (nbytes > 0)
             if same is not True:  # (True: every block agrees, nothing to narrow)
                 g.agree(np.broadcast_to(same, g.xs.shape))
         if self.tally and self.enabled and nbytes > 0:  # counted: so it is in every admitted block
-            g.l2.regions.append((buf.name, per_block))
+            g.l2.regions.append((buf.name, per_block or (bases, *args[1:])))
         if self.record:
             return hit
         if not g.pinned:
             later = g.candidates()
             if len(later) and not (
-                BlockIndex not in types[1:]
+                per_block is None
                 and self.enabled
                 and nbytes > 0  # (then `hit` is the region's, as `hits` has it)
-                and self._same_bases(buf.name, per_block[0][later], plain, hit)
+                and self._same_bases(buf.name, bases[later], plain, hit)
             ):
-                differ = self._differing(buf.name, per_block, later, hit)
+                differ = self._differing(buf.name, per_block or (bases, *args[1:]), later, hit)
                 if differ:
                     same = np.ones(len(g.xs), dtype=bool)
                     same[differ] = False
