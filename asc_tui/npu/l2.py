@@ -76,13 +76,8 @@ class L2Model:
             if known is None:
                 known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
             self.hits = dict(known)
-        # those hits by region shape, then base address (`_same_bases`; shared alike)
-        self.by_base: dict[tuple, dict] = {}
-        if counts:
-            by_base = prepass.by_base.get(self.capacity)
-            if by_base is None:
-                by_base = prepass.by_base[self.capacity] = _by_base(known)
-            self.by_base = by_base
+        self.prepass = prepass
+        self.by_base: dict[tuple, dict] | None = None  # `Prepass.by_base`, on first use
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -298,7 +293,10 @@ class L2Model:
         pre-pass saw them all: its hits by region shape, then base (`by_base`), answer with a
         lookup per distinct base, not a 7-tuple built, hashed and looked up per block.
         """
-        known = self.by_base.get((name, *plain[1:]))
+        by_base = self.by_base
+        if by_base is None:  # (worked out once per counts and capacity, as `hits` are)
+            by_base = self.by_base = self.prepass.hits_by_base(self.capacity)
+        known = by_base.get((name, *plain[1:]))
         if known is None:
             return False
         others = set(bases.tolist())
@@ -450,21 +448,21 @@ class Prepass:
     hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
     # (times each region was read, bytes of each buffer read) it was counted from (`recorded`)
     tally: tuple | None = field(default=None, compare=False, repr=False)
-    # L2 capacity -> those hits by region shape (buffer name, nd, rows, row bytes, stride,
-    # matrix stride), then base address (`L2Model._same_bases`)
+    # L2 capacity -> those hits by region shape, then base address (`hits_by_base`)
     by_base: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
 
-
-def _by_base(hits: dict) -> dict:
-    """`hits` ((buffer, base, nd, rows, row bytes, stride, matrix stride) -> hit bytes) by
-    region shape (the key without its base), then base."""
-    by_shape: dict[tuple, dict] = {}
-    for (name, base, *shape), hit in hits.items():
-        known = by_shape.get((name, *shape))
-        if known is None:
-            known = by_shape[(name, *shape)] = {}
-        known[base] = hit
-    return by_shape
+    def hits_by_base(self, capacity: int) -> dict[tuple, dict]:
+        """`hits[capacity]` by region shape (buffer name, nd, rows, row bytes, stride, matrix
+        stride), then base address (`L2Model._same_bases`)."""
+        by_shape = self.by_base.get(capacity)
+        if by_shape is None:
+            by_shape = self.by_base[capacity] = {}
+            for (name, base, *shape), hit in self.hits.get(capacity, {}).items():
+                known = by_shape.get((name, *shape))
+                if known is None:
+                    known = by_shape[(name, *shape)] = {}
+                known[base] = hit
+        return by_shape
 
 
 def l2_enabled(run) -> bool:
