@@ -9,10 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profsrc import synthetic
 
-from asc_tui.devkit.breakdown import union_length, union_lengths
+from asc_tui.devkit.breakdown import _CLASS, _UNIONS, block_unions, union_length
 from asc_tui.devkit.profile import profile
 from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
+from asc_tui.npu.pipes import N_PIPES
 
 
 def test_union_length_merges_overlapping_and_touching_intervals():
@@ -21,16 +22,20 @@ def test_union_length_merges_overlapping_and_touching_intervals():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 31)), max_size=60))
-def test_union_lengths_equals_one_union_length_per_subset(spans):
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 1000), st.integers(0, 300), st.integers(0, 3 * N_PIPES - 1)), max_size=60
+    )
+)
+def test_block_unions_equal_one_union_length_per_class(spans):
+    """Each of a block's five unions is `union_length` of the records of that class (any
+    order of starts, ties, zero lengths, waits and SetFlag markers mixed in)."""
     start = np.array([float(a) for a, _, _ in spans])
     end = start + np.array([float(d) for _, d, _ in spans])
-    bits = np.array([b for _, _, b in spans], dtype=np.int64)
-    masks = [(bits >> k) & 1 == 1 for k in range(5)]
-    order = np.argsort(start, kind="stable")
-    got = union_lengths(start[order], end[order], [m[order] for m in masks])
-    want = [union_length(start[m], end[m]) for m in masks]
-    assert got == pytest.approx(want, abs=1e-9)
+    slot = np.array([k for _, _, k in spans], dtype=np.int64)
+    member = (_CLASS[slot] & _UNIONS) != 0
+    want = [union_length(start[m], end[m]) for m in member]
+    assert block_unions(slot, start, end) == pytest.approx(want, abs=1e-9)
 
 
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():

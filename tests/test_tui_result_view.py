@@ -123,7 +123,12 @@ def test_the_overlap_is_computed_once_per_result_whoever_shows_it(ops, overlap_c
             await pilot.pause(0.2)
             assert len(overlap_calls) == 1
             other = next(p for p in app.ops if p != app.selected)
+            first = app.selected
             app.select_operator(other)  # another result: its own figures, once
+            await pilot.press("3", "2")
+            await pilot.pause(0.2)
+            assert len(overlap_calls) == 2
+            app.select_operator(first)  # back: its figures were kept
             await pilot.press("3", "2")
             await pilot.pause(0.2)
             assert len(overlap_calls) == 2
@@ -150,5 +155,36 @@ def test_a_result_whose_figures_fail_says_so_and_the_app_goes_on(ops, report, mo
             assert app.runs.views == {}  # shown again, it is tried again
             await pilot.press("3")
             assert "could not be computed" in app.query_one("#timeline-view").text()
+
+    asyncio.run(go())
+
+
+def test_kept_figures_are_the_operators_current_results_within_the_budget(ops, monkeypatch):
+    """Going back to an operator's result reuses its figures; a result replaced by a newer
+    run, or beyond KEPT_RECORDS, is let go (a view holds its whole result)."""
+
+    async def go():
+        app = make_app(ops, watch=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.results_seen >= 2, what="first results")
+            first = app.selected
+            other = next(p for p in app.ops if p != first)
+            app.select_operator(other)
+            await pilot.pause(0.1)
+            views = app.runs.views
+            assert set(views) == {id(app.ops[p].good.emulation) for p in (first, other)}
+            replaced = app.ops[first].good
+            app.ops[first].good = run(RunRequest(str(first), timing_only=True))  # a newer run
+            app.select_operator(first)
+            await pilot.pause(0.1)
+            assert id(replaced.emulation) not in views and len(views) == 2
+            monkeypatch.setattr(runs_mod, "KEPT_RECORDS", 0)
+            app.select_operator(other)
+            app.select_operator(first)  # its figures were kept: nothing new to keep
+            assert len(views) == 2
+            app.ops[first].good = run(RunRequest(str(first), timing_only=True))
+            app.select_operator(first)  # a new view over the budget: only it stays
+            await pilot.pause(0.1)
+            assert list(views) == [id(app.ops[first].good.emulation)]
 
     asyncio.run(go())

@@ -234,3 +234,21 @@ def test_the_index_less_shared_starts_and_ends_answers_exactly_as_every_record(i
     np.testing.assert_array_equal(iv.busy_before(t), every)  # integers: both sums are exact
     assert len(iv.starts) == len(iv.ends) <= len(ivs)
     assert not set(iv.starts.tolist()) & set(iv.ends.tolist())  # nothing shared is left
+
+
+@given(st.lists(touching_intervals(), max_size=6))
+def test_the_all_blocks_index_joined_from_the_blocks_equals_one_built_from_every_record(blocks):
+    """`_Intervals.joined` (the all-blocks index from each block's kept values) keeps the very
+    values, bit for bit, that building from all blocks' records keeps."""
+    from asc_tui.devkit.views.timeline import _Intervals
+
+    def arrays(ivs):
+        return np.array([s for s, _ in ivs], dtype=float), np.array([e for _, e in ivs], dtype=float)
+
+    whole = _Intervals.build(*arrays([iv for ivs in blocks for iv in ivs]))
+    joined = _Intervals.joined([_Intervals.build(*arrays(ivs)) for ivs in blocks])
+    for a, b in zip(
+        (whole.starts, whole.start_prefix, whole.ends, whole.end_prefix),
+        (joined.starts, joined.start_prefix, joined.ends, joined.end_prefix),
+    ):
+        np.testing.assert_array_equal(a, b)

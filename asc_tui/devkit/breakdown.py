@@ -120,10 +120,15 @@ class Columns:
         return np.where(link >= 0, link + self.offsets[self.block], -1)
 
 
+def record_slots(kind: np.ndarray, pipe: np.ndarray) -> np.ndarray:
+    """Each record's kind and pipe as one key, kind * N_PIPES + pipe (`Columns.slot`)."""
+    return kind.astype(np.int64) * N_PIPES + pipe
+
+
 def columns(result: EmulationResult) -> Columns:
     r = result.records
     nb = len(result.blocks)
-    slot = r.kind.astype(np.int64) * N_PIPES + r.pipe
+    slot = record_slots(r.kind, r.pipe)
     dur = r.end - r.start
     # One bincount per figure over (block, kind, pipe) keys instead of a masked pass per kind.
     key = r.block * (3 * N_PIPES) + slot
@@ -148,34 +153,49 @@ def columns(result: EmulationResult) -> Columns:
 
 def union_length(start: np.ndarray, end: np.ndarray) -> float:
     """Length of the union of intervals [start, end) (any order, may overlap)."""
-    if len(start) == 0:
-        return 0.0
     order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    reach = np.maximum.accumulate(e)
-    prev = np.empty_like(reach)
+    return _union_sorted(start[order], end[order])
+
+
+def _union_sorted(s: np.ndarray, e: np.ndarray) -> float:
+    """`union_length` of intervals already sorted by start."""
+    if len(s) == 0:
+        return 0.0
+    prev = np.empty_like(e)  # the reach of the intervals before each one
     prev[0] = -np.inf
-    prev[1:] = reach[:-1]
-    return float(np.clip(e - np.maximum(s, prev), 0.0, None).sum())
+    np.maximum.accumulate(e[:-1], out=prev[1:])
+    gain = e - np.maximum(s, prev, out=prev)
+    return float(np.maximum(gain, 0.0, out=gain).sum())
 
 
-def union_lengths(start: np.ndarray, end: np.ndarray, masks) -> list[float]:
-    """`union_length` of each masked subset of intervals sorted by start, in one numpy pass.
+def block_unions(slot: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[float]:
+    """One block's five unions (cycles): all work, work or wait, compute work, movement work,
+    and compute or movement work; `slot` is each record's kind * N_PIPES + pipe.
 
-    Why: the breakdown needs five unions and small runs pay per numpy call, not per record.
-    Each subset is a row; intervals outside it get end -inf: they never extend the running
-    reach, and their gain (end - max(start, reach so far)) is negative, so it counts as 0.
+    Why one block at a time, each union over its own records: a 16384³ matmul has 25M
+    records, and the whole-launch pass this replaced made five rows of every record (2 GB of
+    temporaries, 6–13 s). A block's figures are also what its own overlap shows (`overlap`),
+    so one function computes both and they agree to the bit.
     """
     if len(start) == 0:
-        return [0.0] * len(masks)
-    member = masks if isinstance(masks, np.ndarray) else np.stack(masks)
-    e = np.where(member, end, -np.inf)
-    prev = np.empty_like(e)  # the reach of the intervals before each one
-    prev[:, 0] = -np.inf
-    for row, out in zip(e, prev):  # row by row: numpy's 2-D accumulate with `out` is ~4× slower
-        np.maximum.accumulate(row[:-1], out=out[1:])
-    gain = e - np.maximum(start, prev, out=prev)
-    return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
+        return [0.0] * len(_UNIONS)
+    order = np.argsort(start, kind="stable")
+    s, e = start[order], end[order]
+    member = (_CLASS[slot[order]] & _UNIONS) != 0
+    return [_union_sorted(s[m], e[m]) for m in member]
+
+
+def overlap_share(compute: float, move: float, either: float) -> float | None:
+    """OVERLAP_DEF from the unions of compute work, movement work and either (cycles): the
+    hidden share of the shorter activity, None when one of them is empty."""
+    return _hidden_share(max(compute + move - either, 0.0), min(compute, move))
+
+
+def _hidden_share(hidden: float, shorter: float) -> float | None:
+    """hidden / shorter to 12 decimals: the unions are sums of float intervals (cycles like
+    123.08), good to ~1e-13, so an exact 87.5% came out as 0.87499999999999 or 0.87500000000001
+    depending on the order of the sums, and was shown as 87% or 88%."""
+    return round(hidden / shorter, 12) if shorter > 0 else None
 
 
 @dataclass(frozen=True)
@@ -189,25 +209,34 @@ class PipeTotals:
     compute: float  # cycles: union of compute work, summed over blocks
     move: float  # cycles: union of data movement work, summed over blocks
     overlap_cycles: float  # cycles: compute ∩ movement, summed over blocks
+    block_overlaps: tuple = ()  # each block's own overlap figure (None: nothing to overlap)
 
     @property
     def overlap(self) -> float | None:
         """Share of the shorter of compute/movement hidden under the other (None if one is 0)."""
-        shorter = min(self.compute, self.move)
-        return self.overlap_cycles / shorter if shorter > 0 else None
+        return _hidden_share(self.overlap_cycles, min(self.compute, self.move))
 
 
 def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
     busy, blocked, _ = cols.sums.sum(axis=0).tolist()  # per kind, per pipe
     busy[S] += sum(b.scalar_cycles for b in result.blocks)
     count = cols.counts[:, KIND_WORK].sum(axis=0).tolist()
-    # Blocks shifted apart in time so that their unions never merge.
-    shift = cols.block * (max((b.t_end for b in result.blocks), default=0.0) + 1.0)
-    s, e = cols.start + shift, cols.end + shift
-    order = np.argsort(s, kind="stable")  # one sort; every subset below stays sorted
-    cls = _CLASS[cols.slot][order]
-    worked, either, c, m, both = union_lengths(s[order], e[order], (cls & _UNIONS) != 0)
-    return PipeTotals(busy, blocked, count, max(either - worked, 0.0), c, m, max(c + m - both, 0.0))
+    bounds = [*np.asarray(cols.offsets, dtype=np.int64).tolist(), len(cols.start)]
+    rows = [
+        block_unions(cols.slot[lo:hi], cols.start[lo:hi], cols.end[lo:hi])
+        for lo, hi in zip(bounds[:-1], bounds[1:])
+    ]
+    worked, either, c, m, both = np.array(rows).reshape(-1, len(_UNIONS)).sum(axis=0).tolist()
+    return PipeTotals(
+        busy,
+        blocked,
+        count,
+        max(either - worked, 0.0),
+        c,
+        m,
+        max(c + m - both, 0.0),
+        tuple(overlap_share(bc, bm, bb) for _, _, bc, bm, bb in rows),
+    )
 
 
 @dataclass(frozen=True)
@@ -336,7 +365,9 @@ __all__ = [
     "Columns",
     "columns",
     "union_length",
-    "union_lengths",
+    "block_unions",
+    "overlap_share",
+    "record_slots",
     "PipeTotals",
     "pipe_totals",
     "CoreProfile",

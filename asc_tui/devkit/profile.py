@@ -20,6 +20,7 @@ from .breakdown import (
     BreakdownItem,
     Columns,
     CoreProfile,
+    PipeTotals,
     breakdown_items,
     breakdown_times,
     columns,
@@ -165,9 +166,9 @@ def _chip(name: str | None):
         return None
 
 
-def profile(run, chip=None, cols: Columns | None = None) -> Profile:
+def profile(run, chip=None, cols: Columns | None = None, totals: PipeTotals | None = None) -> Profile:
     """Profile a RunReport (or a bare EmulationResult); `chip` defaults to the run's chip,
-    `cols` are the run's `columns` if the caller built them already."""
+    `cols` are the run's `columns` and `totals` its `pipe_totals` if the caller has them."""
     if isinstance(run, EmulationResult):
         em, meta = run, {}
         flops, shapes = 0.0, {}
@@ -180,7 +181,7 @@ def profile(run, chip=None, cols: Columns | None = None) -> Profile:
     if chip is None:
         chip = em.chip_model if em.chip_model is not None else _chip(em.chip)
     cols = cols if cols is not None else columns(em)
-    totals = pipe_totals(em, cols)
+    totals = totals if totals is not None else pipe_totals(em, cols)
     cores = core_profiles(em, cols)
     n = max(em.cores_used, 1)
     denom = n * max(em.kernel_cycles, 1e-9)

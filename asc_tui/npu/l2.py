@@ -76,6 +76,8 @@ class L2Model:
             if known is None:
                 known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
             self.hits = dict(known)
+        self.prepass = prepass
+        self.by_base: dict[tuple, dict] | None = None  # `Prepass.by_base`, on first use
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -228,33 +230,38 @@ class L2Model:
         """`read` in a template run (npu/replay.py): the template's own read, kept for the
         blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
         which every admitted block must share (a guard) in the real pass."""
-        tainted = BlockIndex in map(type, args)
-        plain = tuple([a.v if type(a) is BlockIndex else a for a in args]) if tainted else args
+        base = args[0]
+        if type(base) is BlockIndex and BlockIndex not in map(type, args[1:]):
+            bases = base.values()  # (the usual case: only the address varies by block)
+            plain = (base.v, *args[1:])
+            per_block = None
+        elif BlockIndex in map(type, args):
+            per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
+            plain = tuple([a.v if type(a) is BlockIndex else a for a in args])
+        else:  # the same region in every block: nothing to narrow
+            return self._untainted_read(g, buf, args)
         if not self.record and (not self.counts or self.counts.get(buf.name) is None):
             g.pin()  # the first-read fallback keeps order-dependent state
         hit = self._read(buf, *plain)
         nbytes = plain[1] * plain[2] * plain[3]
-        if tainted:
-            nd, rows, row_bytes = (a.values() if type(a) is BlockIndex else a for a in args[1:4])
-            same = (nd * rows * row_bytes > 0) == (nbytes > 0)  # a bool when only the address varies
+        if per_block is not None and BlockIndex in map(type, args[1:4]):
+            nd, rows, row_bytes = per_block[1:4]
+            same = (nd * rows * row_bytes > 0) == (nbytes > 0)
             if same is not True:  # (True: every block agrees, nothing to narrow)
                 g.agree(np.broadcast_to(same, g.xs.shape))
         if self.tally and self.enabled and nbytes > 0:  # counted: so it is in every admitted block
-            per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
-            g.l2.regions.append((buf.name, per_block))
+            g.l2.regions.append((buf.name, per_block or (bases, *args[1:])))
         if self.record:
             return hit
-        if tainted and not g.pinned:
+        if not g.pinned:
             later = g.candidates()
-            if len(later):
-                cols = [a.values()[later].tolist() if type(a) is BlockIndex else repeat(a) for a in args]
-                hits = self.hits
-                keys = list(zip(repeat(buf.name), *cols))
-                missing = [k for k in keys if k not in hits]
-                if missing:  # (one vectorised pass for them all)
-                    hits.update(self._region_hits(list(dict.fromkeys(missing))))
-                # later blocks whose region hits L2 otherwise
-                differ = [x for x, key in zip(later.tolist(), keys) if hits[key] != hit]
+            if len(later) and not (
+                per_block is None
+                and self.enabled
+                and nbytes > 0  # (then `hit` is the region's, as `hits` has it)
+                and self._same_bases(buf.name, bases[later], plain, hit)
+            ):
+                differ = self._differing(buf.name, per_block or (bases, *args[1:]), later, hit)
                 if differ:
                     same = np.ones(len(g.xs), dtype=bool)
                     same[differ] = False
@@ -262,6 +269,54 @@ class L2Model:
         g.l2.hit += hit
         g.l2.miss += nbytes - hit
         return hit
+
+    def _untainted_read(self, g, buf, args: tuple) -> int:
+        """`_template_read` of a region that is the same in every block."""
+        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
+            g.pin()
+        hit = self._read(buf, *args)
+        nbytes = args[1] * args[2] * args[3]
+        if self.tally and self.enabled and nbytes > 0:
+            g.l2.regions.append((buf.name, args))
+        if not self.record:
+            g.l2.hit += hit
+            g.l2.miss += nbytes - hit
+        return hit
+
+    def _same_bases(self, name: str, bases: np.ndarray, plain: tuple, hit: int) -> bool:
+        """Whether every block of `bases` (a template read's base address in some blocks; the
+        region otherwise the template's, `plain`) is known to hit L2 by `hit` bytes: False when
+        some differ, or are not known (then `_differing` works them out block by block).
+
+        Why: blocks of a template usually differ in a read's address only, share a few
+        regions (a matmul's tile row of A, column of B), often the template's own, and the
+        pre-pass saw them all: its hits by region shape, then base (`by_base`), answer with a
+        lookup per distinct base, not a 7-tuple built, hashed and looked up per block.
+        """
+        by_base = self.by_base
+        if by_base is None:  # (worked out once per counts and capacity, as `hits` are)
+            by_base = self.by_base = self.prepass.hits_by_base(self.capacity)
+        known = by_base.get((name, *plain[1:]))
+        if known is None:
+            return False
+        others = set(bases.tolist())
+        others.discard(plain[0])
+        for base in others:
+            if known.get(base) != hit:
+                return False
+        return True
+
+    def _differing(self, name: str, per_block: tuple, later: np.ndarray, hit: int) -> list:
+        """The `later` blocks whose own region of a template read (`per_block`: its arguments,
+        an array of one value per block where they vary) hits L2 by other than `hit` bytes, the
+        template's: block by block, working out the regions not in `hits` yet."""
+        cols = [a[later].tolist() if isinstance(a, np.ndarray) else repeat(a) for a in per_block]
+        hits = self.hits
+        keys = list(zip(repeat(name), *cols))
+        missing = [k for k in keys if k not in hits]
+        if missing:  # (one vectorised pass for them all)
+            hits.update(self._region_hits(list(dict.fromkeys(missing))))
+        return [x for x, key in zip(later.tolist(), keys) if hits[key] != hit]
 
     def read_moved(self, buf, args: tuple, step: list, m: int, hit: int, tap: bool = True) -> None:
         """`read(buf, *moved)` for the regions `args` moved by t * `step`, t = 1..m, in bulk:
@@ -393,6 +448,21 @@ class Prepass:
     hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
     # (times each region was read, bytes of each buffer read) it was counted from (`recorded`)
     tally: tuple | None = field(default=None, compare=False, repr=False)
+    # L2 capacity -> those hits by region shape, then base address (`hits_by_base`)
+    by_base: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
+
+    def hits_by_base(self, capacity: int) -> dict[tuple, dict]:
+        """`hits[capacity]` by region shape (buffer name, nd, rows, row bytes, stride, matrix
+        stride), then base address (`L2Model._same_bases`)."""
+        by_shape = self.by_base.get(capacity)
+        if by_shape is None:
+            by_shape = self.by_base[capacity] = {}
+            for (name, base, *shape), hit in self.hits.get(capacity, {}).items():
+                known = by_shape.get((name, *shape))
+                if known is None:
+                    known = by_shape[(name, *shape)] = {}
+                known[base] = hit
+        return by_shape
 
 
 def l2_enabled(run) -> bool:

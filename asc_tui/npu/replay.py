@@ -98,7 +98,11 @@ class Guards:
         """Keep only the blocks where `same` (one bool per block) holds."""
         if same.all():  # nothing narrowed: the mask and the candidates worked out from it stand
             return  # (an L2 read of a cube template agrees so on every GM read: 7% of 4096³)
-        self.mask = same if self.mask is None else self.mask & same
+        mask = self.mask
+        if mask is None:
+            self.mask = same
+        elif (mask > same).any():  # (else it only drops blocks already dropped: the same
+            self.mask = mask & same  # mask, and candidates, as a matmul's bounds checks give)
 
     def pin(self) -> None:
         self.pinned = True

@@ -26,11 +26,14 @@ if TYPE_CHECKING:
 #: Results with more records than this get their figures (profile, heat, timeline index)
 #: computed in a thread, not on the UI loop (~1 s per million records).
 BIG_RESULT = 200_000
+#: Records whose figures stay kept, most recently shown first (the shown one always): going
+#: back to an earlier result is a lookup, not seconds again. A 16384³ matmul (25M) fills it.
+KEPT_RECORDS = 30_000_000
 
 
 class RunResults:
     app: Workbench
-    views: dict[int, ResultView]  # id(emulation) -> its figures; one kept: results can be big
+    views: dict[int, ResultView]  # id(emulation) -> its figures, least recently shown first
     bench: BenchSync  # the bench table's rows and the stored history behind them
 
     def __init__(self, app: Workbench):
@@ -148,10 +151,12 @@ class RunResults:
             app.pane(TimelineView).show(None)
             app.pane(SourceView).show(str(st.path), {})
             return
-        key = id(rep.emulation)
-        if key not in self.views:
+        key = id(rep.emulation)  # (a kept view holds its emulation: the id stays its own)
+        if key in self.views:
+            self.views[key] = self.views.pop(key)  # the most recently shown
+        else:
             rv = ResultView(rep)
-            self.views = {key: rv}
+            self._keep(key, rv)
             if rv.records > BIG_RESULT:  # off the UI thread (25M records: seconds per figure)
                 view = app.pane(TimelineView)
                 width = lane_width(view.size.width) if view.size.width else None
@@ -176,6 +181,18 @@ class RunResults:
         app.pane(ProfilePane).show(rv.pane, title, stale)
         app.pane(TimelineView).show(rv.timeline, stale)
         app.pane(SourceView).show(source, rv.heat, stale)
+
+    def _keep(self, key: int, rv: ResultView) -> None:
+        """Keep `rv` as the newest view, and those shown before it that are still an
+        operator's result while their records fit in KEPT_RECORDS (a view holds its result:
+        a replaced one, or one over the budget, would keep GBs alive for nothing)."""
+        self.views[key] = rv
+        live = {id(st.good.emulation) for st in self.app.ops.values() if st.good is not None}
+        total = 0
+        for k in reversed(list(self.views)):
+            total += self.views[k].records
+            if k != key and (k not in live or total > KEPT_RECORDS):
+                del self.views[k]
 
     def profile_of(self, rep: RunReport):
         """The devkit `Profile` of `rep` if its figures are computed already (else None): the

@@ -49,16 +49,18 @@ class ResultView:
     def prepare(self, width: int | None = None) -> ResultView:
         """Compute every figure (callable from a worker thread); `width` as in
         `TimelineModel.prepare`. Publishes the timeline last: `ready` means all is there."""
-        from ..breakdown import columns
+        from ..breakdown import columns, pipe_totals
         from ..profile import profile
 
         em = self.report.emulation
         if em is None:
             raise ValueError("a run without an emulation has no result view")
         cols = columns(em)  # one pass over the records for the profile and the heat
-        p = profile(self.report, cols=cols)
+        totals = pipe_totals(em, cols)  # the overlap figures: the profile's and each block's
+        p = profile(self.report, cols=cols, totals=totals)
         self.profile = p
         self.pane = profile_view(self.report, p)
         self.heat = line_heat(self.report, cols)
-        self.timeline = TimelineModel(em, overlap=p.pipeline.overlap).prepare(width)
+        self.timeline = TimelineModel(em, overlap=totals.overlap, block_overlaps=totals.block_overlaps)
+        self.timeline.prepare(width)
         return self

@@ -15,10 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ...npu.results import KIND_WORK, EmulationResult
-from ..breakdown import COMPUTE_PIPES, MOVE_PIPES, columns, pipe_totals, union_lengths
+from ...npu.results import EmulationResult
+from ..breakdown import block_unions, columns, overlap_share, pipe_totals, record_slots
 
 TASK_DEF = "task = kernel + launch overhead"
 OVERLAP_DEF = "compute∩movement / shorter"
@@ -85,16 +83,6 @@ def overlap(em: EmulationResult, block: int | None = None) -> float | None:
     """OVERLAP_DEF over all blocks (the profile's own figure), or for one block."""
     if block is None:
         return pipe_totals(em, columns(em)).overlap
-    compute = move = both = 0.0
-    for b in (em.blocks[block],):
-        w = b.kind == KIND_WORK
-        if not w.any():
-            continue
-        s, e, p = b.start[w].astype(np.float64), b.end[w].astype(np.float64), b.pipe[w]
-        order = np.argsort(s, kind="stable")
-        s, e, p = s[order], e[order], p[order]
-        c_mask, m_mask = np.isin(p, COMPUTE_PIPES), np.isin(p, MOVE_PIPES)
-        c, m, u = union_lengths(s, e, [c_mask, m_mask, c_mask | m_mask])
-        compute, move, both = compute + c, move + m, both + max(c + m - u, 0.0)
-    shorter = min(compute, move)
-    return both / shorter if shorter > 0 else None
+    b = em.blocks[block]  # (the profile's per-block figure: `PipeTotals.block_overlaps`)
+    _, _, compute, move, either = block_unions(record_slots(b.kind, b.pipe), b.start, b.end)
+    return overlap_share(compute, move, either)
