@@ -143,6 +143,11 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     A transfer begins at its issue time, or when the one before it on the same core and pipe
     ends (a pipe runs its queue in order): issue times from a pass whose durations were shorter
     never stack a core's transfers on top of each other.
+
+    Every float is worked out as the plain event loop would (tests/hbmref.py, the reference it
+    equals bit for bit); only bookkeeping is cheaper: arrivals are one sorted pass, an event
+    with nothing in its fluid phase skips the rate arithmetic, and the water level is looked up
+    by the transfers' (cap, weight) kinds once the same set in the same order was solved.
     """
     n = len(xf)
     start, fixed = xf.start.tolist(), xf.fixed.tolist()
@@ -154,9 +159,16 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     end = [0.0] * n
     entry = [0.0] * n
     began = [0.0] * n
-    peak = [0.0] * n
-    arrivals = [(start[i], i) for i in range(n)]
-    heapq.heapify(arrivals)
+    # (transfer, rate) each time the rates changed: each transfer's peak, worked out at the end
+    rated: list[int] = []
+    rates_seen: list[float] = []
+    # bytes left under which a transfer counts as done (rounding)
+    tol = [1e-9 * max(b, 1.0) for b in nbytes]
+    # arrivals in (issue, index) order: a stable sort by issue time
+    order = sorted(range(n), key=start.__getitem__)
+    arrival = [start[i] for i in order]
+    kind = _kinds(cap, weight)
+    levels: dict[tuple, tuple[list[float], float]] = {}  # kinds in flight -> (rates, total)
     lat = model.latency_per_core
     bpc = model.bpc if model.bpc > 0 else float("inf")
     busy: dict[int, int] = {}  # lane -> its transfer in flight
@@ -165,11 +177,14 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     entries: list[tuple[float, int]] = []  # (fluid-phase entry time, transfer)
     active: list[int] = []  # transfers in their fluid phase
     rem: list[float] = []  # their bytes left
-    rate: list[float] = []
+    rate: list[float] = []  # their rates (a list of `levels`: never changed in place)
+    kinds: list = []  # their kinds
     level_t: list[float] = [0.0]
     level_bpc: list[float] = [0.0]
     now = 0.0
     inf = float("inf")
+    p = 0  # arrivals so far
+    starting: list[int] = []
 
     def finish(i: int) -> None:
         nonlocal cores_in_flight
@@ -188,40 +203,43 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
         else:
             del busy[k]
 
-    while arrivals or entries or active:
-        t_arr = arrivals[0][0] if arrivals else inf
+    while p < n or entries or active:
+        t_arr = arrival[p] if p < n else inf
         t_ent = entries[0][0] if entries else inf
-        # (float addition is monotonic: now + the least time left is the least end)
-        t_done = now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
-        t = min(t_arr, t_ent, t_done)
-        dt = t - now
-        if dt > 0:
-            rem = [left - r * dt for left, r in zip(rem, rate)]
-        now = t
         changed = False
-        starting: list[int] = []
-        # completions first: a transfer ending now is no longer in flight for one issued now
         if active:
-            keep_a, keep_r, keep_rate = [], [], []
+            # (float addition is monotonic: now + the least time left is the least end)
+            if len(rem) == 1:
+                left, r = rem[0], rate[0]
+                t = min(t_arr, t_ent, now + (left / r if r > 0 else inf))
+                dt = t - now
+                if dt > 0:
+                    rem = [left - r * dt]
+            else:
+                t = min(t_arr, t_ent, now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf))
+                dt = t - now
+                if dt > 0:
+                    rem = [left - r * dt for left, r in zip(rem, rate)]
+            now = t
+            # completions first: a transfer ending now is no longer in flight for one issued now
             for j, i in enumerate(active):
                 r = rate[j]
-                if rem[j] <= 1e-9 * max(nbytes[i], 1.0) or (r > 0 and now + rem[j] / r <= now):
-                    finish(i)
+                if rem[j] <= tol[i] or (r > 0 and now + rem[j] / r <= now):
+                    active, rem, rate, kinds = _finished(active, rem, rate, kinds, j, now, tol, finish)
                     changed = True
-                else:
-                    keep_a.append(i)
-                    keep_r.append(rem[j])
-                    keep_rate.append(r)
-            active, rem, rate = keep_a, keep_r, keep_rate
-        while arrivals and arrivals[0][0] <= now:
-            _, i = heapq.heappop(arrivals)
+                    break
+        else:
+            now = min(t_arr, t_ent)
+        while p < n and arrival[p] <= now:
+            i = order[p]
+            p += 1
             k = lane[i]
             if k in busy:
                 queued.setdefault(k, deque()).append(i)
             else:
                 busy[k] = i
                 starting.append(i)
-        while True:
+        while starting or (entries and entries[0][0] <= now):
             # all transfers beginning now count as in flight before any counts the others
             for i in starting:
                 o = owner[i]
@@ -237,7 +255,7 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                 e = now + fixed[i] + lat * others
                 entry[i] = e
                 heapq.heappush(entries, (e, i))
-            starting = []
+            starting.clear()
             while entries and entries[0][0] <= now:
                 _, i = heapq.heappop(entries)
                 if nbytes[i] <= 0:
@@ -245,29 +263,70 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                     continue
                 active.append(i)
                 rem.append(nbytes[i])
-                rate.append(0.0)
-                changed = True
-            if not starting:
-                break
+                kinds.append(kind[i])
+                changed = True  # (its rate comes with the others' below)
         if changed:
-            rate, total = _rates([cap[i] for i in active], [weight[i] for i in active], bpc)
-            rate = list(rate)
-            for j, i in enumerate(active):
-                if rate[j] > peak[i]:
-                    peak[i] = rate[j]
+            key = tuple(kinds)
+            known = levels.get(key)
+            if known is None:
+                known = levels[key] = _rates([cap[i] for i in active], [weight[i] for i in active], bpc)
+            rate = known[0]
+            rated += active
+            rates_seen += rate
             if level_t[-1] == now:
-                level_bpc[-1] = total
+                level_bpc[-1] = known[1]
             else:
                 level_t.append(now)
-                level_bpc.append(total)
+                level_bpc.append(known[1])
     return Solved(
         np.array(end),
         np.array(entry),
         np.array(level_t),
         np.array(level_bpc),
-        np.array(peak),
+        _peaks(n, rated, rates_seen),
         np.array(began),
     )
+
+
+def _kinds(cap: list[float], weight: list[float]) -> list:
+    """Each transfer's (cap, weight) kind: the water level depends on nothing else of the
+    transfers in flight. Transfers share a kind only when both are positive numbers (equal
+    then means the same bits); any other is a kind of its own."""
+    kinds: dict[tuple[float, float], int] = {}
+    return [
+        kinds.setdefault((c, w), len(kinds)) if c > 0 and w > 0 else -1 - i
+        for i, (c, w) in enumerate(zip(cap, weight))
+    ]
+
+
+def _finished(
+    active: list, rem: list, rate: list, kinds: list, j: int, now: float, tol: list, finish
+) -> tuple:
+    """The transfers still in their fluid phase at `now` (with their bytes left, rates and
+    kinds), `finish`ing the others in order (the first to finish is at position `j`)."""
+    keep_a, keep_r, keep_rate, keep_k = active[:j], rem[:j], rate[:j], kinds[:j]
+    finish(active[j])
+    for k in range(j + 1, len(active)):
+        i, left, r = active[k], rem[k], rate[k]
+        if left <= tol[i] or (r > 0 and now + left / r <= now):
+            finish(i)
+        else:
+            keep_a.append(i)
+            keep_r.append(left)
+            keep_rate.append(r)
+            keep_k.append(kinds[k])
+    return keep_a, keep_r, keep_rate, keep_k
+
+
+def _peaks(n: int, rated: list[int], rates: list[float]) -> np.ndarray:
+    """The highest rate each of `n` transfers ran at, from every (transfer, rate) it was given
+    (0 if never positive: only a positive rate raises a peak from 0, and the maximum of
+    positive numbers is exact in any order)."""
+    peak = np.zeros(n)
+    r = np.array(rates, dtype=np.float64)
+    up = r > 0
+    np.maximum.at(peak, np.array(rated, dtype=np.int64)[up], r[up])
+    return peak
 
 
 def durations(model: HbmModel, xf: Transfers) -> np.ndarray:
