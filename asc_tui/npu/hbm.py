@@ -216,7 +216,9 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                 if dt > 0:
                     rem = [left - r * dt]
             else:
-                t = min(t_arr, t_ent, now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf))
+                t = min(
+                    t_arr, t_ent, now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
+                )
                 dt = t - now
                 if dt > 0:
                     rem = [left - r * dt for left, r in zip(rem, rate)]

@@ -101,9 +101,9 @@ def _block_transfers(columns: dict, noted: list, chip) -> np.ndarray:
 def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, held: list | None = None):
     """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds.
     `launch` is npu/launch.launch (the passes are launches of their own). `held`, a timing-only
-    first pass's [records, blocks], is emptied before the first rerun (the passes' records need
-    not fit in memory side by side); if no rerun then holds, the first pass is run again, which
-    gives the same timeline (lockstep prices, no sharing)."""
+    first pass's [its closed blocks], is emptied before the first rerun (the passes' records
+    need not fit in memory side by side); if no rerun then holds, the first pass is run again,
+    which gives the same timeline (lockstep prices, no sharing)."""
     first: Pass = run.hbm_xf
     xf = first.xf
     if not len(xf):
@@ -129,7 +129,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
         plan = [per_group[g] for g in first.group]
         seen: list = []
         if held is not None:
-            held[:] = [None, None]
+            held.clear()
         try:
             res = again(plan, seen)
         except OperatorError as exc:
@@ -149,7 +149,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
     slack = close_enough if first.records >= SLACK_FROM else None
     result, passes, _ = settle(HbmModel.of(chip), xf, rerun, first.used, slack)
     run.hbm_passes = passes + 1
-    if result is None and held is not None and held[0] is None:
+    if result is None and held is not None and not held:
         result = again(None, [])  # no rerun held, and the first pass was let go
     return result
 
