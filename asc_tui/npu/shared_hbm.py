@@ -14,6 +14,7 @@ sum when its transfer durations change).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 
 import numpy as np
 
@@ -92,9 +93,15 @@ def _block_transfers(columns: dict, noted: list, chip) -> np.ndarray:
     plain[:, 3] = np.where(pipe[rows] == MTE2, chip.gm_read_bpc, chip.gm_write_bpc)
     if not noted:
         return plain
-    told = np.array(noted, dtype=np.float64).reshape(-1, 4)
-    keep = plain[~np.isin(rows, told[:, 0].astype(np.int64))]
-    both = np.concatenate([keep, told])
+    told = np.fromiter(chain.from_iterable(noted), np.float64, 4 * len(noted)).reshape(-1, 4)
+    idx = told[:, 0].astype(np.int64)
+    if idx.min() >= 0 and idx.max() < len(pipe):  # (always: they index the block's records)
+        mine = np.zeros(len(pipe), dtype=bool)  # the records `noted` speaks for
+        mine[idx] = True
+        keep = plain[~mine[rows]]
+    else:
+        keep = plain[~np.isin(rows, idx)]
+    both = np.concatenate([keep, told]) if len(keep) else told
     return both[np.argsort(both[:, 0], kind="stable")]
 
 
