@@ -167,6 +167,7 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     # arrivals in (issue, index) order: a stable sort by issue time
     order = sorted(range(n), key=start.__getitem__)
     arrival = [start[i] for i in order]
+    arrival.append(float("inf"))  # (after the last: no more arrivals)
     kind = _kinds(cap, weight)
     levels: dict[tuple, tuple[list[float], float]] = {}  # kinds in flight -> (rates, total)
     lat = model.latency_per_core
@@ -179,6 +180,8 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     rem: list[float] = []  # their bytes left
     rate: list[float] = []  # their rates (a list of `levels`: never changed in place)
     kinds: list = []  # their kinds
+    tols: list[float] = []  # their `tol`
+    push, pop = heapq.heappush, heapq.heappop
     level_t: list[float] = [0.0]
     level_bpc: list[float] = [0.0]
     now = 0.0
@@ -204,7 +207,7 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
             del busy[k]
 
     while p < n or entries or active:
-        t_arr = arrival[p] if p < n else inf
+        t_arr = arrival[p]
         t_ent = entries[0][0] if entries else inf
         changed = False
         if active:
@@ -212,9 +215,15 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
             if len(rem) == 1:
                 left, r = rem[0], rate[0]
                 t = min(t_arr, t_ent, now + (left / r if r > 0 else inf))
-                dt = t - now
-                if dt > 0:
-                    rem = [left - r * dt]
+                if t - now > 0:
+                    left -= r * (t - now)
+                    rem = [left]
+                now = t
+                # completions first: a transfer ending now is no longer in flight for one issued now
+                if left <= tols[0] or (r > 0 and now + left / r <= now):
+                    finish(active[0])
+                    active, rem, rate, kinds, tols = [], [], [], [], []
+                    changed = True
             else:
                 t = min(
                     t_arr, t_ent, now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
@@ -222,17 +231,16 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                 dt = t - now
                 if dt > 0:
                     rem = [left - r * dt for left, r in zip(rem, rate)]
-            now = t
-            # completions first: a transfer ending now is no longer in flight for one issued now
-            for j, i in enumerate(active):
-                r = rate[j]
-                if rem[j] <= tol[i] or (r > 0 and now + rem[j] / r <= now):
-                    active, rem, rate, kinds = _finished(active, rem, rate, kinds, j, now, tol, finish)
+                now = t
+                done = [
+                    left <= tl or (r > 0 and now + left / r <= now) for left, r, tl in zip(rem, rate, tols)
+                ]
+                if True in done:
+                    active, rem, rate, kinds, tols = _finished(active, rem, rate, kinds, tols, done, finish)
                     changed = True
-                    break
         else:
             now = min(t_arr, t_ent)
-        while p < n and arrival[p] <= now:
+        while arrival[p] <= now and p < n:
             i = order[p]
             p += 1
             k = lane[i]
@@ -256,16 +264,17 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                 began[i] = now
                 e = now + fixed[i] + lat * others
                 entry[i] = e
-                heapq.heappush(entries, (e, i))
+                push(entries, (e, i))
             starting.clear()
             while entries and entries[0][0] <= now:
-                _, i = heapq.heappop(entries)
+                _, i = pop(entries)
                 if nbytes[i] <= 0:
                     finish(i)  # may start the next on its lane (the loop goes round)
                     continue
                 active.append(i)
                 rem.append(nbytes[i])
                 kinds.append(kind[i])
+                tols.append(tol[i])
                 changed = True  # (its rate comes with the others' below)
         if changed:
             key = tuple(kinds)
@@ -301,23 +310,17 @@ def _kinds(cap: list[float], weight: list[float]) -> list:
     ]
 
 
-def _finished(
-    active: list, rem: list, rate: list, kinds: list, j: int, now: float, tol: list, finish
-) -> tuple:
-    """The transfers still in their fluid phase at `now` (with their bytes left, rates and
-    kinds), `finish`ing the others in order (the first to finish is at position `j`)."""
-    keep_a, keep_r, keep_rate, keep_k = active[:j], rem[:j], rate[:j], kinds[:j]
-    finish(active[j])
-    for k in range(j + 1, len(active)):
-        i, left, r = active[k], rem[k], rate[k]
-        if left <= tol[i] or (r > 0 and now + left / r <= now):
-            finish(i)
+def _finished(active: list, rem: list, rate: list, kinds: list, tols: list, done: list, finish) -> tuple:
+    """The transfers still in their fluid phase (with their bytes left, rates, kinds and
+    tolerances), `finish`ing the `done` ones in order."""
+    keep = ([], [], [], [], [])
+    for row in zip(active, rem, rate, kinds, tols, done):
+        if row[5]:
+            finish(row[0])
         else:
-            keep_a.append(i)
-            keep_r.append(left)
-            keep_rate.append(r)
-            keep_k.append(kinds[k])
-    return keep_a, keep_r, keep_rate, keep_k
+            for column, x in zip(keep, row):
+                column.append(x)
+    return keep
 
 
 def _peaks(n: int, rated: list[int], rates: list[float]) -> np.ndarray:
