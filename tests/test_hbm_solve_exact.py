@@ -93,3 +93,22 @@ def test_a_launch_solves_its_transfers_as_the_reference_does(monkeypatch, numeri
     assert len(seen) >= 2
     for model, xf, out in seen:
         _same_bits(out, reference_solve(model, xf))
+
+
+durations = st.lists(
+    st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, -0.0, 1e-6, 2e-6, 1e9])),
+    min_size=1,
+    max_size=50,
+)
+
+
+@MANY
+@given(x=durations, y=durations, nudge=st.sampled_from([0.0, 1e-7, 1e-12, -3e-7]))
+def test_settles_closeness_is_numpys_isclose(x, y, nudge):
+    """`settle` asks which durations moved; its test is np.isclose's, element for element."""
+    a = np.array(x, dtype=np.float64)
+    b = np.resize(np.array(y, dtype=np.float64), len(a))
+    for other in (b, a + nudge, a * (1 + nudge)):
+        with np.errstate(all="ignore"):
+            want = np.isclose(a, other, rtol=hbm.TOLERANCE, atol=1e-6)
+        assert np.array_equal(hbm._close(a, other), want)
