@@ -124,11 +124,10 @@ def timelines(closed: list[ClosedBlock]) -> tuple[Records, tuple[BlockTimeline, 
     on_scalar = np.bincount(
         records.block, weights=(records.end - records.start) * (records.pipe == S), minlength=nb
     ).tolist()
-    blocks = [
-        records.timeline(i, c.block, c.core, c.wave, c.t_start, c.t_end, max(c.issued - on_scalar[i], 0.0))
+    return records, records.timelines(
+        (c.block, c.core, c.wave, c.t_start, c.t_end, max(c.issued - on_scalar[i], 0.0))
         for i, c in enumerate(closed)
-    ]
-    return records, tuple(blocks)
+    )
 
 
 def _intern(values, table: dict) -> np.ndarray:
