@@ -149,6 +149,21 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     with nothing in its fluid phase skips the rate arithmetic, and the water level is looked up
     by the transfers' (cap, weight) kinds once the same set in the same order was solved.
     """
+    end, entry, began, level_t, level_bpc, rated, rates_seen = _events(model, xf, True)
+    return Solved(
+        np.array(end),
+        np.array(entry),
+        np.array(level_t),
+        np.array(level_bpc),
+        _peaks(len(xf), rated, rates_seen),
+        np.array(began),
+    )
+
+
+def _events(model: HbmModel, xf: Transfers, steps: bool) -> tuple:
+    """`solve`'s event loop: each transfer's end, fluid-phase entry and beginning, and with
+    `steps` the throughput's steps and every (transfer, rate) given (`durations` needs neither:
+    lists of floats)."""
     n = len(xf)
     start, fixed = xf.start.tolist(), xf.fixed.tolist()
     nbytes, cap, owner = xf.nbytes.tolist(), xf.cap.tolist(), xf.owner.tolist()
@@ -282,6 +297,8 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
             if known is None:
                 known = levels[key] = _rates([cap[i] for i in active], [weight[i] for i in active], bpc)
             rate = known[0]
+            if not steps:
+                continue
             rated += active
             rates_seen += rate
             if level_t[-1] == now:
@@ -289,14 +306,7 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
             else:
                 level_t.append(now)
                 level_bpc.append(known[1])
-    return Solved(
-        np.array(end),
-        np.array(entry),
-        np.array(level_t),
-        np.array(level_bpc),
-        _peaks(n, rated, rates_seen),
-        np.array(began),
-    )
+    return end, entry, began, level_t, level_bpc, rated, rates_seen
 
 
 def _kinds(cap: list[float], weight: list[float]) -> list:
@@ -338,7 +348,8 @@ def durations(model: HbmModel, xf: Transfers) -> np.ndarray:
     """Each transfer's duration (cycles) under the shared HBM, for the given issue times."""
     if not len(xf):
         return np.zeros(0)
-    return solve(model, xf).durations()
+    end, _, began, *_ = _events(model, xf, False)
+    return np.array(end) - np.array(began)  # (what `solve(model, xf).durations()` gives)
 
 
 def _close(x: np.ndarray, y: np.ndarray) -> np.ndarray:
