@@ -136,3 +136,19 @@ def test_a_pickled_result_keeps_one_copy_of_the_records():
         for f in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link")
     )
     assert len(data) < 1.5 * columns + 20_000
+
+
+def test_a_result_keeps_the_records_its_blocks_are_views_of_and_no_others():
+    """`Records.backs`: the launch's own timelines at once, the same blocks in another tuple
+    by their memory; blocks that are not its views (copies, another order) get records of
+    their own."""
+    from dataclasses import replace
+
+    em = run(RunRequest("add_custom", case="large", params=dict(block_dim=8), timing_only=True)).emulation
+    assert em.records.backs(em.blocks) and em.records.backs(tuple(em.blocks))
+    swapped = replace(em, blocks=tuple(reversed(em.blocks)))
+    assert swapped.records is not em.records
+    _records_are_the_blocks(swapped)
+    copied = tuple(replace(b, pipe=b.pipe.copy()) for b in em.blocks)
+    assert not em.records.backs(copied)
+    assert replace(em, blocks=copied).records is not em.records

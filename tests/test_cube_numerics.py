@@ -141,6 +141,33 @@ def test_table_widening_is_bit_identical_to_astype_for_every_bit_pattern(dtype):
     assert out.tobytes() == bits.astype(wide).tobytes()
 
 
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+@pytest.mark.parametrize("view", ["rows", "columns", "transposed", "every other"])
+def test_table_widening_into_a_strided_view_writes_just_that_view(dtype, view):
+    """A grid of a GM buffer into the same grid of its fp32 twin (`mmad_numbers.wide_grid`: a
+    column slab of B is row-strided): astype's bits there, the rest of the twin untouched."""
+    from asc_tui.ascendc.dtypes import as_dtype
+    from asc_tui.ascendc.mmad_numbers import _widen_into
+
+    src = np.dtype(as_dtype(dtype) if isinstance(dtype, str) else dtype)
+    gm = np.random.default_rng(7).integers(0, 1 << 16, (64, 48), dtype=np.uint16).view(src)
+    pick = {
+        "rows": np.s_[8:24, :],
+        "columns": np.s_[:, 16:32],
+        "transposed": np.s_[:, 16:32],
+        "every other": np.s_[::2, 1::3],
+    }[view]
+    twin = np.full(gm.shape, -7.0, np.float32)
+    out, tile = twin[pick], gm[pick]
+    if view == "transposed":
+        out, tile = out.T, tile.T
+    _widen_into(out, tile, np.float32)
+    assert out.tobytes() == tile.astype(np.float32).tobytes()
+    rest = np.ones(gm.shape, dtype=bool)
+    rest[pick] = False
+    assert np.all(twin[rest] == -7.0)
+
+
 def test_a_widened_operand_is_reused_only_for_bit_identical_fractals():
     from asc_tui.ascendc.mmad_numbers import Widened
 

@@ -52,7 +52,11 @@ def _widen_into(out, tile, wide) -> None:
     if bits is None or tile.dtype == np.dtype(wide):
         out[...] = tile
         return
-    np.take(_widen_table(tile.dtype, np.dtype(wide)), tile.view(bits), out=out, mode="clip")
+    table = _widen_table(tile.dtype, np.dtype(wide))
+    if out.flags.c_contiguous:
+        np.take(table, tile.view(bits), out=out, mode="clip")
+    else:  # (take's own `out=` first copies a strided `out` in, then back: ~20% more for B's
+        out[...] = table.take(tile.view(bits), mode="clip")  # column slabs of a 1024³ matmul)
 
 
 def _split(arr: np.ndarray, shape: tuple) -> np.ndarray:

@@ -143,7 +143,27 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     A transfer begins at its issue time, or when the one before it on the same core and pipe
     ends (a pipe runs its queue in order): issue times from a pass whose durations were shorter
     never stack a core's transfers on top of each other.
+
+    Every float is worked out as the plain event loop would (tests/hbmref.py, the reference it
+    equals bit for bit); only bookkeeping is cheaper: arrivals are one sorted pass, an event
+    with nothing in its fluid phase skips the rate arithmetic, and the water level is looked up
+    by the transfers' (cap, weight) kinds once the same set in the same order was solved.
     """
+    end, entry, began, level_t, level_bpc, rated, rates_seen = _events(model, xf, True)
+    return Solved(
+        np.array(end),
+        np.array(entry),
+        np.array(level_t),
+        np.array(level_bpc),
+        _peaks(len(xf), rated, rates_seen),
+        np.array(began),
+    )
+
+
+def _events(model: HbmModel, xf: Transfers, steps: bool) -> tuple:
+    """`solve`'s event loop: each transfer's end, fluid-phase entry and beginning, and with
+    `steps` the throughput's steps and every (transfer, rate) given (`durations` needs neither:
+    lists of floats)."""
     n = len(xf)
     start, fixed = xf.start.tolist(), xf.fixed.tolist()
     nbytes, cap, owner = xf.nbytes.tolist(), xf.cap.tolist(), xf.owner.tolist()
@@ -154,9 +174,17 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     end = [0.0] * n
     entry = [0.0] * n
     began = [0.0] * n
-    peak = [0.0] * n
-    arrivals = [(start[i], i) for i in range(n)]
-    heapq.heapify(arrivals)
+    # (transfer, rate) each time the rates changed: each transfer's peak, worked out at the end
+    rated: list[int] = []
+    rates_seen: list[float] = []
+    # bytes left under which a transfer counts as done (rounding)
+    tol = [1e-9 * max(b, 1.0) for b in nbytes]
+    # arrivals in (issue, index) order: a stable sort by issue time
+    order = sorted(range(n), key=start.__getitem__)
+    arrival = [start[i] for i in order]
+    arrival.append(float("inf"))  # (after the last: no more arrivals)
+    kind = _kinds(cap, weight)
+    levels: dict[tuple, tuple[list[float], float]] = {}  # kinds in flight -> (rates, total)
     lat = model.latency_per_core
     bpc = model.bpc if model.bpc > 0 else float("inf")
     busy: dict[int, int] = {}  # lane -> its transfer in flight
@@ -165,11 +193,16 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
     entries: list[tuple[float, int]] = []  # (fluid-phase entry time, transfer)
     active: list[int] = []  # transfers in their fluid phase
     rem: list[float] = []  # their bytes left
-    rate: list[float] = []
+    rate: list[float] = []  # their rates (a list of `levels`: never changed in place)
+    kinds: list = []  # their kinds
+    tols: list[float] = []  # their `tol`
+    push, pop = heapq.heappush, heapq.heappop
     level_t: list[float] = [0.0]
     level_bpc: list[float] = [0.0]
     now = 0.0
     inf = float("inf")
+    p = 0  # arrivals so far
+    starting: list[int] = []
 
     def finish(i: int) -> None:
         nonlocal cores_in_flight
@@ -188,40 +221,50 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
         else:
             del busy[k]
 
-    while arrivals or entries or active:
-        t_arr = arrivals[0][0] if arrivals else inf
+    while p < n or entries or active:
+        t_arr = arrival[p]
         t_ent = entries[0][0] if entries else inf
-        # (float addition is monotonic: now + the least time left is the least end)
-        t_done = now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
-        t = min(t_arr, t_ent, t_done)
-        dt = t - now
-        if dt > 0:
-            rem = [left - r * dt for left, r in zip(rem, rate)]
-        now = t
         changed = False
-        starting: list[int] = []
-        # completions first: a transfer ending now is no longer in flight for one issued now
         if active:
-            keep_a, keep_r, keep_rate = [], [], []
-            for j, i in enumerate(active):
-                r = rate[j]
-                if rem[j] <= 1e-9 * max(nbytes[i], 1.0) or (r > 0 and now + rem[j] / r <= now):
-                    finish(i)
+            # (float addition is monotonic: now + the least time left is the least end)
+            if len(rem) == 1:
+                left, r = rem[0], rate[0]
+                t = min(t_arr, t_ent, now + (left / r if r > 0 else inf))
+                if t - now > 0:
+                    left -= r * (t - now)
+                    rem = [left]
+                now = t
+                # completions first: a transfer ending now is no longer in flight for one issued now
+                if left <= tols[0] or (r > 0 and now + left / r <= now):
+                    finish(active[0])
+                    active, rem, rate, kinds, tols = [], [], [], [], []
                     changed = True
-                else:
-                    keep_a.append(i)
-                    keep_r.append(rem[j])
-                    keep_rate.append(r)
-            active, rem, rate = keep_a, keep_r, keep_rate
-        while arrivals and arrivals[0][0] <= now:
-            _, i = heapq.heappop(arrivals)
+            else:
+                t = min(
+                    t_arr, t_ent, now + min([left / r for left, r in zip(rem, rate) if r > 0], default=inf)
+                )
+                dt = t - now
+                if dt > 0:
+                    rem = [left - r * dt for left, r in zip(rem, rate)]
+                now = t
+                done = [
+                    left <= tl or (r > 0 and now + left / r <= now) for left, r, tl in zip(rem, rate, tols)
+                ]
+                if True in done:
+                    active, rem, rate, kinds, tols = _finished(active, rem, rate, kinds, tols, done, finish)
+                    changed = True
+        else:
+            now = min(t_arr, t_ent)
+        while arrival[p] <= now and p < n:
+            i = order[p]
+            p += 1
             k = lane[i]
             if k in busy:
                 queued.setdefault(k, deque()).append(i)
             else:
                 busy[k] = i
                 starting.append(i)
-        while True:
+        while starting or (entries and entries[0][0] <= now):
             # all transfers beginning now count as in flight before any counts the others
             for i in starting:
                 o = owner[i]
@@ -236,45 +279,84 @@ def solve(model: HbmModel, xf: Transfers) -> Solved:
                 began[i] = now
                 e = now + fixed[i] + lat * others
                 entry[i] = e
-                heapq.heappush(entries, (e, i))
-            starting = []
+                push(entries, (e, i))
+            starting.clear()
             while entries and entries[0][0] <= now:
-                _, i = heapq.heappop(entries)
+                _, i = pop(entries)
                 if nbytes[i] <= 0:
                     finish(i)  # may start the next on its lane (the loop goes round)
                     continue
                 active.append(i)
                 rem.append(nbytes[i])
-                rate.append(0.0)
-                changed = True
-            if not starting:
-                break
+                kinds.append(kind[i])
+                tols.append(tol[i])
+                changed = True  # (its rate comes with the others' below)
         if changed:
-            rate, total = _rates([cap[i] for i in active], [weight[i] for i in active], bpc)
-            rate = list(rate)
-            for j, i in enumerate(active):
-                if rate[j] > peak[i]:
-                    peak[i] = rate[j]
+            key = tuple(kinds)
+            known = levels.get(key)
+            if known is None:
+                known = levels[key] = _rates([cap[i] for i in active], [weight[i] for i in active], bpc)
+            rate = known[0]
+            if not steps:
+                continue
+            rated += active
+            rates_seen += rate
             if level_t[-1] == now:
-                level_bpc[-1] = total
+                level_bpc[-1] = known[1]
             else:
                 level_t.append(now)
-                level_bpc.append(total)
-    return Solved(
-        np.array(end),
-        np.array(entry),
-        np.array(level_t),
-        np.array(level_bpc),
-        np.array(peak),
-        np.array(began),
-    )
+                level_bpc.append(known[1])
+    return end, entry, began, level_t, level_bpc, rated, rates_seen
+
+
+def _kinds(cap: list[float], weight: list[float]) -> list:
+    """Each transfer's (cap, weight) kind: the water level depends on nothing else of the
+    transfers in flight. Transfers share a kind only when both are positive numbers (equal
+    then means the same bits); any other is a kind of its own."""
+    kinds: dict[tuple[float, float], int] = {}
+    return [
+        kinds.setdefault((c, w), len(kinds)) if c > 0 and w > 0 else -1 - i
+        for i, (c, w) in enumerate(zip(cap, weight))
+    ]
+
+
+def _finished(active: list, rem: list, rate: list, kinds: list, tols: list, done: list, finish) -> tuple:
+    """The transfers still in their fluid phase (with their bytes left, rates, kinds and
+    tolerances), `finish`ing the `done` ones in order."""
+    keep = ([], [], [], [], [])
+    for row in zip(active, rem, rate, kinds, tols, done):
+        if row[5]:
+            finish(row[0])
+        else:
+            for column, x in zip(keep, row):
+                column.append(x)
+    return keep
+
+
+def _peaks(n: int, rated: list[int], rates: list[float]) -> np.ndarray:
+    """The highest rate each of `n` transfers ran at, from every (transfer, rate) it was given
+    (0 if never positive: only a positive rate raises a peak from 0, and the maximum of
+    positive numbers is exact in any order)."""
+    peak = np.zeros(n)
+    r = np.array(rates, dtype=np.float64)
+    up = r > 0
+    np.maximum.at(peak, np.array(rated, dtype=np.int64)[up], r[up])
+    return peak
 
 
 def durations(model: HbmModel, xf: Transfers) -> np.ndarray:
     """Each transfer's duration (cycles) under the shared HBM, for the given issue times."""
     if not len(xf):
         return np.zeros(0)
-    return solve(model, xf).durations()
+    end, _, began, *_ = _events(model, xf, False)
+    return np.array(end) - np.array(began)  # (what `solve(model, xf).durations()` gives)
+
+
+def _close(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`np.isclose(x, y, rtol=TOLERANCE, atol=1e-6)` of two float64 arrays: its very formula,
+    without its checks and conversions (which cost 3x the arithmetic on a launch's ~100)."""
+    with np.errstate(invalid="ignore"):
+        return (np.abs(x - y) <= 1e-6 + TOLERANCE * np.abs(y)) & np.isfinite(y) | (x == y)
 
 
 def settle(model: HbmModel, xf: Transfers, rerun, used: np.ndarray | None = None, close_enough=None):
@@ -289,7 +371,7 @@ def settle(model: HbmModel, xf: Transfers, rerun, used: np.ndarray | None = None
     result = None
     for k in range(MAX_PASSES + 1):
         want = durations(model, xf)
-        moved = ~np.isclose(want, used, rtol=TOLERANCE, atol=1e-6)
+        moved = ~_close(want, used)
         if not moved.any():
             return result, k, True
         if close_enough is not None and close_enough(want, used):

@@ -425,8 +425,10 @@ def _launch(
         if run.hbm_shared and not handed_hccl and coop is None and len(run.groups) and retimed is None:
             run.hbm_xf = transfers_unless_lockstep(run, block_dim, n_cores)
         run.groups = None
-        records, blocks = timelines(closed)
-        del closed
+        rerun = run.hbm_xf is not None and run.hbm_plan is None
+        if not rerun:  # (a rerun's timeline replaces this one's: built below if none holds)
+            records, blocks = timelines(closed)
+            del closed
     # the jobs are done: free the widened operands now, not when the garbage collector finds
     # the launch's kernel objects (cycles) — a later launch then gets their memory back from
     # the allocator instead of fresh pages (a page fault per 4 KB: 1024³ fp16 full emulation
@@ -437,18 +439,18 @@ def _launch(
     op_names, sites = tuple(sorted(ops, key=ops.get)), tuple(sorted(lines, key=lines.get))
     del ops, lines
     shared = None
-    if run.hbm_xf is not None and run.hbm_plan is None:
+    if rerun:
         # a timing-only first pass is let go before a rerun (recomputed only if no rerun holds):
         # two passes' records of a 16384³ matmul would not fit in memory side by side
-        first = [records, blocks]
-        del records, blocks
+        first = [closed]
+        del closed
         shared = share_hbm(
             launch, run, kernel, gm_args, tiling, block_dim, timeout_s, None if numeric else first
         )
         if shared is not None:  # the fixed point's timeline replaces the first pass's
             records, blocks, op_names, sites = shared.records, shared.blocks, shared.ops, shared.lines
         else:
-            records, blocks = first
+            records, blocks = timelines(first[0])
         del first
     kernel_cycles = max((t.t_end for t in blocks), default=0.0)
     log = [

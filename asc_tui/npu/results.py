@@ -113,6 +113,19 @@ class Records:
             scalar_cycles,
         )
 
+    def timelines(self, metas) -> tuple[BlockTimeline, ...]:
+        """Each block's timeline (`timeline` of every (block, core, wave, t_start, t_end,
+        scalar_cycles) of `metas`, in order), remembered: `backs` knows them without looking
+        at their memory (a 24-block launch's results checked theirs block by block, ~0.1 ms)."""
+        out = tuple(self.timeline(i, *meta) for i, meta in enumerate(metas))
+        object.__setattr__(self, "_made", out)
+        return out
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_made", None)  # (views of these columns: pickled as copies, and not needed)
+        return state
+
     @classmethod
     def concat(cls, parts: list[dict]) -> Records:
         """Each block's columns (name -> array, the names of RECORD_COLUMNS), joined in block
@@ -136,6 +149,8 @@ class Records:
     def backs(self, blocks) -> bool:
         """Whether each block's columns are exactly its slice of these, in order (what
         `timeline` makes): false after e.g. `dataclasses.replace(result, blocks=...)`."""
+        if self.__dict__.get("_made") is blocks:
+            return True
         if len(self.offsets) != len(blocks):
             return False
         base = self.pipe.ctypes.data  # int8: a record's byte offset is its index

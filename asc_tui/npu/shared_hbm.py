@@ -14,6 +14,7 @@ sum when its transfer durations change).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from itertools import chain
 
 import numpy as np
 
@@ -92,18 +93,24 @@ def _block_transfers(columns: dict, noted: list, chip) -> np.ndarray:
     plain[:, 3] = np.where(pipe[rows] == MTE2, chip.gm_read_bpc, chip.gm_write_bpc)
     if not noted:
         return plain
-    told = np.array(noted, dtype=np.float64).reshape(-1, 4)
-    keep = plain[~np.isin(rows, told[:, 0].astype(np.int64))]
-    both = np.concatenate([keep, told])
+    told = np.fromiter(chain.from_iterable(noted), np.float64, 4 * len(noted)).reshape(-1, 4)
+    idx = told[:, 0].astype(np.int64)
+    if idx.min() >= 0 and idx.max() < len(pipe):  # (always: they index the block's records)
+        mine = np.zeros(len(pipe), dtype=bool)  # the records `noted` speaks for
+        mine[idx] = True
+        keep = plain[~mine[rows]]
+    else:
+        keep = plain[~np.isin(rows, idx)]
+    both = np.concatenate([keep, told]) if len(keep) else told
     return both[np.argsort(both[:, 0], kind="stable")]
 
 
 def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, held: list | None = None):
     """Re-time the launch under the shared HBM (npu/hbm.py); None when the first pass holds.
     `launch` is npu/launch.launch (the passes are launches of their own). `held`, a timing-only
-    first pass's [records, blocks], is emptied before the first rerun (the passes' records need
-    not fit in memory side by side); if no rerun then holds, the first pass is run again, which
-    gives the same timeline (lockstep prices, no sharing)."""
+    first pass's [its closed blocks], is emptied before the first rerun (the passes' records
+    need not fit in memory side by side); if no rerun then holds, the first pass is run again,
+    which gives the same timeline (lockstep prices, no sharing)."""
     first: Pass = run.hbm_xf
     xf = first.xf
     if not len(xf):
@@ -129,7 +136,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
         plan = [per_group[g] for g in first.group]
         seen: list = []
         if held is not None:
-            held[:] = [None, None]
+            held.clear()
         try:
             res = again(plan, seen)
         except OperatorError as exc:
@@ -149,7 +156,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
     slack = close_enough if first.records >= SLACK_FROM else None
     result, passes, _ = settle(HbmModel.of(chip), xf, rerun, first.used, slack)
     run.hbm_passes = passes + 1
-    if result is None and held is not None and held[0] is None:
+    if result is None and held is not None and not held:
         result = again(None, [])  # no rerun held, and the first pass was let go
     return result
 
