@@ -118,6 +118,8 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
     if type(count_or_params) is not int:
         if slices:
             return copy_slices(core, dst, src, count_or_params, slices[0], slices[1], fr)
+        if type(count_or_params) is Nd2NzParams:  # every cube kernel's GM→L1: `_copy_other`'s
+            return copy_nd2nz(core, as_bytes(dst), as_bytes(src), count_or_params, fr)
         if isinstance(count_or_params, DataCopyParams):
             return _copy_params(core, dst, src, count_or_params, fr)
         if hasattr(count_or_params, "__index__"):

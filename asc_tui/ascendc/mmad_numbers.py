@@ -26,6 +26,7 @@ import numpy as np
 from ..npu import state
 from ..npu.cubetrace import MMAD, nz_tile
 from ..npu.offload import gm_ready, numbers
+from ..npu.replay import steady_offset
 from .dtypes import int32
 from .lineage import track, untrack
 
@@ -483,7 +484,11 @@ class Pending:
             at = tr.starts(st.origs[0], first)
             grid = np.ones(tr.block_dim, dtype=bool)
             for i in range(1, len(st.origs)):  # the K steps as far apart in every block
-                grid &= tr.starts(st.origs[i]) - tr.starts(st.origs[0]) == i * step
+                d = steady_offset(st.origs[i], st.origs[0])  # (the same in all: no arrays)
+                if d is None:
+                    grid &= tr.starts(st.origs[i]) - tr.starts(st.origs[0]) == i * step
+                elif d != i * step:
+                    grid[:] = False
             out.append((gm, buffer, at, shape, strides, grid))
         d = self.dst
         tr.entries.append((MMAD, tile, wide_grid, core.run.wide, *out, d.offset, d.dtype, self.m1, self.n1))
