@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
+from asc_tui.npu.blockindex import BlockIndex
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
-from asc_tui.npu.replay import BlockIndex, Guards
+from asc_tui.npu.replay import Guards
 
 FAST = settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b4")
@@ -233,7 +234,7 @@ def test_min_and_max_of_a_template_run_give_an_int_the_admitted_blocks_share():
     """`min(N - col * 512, 512)` is 512 in every column: the last one's tie (512 vs 512) takes
     the other branch of the builtin `min`, but the result is the same, so it is no constraint.
     A result that differs between blocks is the builtin's, and constrains the block."""
-    from asc_tui.npu.replay import tmax, tmin
+    from asc_tui.npu.blockindex import tmax, tmin
 
     i, g = _index(3, 8)
     assert tmin(4096 - i * 512, 512) == 512 and type(tmin(4096 - i * 512, 512)) is int

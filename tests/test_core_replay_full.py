@@ -303,7 +303,8 @@ def test_a_mask_that_changes_no_admitted_block_keeps_the_block_index():
     """C++ code converts to unsigned types with a mask (`(x & 0xFFFFFFFF)`, cxx/expr.py) and
     tests signs with one: the value itself or one shared int, where it is so in every admitted
     block; anything else pins, as every other non-affine use does."""
-    from asc_tui.npu.replay import BlockIndex, Guards
+    from asc_tui.npu.blockindex import BlockIndex
+    from asc_tui.npu.replay import Guards
 
     g = Guards(2, 8)
     i = BlockIndex(2, 1, g) * 1024

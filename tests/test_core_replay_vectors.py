@@ -1,6 +1,6 @@
 """Block indices kept as `s * base + c` (npu/replay.py): the short ways — no array for an
 int offset, no comparison of arrays whose outcome the exact spans already show, min/max settled
-by an int — give exactly what the straightforward path gives (`replay._FAST = False`: every
+by an int — give exactly what the straightforward path gives (`blockindex._FAST = False`: every
 vector an array, every comparison tested on the arrays): the same values, the same plain ints,
 the same errors, and the same guards (which blocks may replay the template)."""
 
@@ -10,8 +10,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asc_tui.npu import replay
-from asc_tui.npu.replay import BlockIndex, Guards, steady_offset, tmax, tmin, trange
+from asc_tui.npu import blockindex
+from asc_tui.npu.blockindex import BlockIndex, steady_offset, tmax, tmin, trange
+from asc_tui.npu.replay import Guards
 
 _EDGES = [1 << 62, 1 << 63, -(1 << 63), (1 << 63) - 1, 1 << 64, 3 << 61, -(1 << 62), 2**63 - 4096]
 ints = st.one_of(
@@ -132,11 +133,11 @@ def _program(block_dim, block, a, per, steps):
 def test_the_short_ways_give_what_the_arrays_give(block_dim, block, a, per, steps):
     block %= block_dim
     fast = _program(block_dim, block, a, per, steps)
-    replay._FAST = False
+    blockindex._FAST = False
     try:
         slow = _program(block_dim, block, a, per, steps)
     finally:
-        replay._FAST = True
+        blockindex._FAST = True
     assert slow == fast
 
 
@@ -191,11 +192,11 @@ def test_a_mask_without_the_templates_own_block_settles_nothing_against_it():
         return g.mask.tolist()
 
     fast = run()
-    replay._FAST = False
+    blockindex._FAST = False
     try:
         assert run() == fast == [False] * 4
     finally:
-        replay._FAST = True
+        blockindex._FAST = True
 
 
 def test_a_second_tile_pass_is_settled_by_the_mask_its_loop_set():

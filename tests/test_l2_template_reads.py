@@ -11,8 +11,9 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from asc_tui.npu.blockindex import BlockIndex
 from asc_tui.npu.l2 import L2Model, Prepass
-from asc_tui.npu.replay import BlockIndex, Guards
+from asc_tui.npu.replay import Guards
 
 BUF = SimpleNamespace(name="a", count=48 * 512, dtype=np.dtype(np.uint8))
 OTHER = SimpleNamespace(name="b", count=4096, dtype=np.dtype(np.uint8))  # no counts: first-read model

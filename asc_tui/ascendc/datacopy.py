@@ -14,12 +14,12 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..npu import state
+from ..npu.blockindex import BlockIndex
 from ..npu.errors import KernelError
 from ..npu.numtrace import COPY
 from ..npu.offload import gm_ready, numbers
 from ..npu.pipes import MTE1, MTE2, MTE3, V
 from ..npu.records import KIND_WORK
-from ..npu.replay import BlockIndex
 from . import atomic
 from .corestate import registers
 from .cube import Nd2NzParams, copy_nd2nz

@@ -20,10 +20,10 @@ from functools import partial
 import numpy as np
 
 from ..npu import state
+from ..npu.blockindex import BlockIndex
 from ..npu.cubetrace import FIXPIPE
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
-from ..npu.replay import BlockIndex
 from . import atomic, fixquant
 from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import dtype_name, float32

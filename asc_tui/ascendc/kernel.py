@@ -50,7 +50,7 @@ class Launch:
 
 
 def GetBlockIdx() -> int:
-    """This block's index (in a template run a `npu.replay.BlockIndex`, which acts as one)."""
+    """This block's index (in a template run a `npu.blockindex.BlockIndex`, which acts as one)."""
     return state.core.block_index
 
 

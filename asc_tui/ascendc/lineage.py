@@ -31,8 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..npu.blockindex import BlockIndex
 from ..npu.offload import gm_ready, numbers
-from ..npu.replay import BlockIndex
 from .fractal import load_numbers, nd2nz_numbers
 
 _serials = itertools.count(1)

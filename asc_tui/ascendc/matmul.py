@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..npu import state
+from ..npu.blockindex import trange
 from ..npu.cores import CoreType
 from ..npu.errors import KernelError, user_frame
 from ..npu.gm import GM_ADDR, GmBuffer
 from ..npu.periodic import Periodic
-from ..npu.replay import trange
 from .crosscore import GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad

@@ -24,9 +24,9 @@ from functools import cache, lru_cache, partial
 import numpy as np
 
 from ..npu import state
+from ..npu.blockindex import steady_offset
 from ..npu.cubetrace import MMAD, nz_tile
 from ..npu.offload import gm_ready, numbers
-from ..npu.replay import steady_offset
 from .dtypes import int32
 from .lineage import track, untrack
 

@@ -80,7 +80,7 @@ class Core:
         self.run = run
         self.chip = chip
         self.block = block
-        # what GetBlockIdx() returns: the block, or in a template run a `replay.BlockIndex`
+        # what GetBlockIdx() returns: the block, or in a template run a `blockindex.BlockIndex`
         self.block_index = block
         self.core_id = core_id
         self.wave = wave

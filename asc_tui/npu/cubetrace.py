@@ -64,7 +64,7 @@ class CubeTrace:
         return compile_cube(self, columns)
 
     def starts(self, v, first: int = 0) -> np.ndarray:
-        """Per block, `v` (an int or a replay.BlockIndex: its value in every block) + `first`."""
+        """Per block, `v` (an int or a blockindex.BlockIndex: its value in every block) + `first`."""
         if type(v) is int:
             return np.full(self.block_dim, v + first, dtype=np.int64)
         return v.values() + first

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .replay import BlockIndex
+from .blockindex import BlockIndex
 
 _OFFSETS = (int, BlockIndex)
 

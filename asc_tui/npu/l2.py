@@ -35,9 +35,9 @@ from itertools import repeat
 import numpy as np
 
 from . import state
+from .blockindex import BlockIndex
 from .errors import OperatorError
 from .gm import shadows
-from .replay import BlockIndex
 
 CHUNK = 512  # bytes per tracked GM chunk
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import state
+from .blockindex import tmax, tmin, trange
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
@@ -36,7 +37,7 @@ from .mix import run_group
 from .numtrace import NumTrace, Pending
 from .offload import numbers
 from .pipes import PIPE_NAMES
-from .replay import Replayer, Template, tmax, tmin, trange
+from .replay import Replayer, Template
 from .results import EmulationResult, LogEntry, Mode
 from .shared_hbm import retimed_log, share_hbm, transfers_unless_lockstep
 
@@ -542,7 +543,7 @@ def _may_replay(run: Run, mix: bool, coop) -> bool:
 
 
 def _install_range(fn) -> tuple:
-    """Give the kernel's module `replay.trange` as its `range` for a template run, so a loop
+    """Give the kernel's module `blockindex.trange` as its `range` for a template run, so a loop
     over `range(GetBlockIdx(), n, GetBlockNum())` keeps its tiles tainted instead of pinning
     the template, and `tmin`/`tmax` as its `min`/`max` (a tie between blocks does not split
     them); the names installed, leaving any the module defines itself."""

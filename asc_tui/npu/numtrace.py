@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .blockindex import BlockIndex
 from .numops import BINARY, COPY, FILL, GM, LOCAL, SCALAR, UNARY
 from .numprog import Program
 from .pipes import S
 from .records import KIND_WORK
-from .replay import BlockIndex
 
 __all__ = ["BINARY", "COPY", "FILL", "SCALAR", "UNARY", "NumTrace", "Pending", "Program", "compile_trace"]
 

@@ -35,10 +35,10 @@ from __future__ import annotations
 
 from itertools import repeat
 
+from .blockindex import BlockIndex
 from .columns import record_table
 from .l2 import l2_of
 from .pipes import N_PIPES
-from .replay import BlockIndex
 from .shifted import Shifted
 
 #: longest period (in iterations) looked for (a row of base blocks, say)
