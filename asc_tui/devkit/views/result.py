@@ -40,7 +40,7 @@ class ResultView:
     def records(self) -> int:
         """How many records the result has (cheap: what decides whether to use a thread)."""
         em = self.report.emulation
-        return sum(len(b) for b in em.blocks) if em is not None else 0
+        return len(em.records) if em is not None else 0
 
     @property
     def ready(self) -> bool:

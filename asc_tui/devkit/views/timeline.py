@@ -189,10 +189,6 @@ class TimelineModel:
         self._views: dict[tuple, object] = {}  # the last few windows' answers (see `_kept`)
 
     @property
-    def records(self) -> int:
-        return sum(len(b) for b in self.em.blocks)
-
-    @property
     def ready(self) -> bool:
         """Indexed (`prepare()` ran): frames are pure queries from here on."""
         return bool(self._index)
