@@ -188,3 +188,22 @@ def test_kept_figures_are_the_operators_current_results_within_the_budget(ops, m
             assert list(views) == [id(app.ops[first].good.emulation)]
 
     asyncio.run(go())
+
+
+def test_a_let_go_view_does_not_count_against_the_budget(monkeypatch):
+    """Views dropped as no longer any operator's result take no share of KEPT_RECORDS: an older
+    live view that fits stays."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(runs_mod, "KEPT_RECORDS", 100)
+    a, b, c = (SimpleNamespace(name=n) for n in "abc")
+    ops = {}
+    results = object.__new__(runs_mod.RunResults)
+    results.app, results.views = SimpleNamespace(ops=ops), {}
+    for name, em, n in (("x", a, 40), ("y", b, 50)):
+        ops[name] = SimpleNamespace(good=SimpleNamespace(emulation=em))
+        results._keep(id(em), SimpleNamespace(records=n))
+    assert list(results.views) == [id(a), id(b)]  # 90 records: both fit
+    ops["y"] = SimpleNamespace(good=SimpleNamespace(emulation=c))  # y's result b is replaced by c
+    results._keep(id(c), SimpleNamespace(records=50))
+    assert list(results.views) == [id(a), id(c)]  # b let go; a (40) fits beside c (50)

@@ -188,11 +188,15 @@ class RunResults:
         a replaced one, or one over the budget, would keep GBs alive for nothing)."""
         self.views[key] = rv
         live = {id(st.good.emulation) for st in self.app.ops.values() if st.good is not None}
-        total = 0
+        total = rv.records
         for k in reversed(list(self.views)):
-            total += self.views[k].records
-            if k != key and (k not in live or total > KEPT_RECORDS):
+            if k == key:
+                continue
+            n = self.views[k].records
+            if k not in live or total + n > KEPT_RECORDS:
                 del self.views[k]
+            else:
+                total += n
 
     def profile_of(self, rep: RunReport):
         """The devkit `Profile` of `rep` if its figures are computed already (else None): the
