@@ -13,29 +13,21 @@
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from host import python_loop, timed  # noqa: E402
+
 PARAMS = dict(block_dim=8, tile_length=2048, buffer_num=1)
-
-
-def _python_loop() -> None:
-    """A fixed pure-Python workload (5M additions): the host's interpreter speed right now."""
-    s = 0
-    for i in range(5_000_000):
-        s += i
-
-
-def _timed(fn) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process) of one call."""
-    t, c = time.perf_counter(), time.process_time()
-    fn()
-    return time.perf_counter() - t, time.process_time() - c
 
 
 #: (label, operator, case, params) of the timing-only throughput runs
@@ -68,7 +60,7 @@ def _timing_only(label: str, name: str, case: str, params: dict, rounds: int = 5
         wall.append(time.perf_counter() - w)
         cpu.append(time.process_time() - c)
         c = time.process_time()
-        _python_loop()
+        python_loop()
         ref.append(time.process_time() - c)
         c = time.process_time()
         go(False)
@@ -115,8 +107,8 @@ def main() -> dict:
     # time (less disturbed by the other processes on a shared machine) compares like with like
     t_np, t_emu = [], []
     for _ in range(5):
-        t_np.append(_timed(numpy_add))
-        t_emu.append(_timed(emulate_full))
+        t_np.append(timed(numpy_add)[:2])
+        t_emu.append(timed(emulate_full)[:2])
     med_np, med_emu = (statistics.median(w for w, _ in t) for t in (t_np, t_emu))
     cpu_np, cpu_emu = (statistics.median(c for _, c in t) for t in (t_np, t_emu))
     ratio, cpu_ratio = med_emu / med_np, cpu_emu / cpu_np

@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -26,13 +28,9 @@ from asc_tui.devkit.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def _timed(fn) -> tuple[float, float, object]:
-    """Wall and process CPU seconds of `fn()` (CPU of every thread: BLAS's, the numbers
-    thread's), and its result."""
-    w, c = time.perf_counter(), time.process_time()
-    out = fn()
-    return time.perf_counter() - w, time.process_time() - c, out
+from host import timed  # noqa: E402
 
 
 def main() -> dict:
@@ -51,11 +49,11 @@ def main() -> dict:
     for _ in range(7):
         reference()  # unmeasured: what the emulation left behind (freed memory) is not billed
         time.sleep(0.3)  # nor are this call's spinning BLAS workers
-        w, c, _ = _timed(reference)
+        w, c, _ = timed(reference)
         np_w.append(w)
         np_c.append(c)
         time.sleep(0.3)  # let numpy's BLAS workers stop spinning
-        w, c, _ = _timed(emulate)
+        w, c, _ = timed(emulate)
         emu_w.append(w)
         emu_c.append(c)
     ew, nw = statistics.median(emu_w), statistics.median(np_w)
@@ -68,7 +66,7 @@ def main() -> dict:
 
     off = load_operator("matmul_official")
     _, _, _, lnch_t, _, gm_t = prepare(off, "large", {}, timing_only=True, seed=0)
-    w, c, res = _timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False))
+    w, c, res = timed(lambda: launch(off.kernel, gm_t, lnch_t.tiling, lnch_t.block_dim, chip, numeric=False))
     flops = 2.0 * 4096**3
     tflops = flops / (res.time_us * 1e-6) / 1e12
     peak = cube_peak_flops(chip) / 1e12

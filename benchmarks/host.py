@@ -23,3 +23,11 @@ def host_loop_s(rounds: int = 3) -> float:
         python_loop()
         times.append(time.process_time() - c)
     return statistics.median(times)
+
+
+def timed(fn) -> tuple[float, float, object]:
+    """Wall and process CPU seconds of `fn()` (CPU of every thread: BLAS's, the numbers
+    thread's), and its result."""
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w, time.process_time() - c, out
