@@ -481,12 +481,13 @@ class Pending:
             return
         out = []
         for gm, buffer, _, shape, strides, st, first, step in specs:
-            at = tr.starts(st.origs[0], first)
+            s0 = tr.starts(st.origs[0])
+            at = s0 + first
             grid = np.ones(tr.block_dim, dtype=bool)
             for i in range(1, len(st.origs)):  # the K steps as far apart in every block
                 d = steady_offset(st.origs[i], st.origs[0])  # (the same in all: no arrays)
                 if d is None:
-                    grid &= tr.starts(st.origs[i]) - tr.starts(st.origs[0]) == i * step
+                    grid &= tr.starts(st.origs[i]) - s0 == i * step
                 elif d != i * step:
                     grid[:] = False
             out.append((gm, buffer, at, shape, strides, grid))

@@ -11,6 +11,7 @@ startup + repeats x cycles-per-repeat, one repeat = 256 B, a new startup every 2
 from __future__ import annotations
 
 import sys
+from functools import cache
 
 import numpy as np
 
@@ -286,19 +287,14 @@ def _cast_numbers(a: np.ndarray, dtype: np.dtype, round_mode) -> np.ndarray:
         return a.astype(dtype)
 
 
-#: round mode -> Cast's traced callable: one object per mode, so that equal traced Casts are
-#: equal entries (a trace's loops are found by comparing them, npu/numops.py)
-_CAST_FNS: dict = {}
-
-
+@cache
 def _cast_fn(round_mode):
-    fn = _CAST_FNS.get(round_mode)
-    if fn is None:
+    """Cast's traced callable for `round_mode`: one object per mode, so that equal traced Casts
+    are equal entries (a trace's loops are found by comparing them, npu/numops.py)."""
 
-        def fn(src, dst):
-            dst[...] = _cast_numbers(src, dst.dtype, round_mode)
+    def fn(src, dst):
+        dst[...] = _cast_numbers(src, dst.dtype, round_mode)
 
-        fn = _CAST_FNS[round_mode] = fn
     return fn
 
 

@@ -102,6 +102,7 @@ class Program:
         # local memory: writes and reads in body order
         writes: list[tuple] = []
         mains = []
+        written = [(self.layout[f[1]] + f[2], f[3] * f[4].itemsize) for f in local_dsts(body)]
         for e in body:
             row = [False, False, False]
             for k in (1, 2):
@@ -112,9 +113,7 @@ class Program:
                 hi = lo + spec[3] * spec[4].itemsize
                 if covered(writes, lo, hi):
                     continue
-                if any(
-                    overlaps(lo, hi, self.layout[f[1]] + f[2], f[3] * f[4].itemsize) for f in local_dsts(body)
-                ):
+                if any(overlaps(lo, hi, at, n) for at, n in written):
                     return None  # a value carried from one iteration to the next
                 row[k] = True
             d = e[3]
@@ -147,7 +146,6 @@ class Program:
         slots = []
         g = g0
         for e, main in zip(body, mains):
-            n_gm = sum(1 for spec in e[3:] if spec is not None and spec[0] == GM)
             steps = [0, 0, 0]
             gk = g
             for k, spec in enumerate(e[3:]):
@@ -155,7 +153,7 @@ class Program:
                     steps[k] = steps_all[gk - g0]
                     gk += 1
             slots.append(self._slot(e, starts, g, steps, main, reps))
-            g += n_gm
+            g = gk
         slots, finals = elide(slots)
         return Segment(slots, reps, merge(writes), finals)
 
