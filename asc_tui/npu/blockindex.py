@@ -23,7 +23,6 @@ _M64 = (1 << 64) - 1
 _FAST = True  # False: every vector value is an array and every comparison tests it (tests)
 _new = object.__new__
 
-_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 _REL = {
     "<": operator.lt,
     "<=": operator.le,
@@ -489,7 +488,7 @@ def trange(*args):
     if BlockIndex not in map(type, args):
         return range(*args)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    g = next(x.g for x in args if type(x) is BlockIndex)
+    g = guards_of(*args)
     if type(step) is not int or not step:
         g.pin()
         return range(*(int(x) for x in args))

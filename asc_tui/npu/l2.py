@@ -77,7 +77,6 @@ class L2Model:
                 known = prepass.hits[self.capacity] = self._region_hits(prepass.regions)
             self.hits = dict(known)
         self.prepass = prepass
-        self.by_base: dict[tuple, dict] | None = None  # `Prepass.by_base`, on first use
         self.reads: dict[tuple, int] = {}  # region -> times read (when tallying)
         self.sizes: dict[str, int] = {}  # buffer name -> bytes (when tallying)
         # replay.L2Reads of templates -> the blocks that replayed them (when tallying)
@@ -231,6 +230,7 @@ class L2Model:
         blocks that will replay it — its region per block for the pre-pass, or its hit bytes,
         which every admitted block must share (a guard) in the real pass."""
         base = args[0]
+        tainted = True
         if type(base) is BlockIndex and BlockIndex not in map(type, args[1:]):
             bases = base.values()  # (the usual case: only the address varies by block)
             plain = (base.v, *args[1:])
@@ -239,21 +239,23 @@ class L2Model:
             per_block = tuple([a.values() if type(a) is BlockIndex else a for a in args])
             plain = tuple([a.v if type(a) is BlockIndex else a for a in args])
         else:  # the same region in every block: nothing to narrow
-            return self._untainted_read(g, buf, args)
+            plain = per_block = args
+            tainted = False
         if not self.record and (not self.counts or self.counts.get(buf.name) is None):
             g.pin()  # the first-read fallback keeps order-dependent state
         hit = self._read(buf, *plain)
         nbytes = plain[1] * plain[2] * plain[3]
-        if per_block is not None and BlockIndex in map(type, args[1:4]):
+        regions = per_block if per_block is not None else (bases, *args[1:])  # each block's
+        if tainted and per_block is not None and BlockIndex in map(type, args[1:4]):
             nd, rows, row_bytes = per_block[1:4]
             same = (nd * rows * row_bytes > 0) == (nbytes > 0)
             if same is not True:  # (True: every block agrees, nothing to narrow)
                 g.agree(np.broadcast_to(same, g.xs.shape))
         if self.tally and self.enabled and nbytes > 0:  # counted: so it is in every admitted block
-            g.l2.regions.append((buf.name, per_block or (bases, *args[1:])))
+            g.l2.regions.append((buf.name, regions))
         if self.record:
             return hit
-        if not g.pinned:
+        if tainted and not g.pinned:
             later = g.candidates()
             if len(later) and not (
                 per_block is None
@@ -261,26 +263,13 @@ class L2Model:
                 and nbytes > 0  # (then `hit` is the region's, as `hits` has it)
                 and self._same_bases(buf.name, bases[later], plain, hit)
             ):
-                differ = self._differing(buf.name, per_block or (bases, *args[1:]), later, hit)
+                differ = self._differing(buf.name, regions, later, hit)
                 if differ:
                     same = np.ones(len(g.xs), dtype=bool)
                     same[differ] = False
                     g.agree(same)
         g.l2.hit += hit
         g.l2.miss += nbytes - hit
-        return hit
-
-    def _untainted_read(self, g, buf, args: tuple) -> int:
-        """`_template_read` of a region that is the same in every block."""
-        if not self.record and (not self.counts or self.counts.get(buf.name) is None):
-            g.pin()
-        hit = self._read(buf, *args)
-        nbytes = args[1] * args[2] * args[3]
-        if self.tally and self.enabled and nbytes > 0:
-            g.l2.regions.append((buf.name, args))
-        if not self.record:
-            g.l2.hit += hit
-            g.l2.miss += nbytes - hit
         return hit
 
     def _same_bases(self, name: str, bases: np.ndarray, plain: tuple, hit: int) -> bool:
@@ -293,10 +282,7 @@ class L2Model:
         pre-pass saw them all: its hits by region shape, then base (`by_base`), answer with a
         lookup per distinct base, not a 7-tuple built, hashed and looked up per block.
         """
-        by_base = self.by_base
-        if by_base is None:  # (worked out once per counts and capacity, as `hits` are)
-            by_base = self.by_base = self.prepass.hits_by_base(self.capacity)
-        known = by_base.get((name, *plain[1:]))
+        known = self.prepass.hits_by_base(self.capacity).get((name, *plain[1:]))
         if known is None:
             return False
         others = set(bases.tolist())

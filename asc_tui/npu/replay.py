@@ -37,7 +37,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .blockindex import _NEGATE, BlockIndex
+from .blockindex import BlockIndex
+
+_NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
 class Guards:

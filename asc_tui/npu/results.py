@@ -226,7 +226,7 @@ class EmulationResult:
 
     def __setstate__(self, state: dict) -> None:
         r = state["records"]
-        state["blocks"] = tuple(r.timeline(i, *meta) for i, meta in enumerate(state["blocks"]))
+        state["blocks"] = r.timelines(state["blocks"])
         self.__dict__.update(state)
 
     @property
