@@ -96,6 +96,7 @@ def GetSystemCycle() -> int:
     """The core's scalar clock in cycles (the emulator's time of this call)."""
     core = state.core
     core.scalar(core.chip.scalar_value, "GetSystemCycle", sys._getframe(1))
+    core.run.clock_read = True  # (a shared-HBM rerun's path may then differ: npu/shared_hbm.py)
     return int(core.ts)
 
 

@@ -101,6 +101,9 @@ class Run:
         "replay",
         "extrapolate",
         "blocks",
+        "learned",
+        "known",
+        "clock_read",
     )
 
     def __init__(
@@ -151,6 +154,12 @@ class Run:
         # the blocks as cooperative threads (npu/coop.py) when they may wait for each other
         # (SyncAll, all-core CrossCoreSetFlag): set by the launcher for multi-block launches
         self.blocks = None
+        # the guards of this launch's templates by block (`learned`); a timing-only rerun under
+        # the shared HBM gets the first pass's (`known`, npu/shared_hbm.py) unless the kernel
+        # read the clock (`clock_read`, GetSystemCycle: its path may change with the times)
+        self.learned: dict = {}
+        self.known: dict | None = None
+        self.clock_read = False
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -316,15 +325,21 @@ def _launch(
             group = None
             core = None if mix else Core(run, b, core_id, wave, t0, n_active)
             guards = None
+            symbolic = False  # GetBlockIdx() returns a `BlockIndex` (npu/replay.py)
             if replayer is not None and core.dma_is_local and replayer.tracing:
-                core.block_index, guards = replayer.index(b)
+                # a shared-HBM rerun's template whose first-pass run derived its guards runs
+                # with its plain index on them: it re-times the same stream (npu/shared_hbm.py)
+                guards = run.known.get(b) if run.known is not None else None
+                if guards is None:
+                    core.block_index, guards = replayer.index(b)
+                    symbolic = True
                 if numeric:  # vector ops' effects, or a cube core's tile jobs (cubetrace.py)
                     cube = core_type == CoreType.AIC
                     core.trace = CubeTrace(chip.memory.get("l0c", 0), block_dim) if cube else NumTrace()
                 warned = {k: w[5] for k, w in run._warnings.items()}
                 logged = len(run.log)
             state.core = core
-            installed = _install_range(fn) if guards is not None else ()
+            installed = _install_range(fn) if symbolic else ()
             ended = [(core_id, (core,), False)]  # (core id, its cores, the sanitizer saw its end)
             try:
                 if mix and coop is None:  # 1 AIC + its AIVs, cooperatively (npu/mix.py)
@@ -393,6 +408,7 @@ def _launch(
                 and run.hccl is None
                 and (program or not numeric)
             ):
+                run.learned[b] = guards
                 replayer.learn(
                     Template(
                         guards,
