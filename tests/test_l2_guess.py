@@ -3,6 +3,8 @@ counts learnt from earlier launches gives exactly the launch the counting pre-pa
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -288,3 +290,34 @@ def test_full_launches_on_any_guess_equal_pre_passed_ones(tilings):
             assert_same_full(fast, _full_pre_passed(params, mp))
     finally:
         mp.undo()
+
+
+def test_a_re_timed_full_launch_logs_at_the_times_of_its_timeline(tmp_path, monkeypatch):
+    # a matmul that waits for every pipe after each tile and logs: its log times follow the
+    # transfers' durations, which the L2 counts decide
+    src = (Path(OP.path).read_text()).replace(
+        "            self.CopyOut(m0, n0, mt, nt)\n",
+        "            self.CopyOut(m0, n0, mt, nt)\n"
+        "            AscendC.PipeBarrier(AscendC.PIPE_ALL)\n"
+        '            AscendC.printf("tile %d done", int(tile))\n',
+    )
+    path = tmp_path / "matmul_logged.py"
+    path.write_text(src)
+    op = load_operator(path)
+
+    def full(params):
+        _, _, _, lnch, _, gm = prepare(op, "small", params, timing_only=False, seed=0)
+        return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=True)
+
+    def timing(params):
+        _, _, _, lnch, _, gm = prepare(op, "small", params, timing_only=True, seed=0)
+        return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, CHIP, numeric=False)
+
+    timing(dict(tile_m=64, tile_n=64))
+    wrong = next(iter(l2guess._books.values())).classes[0]
+    with monkeypatch.context() as m:
+        m.setattr(l2guess, "guess", lambda key, fields, exact=False: wrong)
+        on_guess = full(dict(tile_m=128, tile_n=256))
+    want = _pre_passed(dict(tile_m=128, tile_n=256), monkeypatch, how=lambda p, case: full(p))
+    assert_same(on_guess, want)
+    assert on_guess.log and on_guess.log == want.log

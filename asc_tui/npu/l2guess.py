@@ -24,6 +24,7 @@ import dataclasses
 import numpy as np
 
 from .gm import GM_ADDR, shadows
+from .results import in_log_order, retimed_log
 
 _MAX_KERNELS = 4  # kernels × tensors remembered per process
 _MAX_ENTRIES = 64  # launches remembered per kernel
@@ -176,9 +177,11 @@ def check_full(run, launch_fn, kernel, gm_args, tiling, block_dim: int, chip, ti
 
 
 def retimed(full, timing):
-    """The full launch's result `full` with the timeline of `timing` (`check_full`)."""
+    """The full launch's result `full` with the timeline of `timing` (`check_full`), its log
+    at the times of that timeline."""
     return dataclasses.replace(
         full,
+        log=in_log_order(retimed_log(full.log, timing.log)),
         kernel_cycles=timing.kernel_cycles,
         blocks=timing.blocks,
         ops=timing.ops,

@@ -38,8 +38,8 @@ from .numtrace import NumTrace, Pending
 from .offload import numbers
 from .pipes import PIPE_NAMES
 from .replay import Replayer, Template
-from .results import EmulationResult, LogEntry, Mode
-from .shared_hbm import retimed_log, share_hbm, transfers_unless_lockstep
+from .results import EmulationResult, LogEntry, Mode, in_log_order, retimed_log
+from .shared_hbm import share_hbm, transfers_unless_lockstep
 
 
 @dataclass(frozen=True)
@@ -476,7 +476,7 @@ def _launch(
     ]
     if shared is not None:  # at the times of the timeline they are shown with
         log = retimed_log(log, shared.log)
-    log = tuple(sorted(log, key=lambda e: (e.time_us, e.block)))
+    log = in_log_order(log)
     capacity = {m: (used, chip.usable.get(m, 0)) for m, used in run.peak.items()}
     result = EmulationResult(
         chip=chip.name,

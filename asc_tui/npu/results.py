@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -38,6 +38,36 @@ class LogEntry:
             f"[{self.time_us:10.3f} us][block {self.block}][{self.pipe}] "
             f"{os.path.basename(self.file)}:{self.line}: {self.text}"
         )
+
+
+def in_log_order(entries) -> tuple:
+    """Log entries as a result holds them: by time, then block (stable: each block's entries in
+    the order it wrote them)."""
+    return tuple(sorted(entries, key=lambda e: (e.time_us, e.block)))
+
+
+def retimed_log(log, rerun) -> list:
+    """A pass's log entries at the times of the pass whose timeline replaced its own (a
+    shared-HBM rerun, npu/shared_hbm.py; a full launch re-timed on the L2 counts it read,
+    npu/l2guess.py): entry i of a block takes the time of the rerun's entry i of that block.
+    Texts stay the first pass's (a rerun reads shadows, not the data); a log the rerun's does
+    not pair with entry for entry (same block, file and line) keeps its own times. Both in
+    each block's writing order (`in_log_order` keeps it)."""
+    if len(log) != len(rerun):
+        return list(log)
+    by_block: dict[int, list] = {}
+    for e in rerun:  # sorted by time: each block's entries in the order it wrote them
+        by_block.setdefault(e.block, []).append(e)
+    taken = dict.fromkeys(by_block, 0)
+    out = []
+    for e in log:
+        i = taken.get(e.block, 0)
+        theirs = by_block.get(e.block, ())
+        if i >= len(theirs) or (theirs[i].file, theirs[i].line) != (e.file, e.line):
+            return list(log)
+        taken[e.block] = i + 1
+        out.append(replace(e, time_us=theirs[i].time_us))
+    return out
 
 
 @dataclass(frozen=True)

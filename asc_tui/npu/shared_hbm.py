@@ -20,7 +20,7 @@ identical first-pass records (one lockstep group); the guards keep replay as sou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -167,25 +167,3 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
     if result is None and held is not None and not held:
         result = again(None, [])  # no rerun held, and the first pass was let go
     return result
-
-
-def retimed_log(log: list, rerun: tuple) -> list:
-    """The first pass's log entries (`LogEntry`) at the times of the rerun whose timeline
-    replaced it: entry i of a block takes the time of the rerun's entry i of that block. Texts
-    stay the first pass's (a rerun reads shadows, not the data); a log the rerun's does not pair
-    with entry for entry (same block, file and line) keeps its own times."""
-    if len(log) != len(rerun):
-        return log
-    by_block: dict[int, list] = {}
-    for e in rerun:  # sorted by time: each block's entries in the order it wrote them
-        by_block.setdefault(e.block, []).append(e)
-    taken = dict.fromkeys(by_block, 0)
-    out = []
-    for e in log:
-        i = taken.get(e.block, 0)
-        theirs = by_block.get(e.block, ())
-        if i >= len(theirs) or (theirs[i].file, theirs[i].line) != (e.file, e.line):
-            return log
-        taken[e.block] = i + 1
-        out.append(replace(e, time_us=theirs[i].time_us))
-    return out
