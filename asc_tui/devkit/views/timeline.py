@@ -215,7 +215,8 @@ class TimelineModel:
 
     @property
     def instructions(self) -> int:
-        return sum(len(b) for b in self.em.blocks)
+        """The instructions issued (work records: waits and flags are not instructions)."""
+        return self.em.instructions
 
     def _block_index(self, i: int) -> dict[int, tuple[_Intervals, _Intervals]]:
         """Per pipe (work, wait) indexes of block i; i = -1 indexes all blocks together."""
