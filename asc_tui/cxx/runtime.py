@@ -23,15 +23,21 @@ _pack_f = struct.Struct("<f")
 
 
 def cdiv(a: int, b: int) -> int:
-    """C++ integer division: truncates toward zero (Python's // floors)."""
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
+    """C++ integer division: truncates toward zero (Python's // floors).
+
+    By sign tests, not abs(): in a template run `GetBlockIdx() / n` divides a block index
+    (npu/blockindex.py), which keeps a comparison as a guard on the blocks that may replay
+    the template, but is pinned to its own block by abs() (every block then ran step by step).
+    """
+    if a >= 0:
+        return a // b if b > 0 else -(a // -b)
+    return -(-a // b) if b > 0 else -a // -b
 
 
 def cmod(a: int, b: int) -> int:
-    """C++ `%`: the sign follows the dividend."""
-    r = abs(a) % abs(b)
-    return -r if a < 0 else r
+    """C++ `%`: the sign follows the dividend (sign tests, not abs(): see `cdiv`)."""
+    m = b if b > 0 else -b
+    return a % m if a >= 0 else -(-a % m)
 
 
 def s8(x: int) -> int:
