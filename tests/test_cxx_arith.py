@@ -6,7 +6,7 @@ from cxxsrc import call
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.cxx.runtime import cdiv, cmod
+from asc_tui.cxx.runtime import cdiv, cmod, odiv, omod
 from asc_tui.npu import launch as launch_mod
 from asc_tui.npu.blockindex import BlockIndex
 from asc_tui.npu.replay import Guards
@@ -181,3 +181,12 @@ def test_a_cpp_kernel_tiled_by_block_index_div_and_mod_replays_its_blocks(tmp_pa
     )
     assert len(ran) == 9
     assert fast.launches[0].result.timeline_key() == slow.launches[0].result.timeline_key()
+
+
+def test_division_of_unknown_static_type_is_integer_division_for_every_integer():
+    # numpy ints (a GetValue of an int tensor) and a template's block index divide as C++ ints
+    assert odiv(np.int32(-7), 2) == -3 and omod(np.int32(-7), 2) == -1
+    assert odiv(7, np.int64(2)) == 3 and odiv(7.0, 2) == 3.5 and omod(7.5, 2) == 1.5
+    g = Guards(5, 24)
+    idx = BlockIndex(5, 1, g)
+    assert odiv(idx, 4).v == 1 and omod(idx, 4).v == 1 and not g.pinned

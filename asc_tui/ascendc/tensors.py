@@ -113,6 +113,7 @@ class GlobalTensor:
             core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
+        core.run.read_data = True  # (a shared-HBM rerun reads shadows: npu/shared_hbm.py)
         gm_ready(self.buffer)
         return self.arr[self.start + i]
 
@@ -267,6 +268,7 @@ class LocalTensor:
             core.san.access(core, self, i, 1, False, sys._getframe(1))
         if self.arr is None:
             return self.dtype.type(1)  # shadow data: 1 keeps divisions finite
+        core.run.read_data = True  # (a shared-HBM rerun reads shadows: npu/shared_hbm.py)
         if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             core.lazy.settle()
         if self.mem == "l0c":  # Mmads into L0C are computed when read (mmad_numbers.py)
@@ -302,7 +304,11 @@ class LocalTensor:
             core.lazy.settle()
         if core is not None and core.trace is not None:  # data reaches the kernel's Python: a
             core.trace.bad = True  # block replay template's trace cannot stand for other blocks
-        return None if self.arr is None else np.array(self.arr[: self.count])
+        if self.arr is None:
+            return None
+        if core is not None:  # (a shared-HBM rerun reads shadows: npu/shared_hbm.py)
+            core.run.read_data = True
+        return np.array(self.arr[: self.count])
 
     def __repr__(self) -> str:
         return (

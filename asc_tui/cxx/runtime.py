@@ -15,6 +15,8 @@ import numpy as np
 from ..ascendc import GetCoreType
 from ..ascendc.lineage import gm_written
 from ..ascendc.tensors import GM_ADDR
+from ..npu import state
+from ..npu.blockindex import BlockIndex
 from ..npu.errors import KernelError, user_location
 from ..npu.offload import gm_ready
 from .vloop import vcast, vfor, vget, vindex, vset  # noqa: F401 - the array form of scalar loops
@@ -210,6 +212,8 @@ def load(p, dtype):
         dt = np.dtype(dtype)
         if buf.data is None:
             return dt.type(1).item()  # timing-only: shadow data
+        if state.core is not None:  # (a shared-HBM rerun reads shadows: npu/shared_hbm.py)
+            state.core.run.read_data = True
         gm_ready(buf)
         b = p.offset * buf.dtype.itemsize
         return buf.data.view(np.uint8)[b : b + dt.itemsize].view(dt)[0].item()
@@ -267,15 +271,20 @@ class Struct:
         return new
 
 
+#: what C++ calls integers at run time: Python and numpy ints (a GetValue of an int tensor), and
+#: a template's block index (npu/blockindex.py)
+_INTEGERS = (int, np.integer, BlockIndex)
+
+
 def odiv(a, b):
     """`/` on operands of unknown static type: C++ integer division for ints, else true division."""
-    if isinstance(a, int) and isinstance(b, int):
+    if isinstance(a, _INTEGERS) and isinstance(b, _INTEGERS):
         return cdiv(a, b)
     return a / b
 
 
 def omod(a, b):
-    if isinstance(a, int) and isinstance(b, int):
+    if isinstance(a, _INTEGERS) and isinstance(b, _INTEGERS):
         return cmod(a, b)
     return np.fmod(a, b)
 

@@ -104,6 +104,7 @@ class Run:
         "learned",
         "known",
         "clock_read",
+        "read_data",
     )
 
     def __init__(
@@ -156,10 +157,13 @@ class Run:
         self.blocks = None
         # the guards of this launch's templates by block (`learned`); a timing-only rerun under
         # the shared HBM gets the first pass's (`known`, npu/shared_hbm.py) unless the kernel
-        # read the clock (`clock_read`, GetSystemCycle: its path may change with the times)
+        # read the clock (`clock_read`, GetSystemCycle: its path may change with the times) or
+        # data into its Python (`read_data`, GetValue or a C++ `*p` of real data: the rerun
+        # reads shadows, so its path may differ)
         self.learned: dict = {}
         self.known: dict | None = None
         self.clock_read = False
+        self.read_data = False
 
     def warn(self, kind: str, message: str, fr) -> None:
         key = (kind, fr.f_code.co_filename, fr.f_lineno)
@@ -408,7 +412,8 @@ def _launch(
                 and run.hccl is None
                 and (program or not numeric)
             ):
-                run.learned[b] = guards
+                if not guards.pinned:  # (a pin may be this pass's own: L2 in loop extrapolation)
+                    run.learned[b] = guards
                 replayer.learn(
                     Template(
                         guards,

@@ -11,8 +11,9 @@ the pass's by at most SLACK of its block's span in total (a block's end moves by
 sum when its transfer durations change).
 
 A rerun issues the first pass's instruction streams, only at other times: what a kernel does
-depends on its code, tiling, block index and data, not on when (unless it reads the clock,
-GetSystemCycle). So its templates run with their plain block index on the guards the first
+depends on its code, tiling and block index, not on when — unless it reads the clock
+(GetSystemCycle), or reads data into its Python (GetValue, a C++ `*p`), which the rerun reads as
+shadows. Otherwise its templates run with their plain block index on the guards the first
 pass derived for them (`Run.known`), instead of deriving them again through a `BlockIndex`
 (matmul 1024³ fp16 full: about 1.3 ms of a 36–44 ms launch). Blocks of one plan already had
 identical first-pass records (one lockstep group); the guards keep replay as sound as there.
@@ -132,7 +133,7 @@ def share_hbm(launch, run, kernel, gm_args, tiling, block_dim: int, timeout_s, h
             r.l2_enabled = run.l2_enabled
             r.l2_counts = run.l2_counts
             r.lineage = False
-            r.known = None if run.clock_read else run.learned  # (see the module's docstring)
+            r.known = None if run.clock_read or run.read_data else run.learned  # (module doc)
             seen.append(r)
 
         return launch(
