@@ -128,11 +128,9 @@ class Clocked:
 seen: list[float] = []  # the clock each template (and step-by-step block) read
 
 
-def _clocked(x, y, t: Clocked):
-    b = AscendC.GetBlockIdx()
-    xg, yg = GlobalTensor(half), GlobalTensor(half)
-    xg.SetGlobalBuffer(x + b * 2 * t.tile, 2 * t.tile)
-    yg.SetGlobalBuffer(y + b * 2 * t.tile, 2 * t.tile)
+def _copy_tiles(b, xg, yg, t: Clocked):
+    """GM→UB→GM of two tiles in the blocks below `t.long_blocks`, one in the others (not in
+    lockstep: the launch reruns under the shared HBM); returns the queue."""
     pipe = TPipe()
     q = TQue(QuePosition.VECIN, 1)
     pipe.InitBuffer(q, 1, t.tile * 2)
@@ -143,6 +141,15 @@ def _clocked(x, y, t: Clocked):
         local = q.DeQue(half)
         AscendC.DataCopy(yg[i * t.tile], local, t.tile)
         q.FreeTensor(local)
+    return q
+
+
+def _clocked(x, y, t: Clocked):
+    b = AscendC.GetBlockIdx()
+    xg, yg = GlobalTensor(half), GlobalTensor(half)
+    xg.SetGlobalBuffer(x + b * 2 * t.tile, 2 * t.tile)
+    yg.SetGlobalBuffer(y + b * 2 * t.tile, 2 * t.tile)
+    q = _copy_tiles(b, xg, yg, t)
     AscendC.PipeBarrier(AscendC.PIPE_ALL)  # (the scalar unit waits for the copies)
     clock = AscendC.GetSystemCycle()
     seen.append(clock)
@@ -193,16 +200,7 @@ def _data_steered(x, y, t: Clocked):
     yg.SetGlobalBuffer(y + b * 2 * t.tile, 2 * t.tile)
     ng.SetGlobalBuffer(x, 1)
     n = int(ng.GetValue(0))  # real data on the first pass, 1 on the rerun's shadows
-    pipe = TPipe()
-    q = TQue(QuePosition.VECIN, 1)
-    pipe.InitBuffer(q, 1, t.tile * 2)
-    for i in range(2 if b < t.long_blocks else 1):
-        local = q.AllocTensor(half)
-        AscendC.DataCopy(local, xg[i * t.tile], t.tile)
-        q.EnQue(local)
-        local = q.DeQue(half)
-        AscendC.DataCopy(yg[i * t.tile], local, t.tile)
-        q.FreeTensor(local)
+    q = _copy_tiles(b, xg, yg, t)
     if b >= n:  # a path the data decides, then the block
         local = q.AllocTensor(half)
         AscendC.Adds(local, local, 1.0, t.tile)
