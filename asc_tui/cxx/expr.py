@@ -312,6 +312,9 @@ class ExprGen:
             t, ca, cb = a.type, a.code, b.code
         if c.is_const:
             return Val(ca, t, a.const) if c.const else Val(cb, t, b.const)
+        pick = _min_or_max(node) if t.is_int else None
+        if pick is not None:  # `a < b ? a : b`: the builtin, which a template run's tmin stands in for
+            return Val(f"{pick}({ca}, {cb})", t)
         return Val(f"({ca} if {c.code} else {cb})", t)
 
     def x_cast_expression(self, node, ctx):
@@ -518,3 +521,70 @@ def _readable(kind: str) -> str:
 def printf_format(fmt: str) -> str:
     """C printf format → Python %-format (length modifiers dropped, %p as %s)."""
     return _PRINTF_RE.sub(lambda m: "%" + m.group(1) + ("s" if m.group(3) == "p" else m.group(3)), fmt)
+
+
+#: node kinds an operand of `_min_or_max` may be built of: reading it twice or once is the same
+_PURE = {
+    "identifier",
+    "field_identifier",
+    "field_expression",
+    "qualified_identifier",
+    "namespace_identifier",
+    "number_literal",
+    "true",
+    "false",
+    "this",
+    "parenthesized_expression",
+    "binary_expression",
+    "unary_expression",
+    "cast_expression",
+    "type_descriptor",
+    "primitive_type",
+    "sized_type_specifier",
+    "type_identifier",
+    "sizeof_expression",
+}
+_LESS, _MORE = ("<", "<="), (">", ">=")
+
+
+def _min_or_max(node) -> str | None:
+    """ "min" or "max" when the conditional `node` is `a < b ? a : b` or a variant of it (<=, >,
+    >=, the branches swapped) over operands without side effects; else None.
+
+    Why: as a branch, a template run's block index splits blocks that tie (`block_length <
+    total - start ? block_length : total - start` sets the last block apart when it gets the
+    same length); as `min` it gets `tmin` (npu/blockindex.py), which keeps them together. For
+    integers the value is the same: on a tie both branches are equal.
+    """
+    cond = node.child_by_field_name("condition")
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond is None or cond.type != "binary_expression":
+        return None
+    op = cond.child_by_field_name("operator").type
+    if op not in _LESS + _MORE:
+        return None
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    yes, no = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+    if not all(_pure(x) for x in (left, right, yes, no)):
+        return None
+    key = [b"".join(x.text.split()) for x in (left, right, yes, no)]
+    if key[0] == key[2] and key[1] == key[3]:
+        return "min" if op in _LESS else "max"
+    if key[0] == key[3] and key[1] == key[2]:
+        return "max" if op in _LESS else "min"
+    return None
+
+
+def _pure(node) -> bool:
+    """No call, assignment, increment, subscript or dereference anywhere in `node`."""
+    if node is None or node.type not in _PURE:
+        return False
+    if node.type == "unary_expression" and node.child_by_field_name("operator").type not in (
+        "-",
+        "+",
+        "~",
+        "!",
+    ):
+        return False
+    return all(_pure(c) for c in node.named_children)
