@@ -71,3 +71,49 @@ def line_of(path: Path, needle: str) -> int:
         if needle in line:
             return i
     raise AssertionError(needle)
+
+
+def add_one_kernel(head: str, setup: str, buffer: str, n: str) -> str:
+    """C++ source of `k(x, z)`: `head` (declarations before it), `setup` (statements that set
+    GlobalTensors xg and zg up), then zg = xg + 1 over `n` halfs through one queue of `buffer`
+    halfs."""
+    body = textwrap.indent(textwrap.dedent(setup).strip(), "    ")
+    return f"""{textwrap.dedent(head).strip()}
+extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR z)
+{{
+    AscendC::GlobalTensor<half> xg, zg;
+{body}
+    AscendC::TPipe pipe;
+    AscendC::TQue<AscendC::TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, {buffer} * sizeof(half));
+    AscendC::LocalTensor<half> t = q.AllocTensor<half>();
+    AscendC::DataCopy(t, xg, {n});
+    q.EnQue(t);
+    t = q.DeQue<half>();
+    AscendC::Adds(t, t, (half)1.0, {n});
+    AscendC::DataCopy(zg, t, {n});
+    q.FreeTensor(t);
+}}
+"""
+
+
+def blocks_that_ran(monkeypatch) -> list:
+    """The blocks that run the kernel's Python from now on (a replayed block makes no Core)."""
+    from asc_tui.npu import launch as launch_mod
+
+    ran = []
+    core = launch_mod.Core
+    monkeypatch.setattr(launch_mod, "Core", lambda run, b, *a: (ran.append(b), core(run, b, *a))[1])
+    return ran
+
+
+def step_by_step_timeline(tmp_path: Path, src: str, x: np.ndarray, blocks: int, numeric: bool):
+    """The timeline key of `src` run with block replay off (what a replayed run must equal)."""
+
+    def step_by_step(r):
+        r.replay = False
+
+    _, acl = run_kernel(
+        tmp_path, src, x, x.dtype, x.size, blocks=blocks, numeric=numeric, configure=step_by_step
+    )
+    return acl.launches[0].result.timeline_key()

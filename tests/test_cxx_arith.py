@@ -1,13 +1,12 @@
 """C++ arithmetic, exactly: each rule of the integer and floating-point semantics."""
 
 import numpy as np
-from cxxkernel import run_kernel
+from cxxkernel import add_one_kernel, blocks_that_ran, run_kernel, step_by_step_timeline
 from cxxsrc import call
 from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.cxx.runtime import cdiv, cmod, odiv, omod
-from asc_tui.npu import launch as launch_mod
 from asc_tui.npu.blockindex import BlockIndex
 from asc_tui.npu.replay import Guards
 
@@ -143,44 +142,22 @@ def test_dividing_a_block_index_keeps_the_template_replayable():
 def test_a_cpp_kernel_tiled_by_block_index_div_and_mod_replays_its_blocks(tmp_path, monkeypatch):
     # each block copies the tile (row, col) = (idx / 4, idx % 4): one template run, 7 replays
     # (timing-only: a full run traces vector numbers only at starts affine in the block index)
-    src = """
-    constexpr int32_t TILE = 256;
-    extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR z)
-    {
+    setup = """
         int64_t row = AscendC::GetBlockIdx() / 4;
         int64_t col = AscendC::GetBlockIdx() % 4;
-        AscendC::GlobalTensor<half> xg, zg;
         xg.SetGlobalBuffer((__gm__ half*)x + (row * 4 + col) * TILE, TILE);
         zg.SetGlobalBuffer((__gm__ half*)z + (col * 2 + row) * TILE, TILE);
-        AscendC::TPipe pipe;
-        AscendC::TQue<AscendC::TPosition::VECIN, 1> q;
-        pipe.InitBuffer(q, 1, TILE * sizeof(half));
-        AscendC::LocalTensor<half> t = q.AllocTensor<half>();
-        AscendC::DataCopy(t, xg, TILE);
-        q.EnQue(t);
-        t = q.DeQue<half>();
-        AscendC::Adds(t, t, (half)1.0, TILE);
-        AscendC::DataCopy(zg, t, TILE);
-        q.FreeTensor(t);
-    }
     """
+    src = add_one_kernel("constexpr int32_t TILE = 256;", setup, "TILE", "TILE")
     x = np.arange(8 * 256).astype(np.float16)
     z, _ = run_kernel(tmp_path, src, x, np.float16, 8 * 256, blocks=8)
     assert np.array_equal(z, (x.reshape(2, 4, 256) + 1).transpose(1, 0, 2).reshape(-1))
-    ran = []  # blocks that ran the kernel's Python (a replayed block makes no Core)
-    core = launch_mod.Core
-    monkeypatch.setattr(launch_mod, "Core", lambda run, b, *a: (ran.append(b), core(run, b, *a))[1])
+    ran = blocks_that_ran(monkeypatch)
     _, fast = run_kernel(tmp_path, src, x, np.float16, 8 * 256, blocks=8, numeric=False)
     assert ran == [0]  # (abs() pinned the template: every block ran its Python)
-
-    def step_by_step(r):
-        r.replay = False
-
-    _, slow = run_kernel(
-        tmp_path, src, x, np.float16, 8 * 256, blocks=8, numeric=False, configure=step_by_step
-    )
+    slow = step_by_step_timeline(tmp_path, src, x, 8, numeric=False)
     assert len(ran) == 9
-    assert fast.launches[0].result.timeline_key() == slow.launches[0].result.timeline_key()
+    assert fast.launches[0].result.timeline_key() == slow
 
 
 def test_division_of_unknown_static_type_is_integer_division_for_every_integer():

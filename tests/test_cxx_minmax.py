@@ -7,13 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cxxkernel import run_kernel
+from cxxkernel import add_one_kernel, blocks_that_ran, run_kernel, step_by_step_timeline
 from cxxsrc import call, write
 from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.cxx.translate import translate
-from asc_tui.npu import launch as launch_mod
 
 #: every spelling of the pattern: (condition, consequence, alternative)
 FORMS = [
@@ -86,42 +85,23 @@ def test_floats_keep_the_branch(tmp_path):
 def test_a_tied_last_block_replays_with_the_others(tmp_path, monkeypatch, numeric):
     # each block takes min(block_length, total - start): the last one's tie is no branch, so
     # one template run stands for all 8 blocks (as the Python twin's min does)
-    src = """
-    constexpr uint32_t TOTAL = 8 * 256;
-    constexpr uint32_t BLOCK = 256;
-    extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR z)
-    {
+    head = """
+        constexpr uint32_t TOTAL = 8 * 256;
+        constexpr uint32_t BLOCK = 256;
+    """
+    setup = """
         uint32_t start = BLOCK * AscendC::GetBlockIdx();
         uint32_t length = BLOCK < TOTAL - start ? BLOCK : TOTAL - start;
-        AscendC::GlobalTensor<half> xg, zg;
         xg.SetGlobalBuffer((__gm__ half*)x + start, length);
         zg.SetGlobalBuffer((__gm__ half*)z + start, length);
-        AscendC::TPipe pipe;
-        AscendC::TQue<AscendC::TPosition::VECIN, 1> q;
-        pipe.InitBuffer(q, 1, BLOCK * sizeof(half));
-        AscendC::LocalTensor<half> t = q.AllocTensor<half>();
-        AscendC::DataCopy(t, xg, length);
-        q.EnQue(t);
-        t = q.DeQue<half>();
-        AscendC::Adds(t, t, (half)1.0, length);
-        AscendC::DataCopy(zg, t, length);
-        q.FreeTensor(t);
-    }
     """
+    src = add_one_kernel(head, setup, "BLOCK", "length")
     x = np.arange(8 * 256).astype(np.float16)
-    ran = []  # blocks that ran the kernel's Python (a replayed block makes no Core)
-    core = launch_mod.Core
-    monkeypatch.setattr(launch_mod, "Core", lambda run, b, *a: (ran.append(b), core(run, b, *a))[1])
+    ran = blocks_that_ran(monkeypatch)
     z, fast = run_kernel(tmp_path, src, x, np.float16, 8 * 256, blocks=8, numeric=numeric)
     assert ran == [0]  # (as a branch: [0, 7])
     if numeric:
         assert np.array_equal(z, x + np.float16(1))
-
-    def step_by_step(r):
-        r.replay = False
-
-    _, slow = run_kernel(
-        tmp_path, src, x, np.float16, 8 * 256, blocks=8, numeric=numeric, configure=step_by_step
-    )
+    slow = step_by_step_timeline(tmp_path, src, x, 8, numeric)
     assert len(ran) == 9
-    assert fast.launches[0].result.timeline_key() == slow.launches[0].result.timeline_key()
+    assert fast.launches[0].result.timeline_key() == slow
