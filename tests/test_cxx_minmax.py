@@ -35,6 +35,9 @@ TYPES = [
 ]
 
 
+_DIR = tempfile.TemporaryDirectory(prefix="asc-tui-minmax-")  # (removed at exit)
+
+
 @cache
 def _pair(form: int, types: int):
     """The pattern, and the same choice written as an if statement (never `min`)."""
@@ -44,7 +47,8 @@ def _pair(form: int, types: int):
     {tc} f({ta} a, {tb} b) {{ return {cond} ? {yes} : {no}; }}
     {tc} g({ta} a, {tb} b) {{ if ({cond}) {{ return ({tc}){yes}; }} return ({tc}){no}; }}
     """
-    d = Path(tempfile.mkdtemp(prefix="asc-tui-minmax-"))
+    d = Path(_DIR.name) / f"{form}-{types}"
+    d.mkdir()
     ns_f = translate(write(d, src, "f.asc"), kernel="f")
     ns_g = translate(write(d, src, "g.asc"), kernel="g")
     return ns_f.load()[ns_f.entry], ns_g.load()[ns_g.entry]
