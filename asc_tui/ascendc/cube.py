@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -79,16 +80,11 @@ def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
     return LocalTensor(t.pos, t.mem, t.dtype, t.offset, need, arr, t.slot)
 
 
+@cache  # (every Mmad asks)
 def c0_of(dtype) -> int:
     """Elements per 32 B block: the width of one fractal row (64 for the packed int4b_t)."""
-    c0 = _C0.get(dtype)
-    if c0 is None:  # (every Mmad asks: kept per type)
-        dt = np.dtype(dtype)
-        c0 = _C0[dtype] = 64 if dt == int4b_t else 32 // dt.itemsize
-    return c0
-
-
-_C0: dict = {}
+    dt = np.dtype(dtype)
+    return 64 if dt == int4b_t else 32 // dt.itemsize
 
 
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:

@@ -118,7 +118,8 @@ def DataCopy(dst, src, count_or_params, *slices) -> None:
     if type(count_or_params) is not int:
         if slices:
             return copy_slices(core, dst, src, count_or_params, slices[0], slices[1], fr)
-        if type(count_or_params) is Nd2NzParams:  # every cube kernel's GM→L1: `_copy_other`'s
+        # every cube kernel's GM→L1, so asked first; int4b_t moves as element pairs (bytes)
+        if isinstance(count_or_params, Nd2NzParams):
             return copy_nd2nz(core, as_bytes(dst), as_bytes(src), count_or_params, fr)
         if isinstance(count_or_params, DataCopyParams):
             return _copy_params(core, dst, src, count_or_params, fr)
@@ -214,8 +215,6 @@ def _local_copy_cycles(core, nbytes: int) -> float:
 
 
 def _copy_other(core, dst, src, params, fr) -> None:
-    if isinstance(params, Nd2NzParams):  # int4b_t moves as element pairs (bytes)
-        return copy_nd2nz(core, as_bytes(dst), as_bytes(src), params, fr)
     if isinstance(params, DataCopyCO12DstParams):
         return copy_co1(core, dst, src, params, fr)
     raise KernelError(

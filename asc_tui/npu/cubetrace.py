@@ -63,11 +63,11 @@ class CubeTrace:
     def compile(self, columns: dict, block: int) -> CubeProgram | None:
         return compile_cube(self, columns)
 
-    def starts(self, v, first: int = 0) -> np.ndarray:
-        """Per block, `v` (an int or a blockindex.BlockIndex: its value in every block) + `first`."""
+    def starts(self, v) -> np.ndarray:
+        """Per block, `v` (an int or a blockindex.BlockIndex: its value in every block)."""
         if type(v) is int:
-            return np.full(self.block_dim, v + first, dtype=np.int64)
-        return v.values() + first
+            return np.full(self.block_dim, v, dtype=np.int64)
+        return v.values()
 
 
 def compile_cube(trace: CubeTrace | None, columns: dict) -> CubeProgram | None:
