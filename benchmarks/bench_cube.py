@@ -62,19 +62,21 @@ def _pairs(emulate, reference, rounds: int) -> tuple:
     return med(emu_w), med(emu_c), med(np_w), med(np_c), q1, q3
 
 
+def _full(op, chip, rounds: int) -> tuple:
+    """`_pairs` of operator `op`'s default case, emulated in full, against numpy's fp32 matmul
+    of its a and b."""
+    _, _, _, lnch, arrays, gm = prepare(op, "default", {}, timing_only=False, seed=0)
+    a, b = arrays["a"], arrays["b"]
+    return _pairs(
+        lambda: launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=True),
+        lambda: a.astype(np.float32) @ b.astype(np.float32),
+        rounds,
+    )
+
+
 def main() -> dict:
     chip = load_chip("ascend910b")
-    op = load_operator("matmul")
-    case, p, specs, lnch, arrays, gm = prepare(op, "default", {}, timing_only=False, seed=0)
-    a, b = arrays["a"], arrays["b"]
-
-    def emulate():
-        return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=True)
-
-    def reference():
-        return a.astype(np.float32) @ b.astype(np.float32)
-
-    ew, ec, nw, nc, q1, q3 = _pairs(emulate, reference, ROUNDS)
+    ew, ec, nw, nc, q1, q3 = _full(load_operator("matmul"), chip, ROUNDS)
     print(
         f"(a) matmul 1024^3 fp16 full emulation: {ew * 1e3:.0f} ms wall / {ec * 1e3:.0f} ms CPU"
         f"   numpy f32 matmul: {nw * 1e3:.0f} ms wall / {nc * 1e3:.0f} ms CPU   ratio "
@@ -95,13 +97,7 @@ def main() -> dict:
         f"CPU; emulated {res.time_us:.1f} us = {tflops:.1f} TFLOPS, {tflops / peak:.1%} of the "
         f"{peak:.1f} TFLOPS cube peak"
     )
-    _, _, _, lnch_o, arrays_o, gm_o = prepare(off, "default", {}, timing_only=False, seed=0)
-    a_o, b_o = arrays_o["a"], arrays_o["b"]
-    ow, oc, onw, onc, q1, q3 = _pairs(
-        lambda: launch(off.kernel, gm_o, lnch_o.tiling, lnch_o.block_dim, chip, numeric=True),
-        lambda: a_o.astype(np.float32) @ b_o.astype(np.float32),
-        OFFICIAL_ROUNDS,
-    )
+    ow, oc, onw, onc, q1, q3 = _full(off, chip, OFFICIAL_ROUNDS)
     print(
         f"(c) matmul_official 1024^3 fp16 full emulation (the high-level Matmul): {ow * 1e3:.0f} ms "
         f"wall / {oc * 1e3:.0f} ms CPU   numpy: {onw * 1e3:.0f} ms wall / {onc * 1e3:.0f} ms CPU   "

@@ -110,61 +110,56 @@ def nd2nz_map(plan, isz: int) -> Map | None:
     return Map(digits)
 
 
-_load_maps: dict[tuple, Map] = {}
 _load_lock = threading.Lock()
+_MISSING = object()
+
+
+def _memo(cache: dict, key: tuple, make, *args):
+    """`cache[key]`, made by `make(*args)` the first time (a cache of at most ~4096 entries,
+    keyed by serials: it keeps no source map alive)."""
+    v = cache.get(key, _MISSING)
+    if v is _MISSING:
+        v = make(*args)
+        with _load_lock:
+            if len(cache) > 4096:
+                cache.clear()
+            cache[key] = v
+    return v
+
+
+_load_maps: dict[tuple, Map] = {}
+_joined: dict[tuple, Map] = {}
+_slices: dict[tuple, Map] = {}
+_shifts: dict[tuple, int | None] = {}
 
 
 def load_map(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz: int) -> Map:
     """The map of a LoadData (no dstGap) from region `src`, from its element `first`."""
     key = (src.serial, first, rep, sstride, transpose)
-    m = _load_maps.get(key)
-    if m is None:
-        digits = []
-        for d in src.digits:
-            out = np.empty(rep * (512 // isz), d.dtype)
-            load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
-            digits.append(out)
-        m = Map(digits)
-        with _load_lock:
-            if len(_load_maps) > 4096:
-                _load_maps.clear()
-            _load_maps[key] = m
-    return m
+    return _memo(_load_maps, key, _load_map_of, src, first, rep, sstride, transpose, isz)
 
 
-_joined: dict[tuple, Map] = {}
+def _load_map_of(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz: int) -> Map:
+    digits = []
+    for d in src.digits:
+        out = np.empty(rep * (512 // isz), d.dtype)
+        load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
+        digits.append(out)
+    return Map(digits)
 
 
 def joined(first: Map, then: Map) -> Map:
     """The map of two regions side by side over the same GM base: `first`, then `then`."""
-    key = (first.serial, then.serial)
-    m = _joined.get(key)
-    if m is None:
-        m = Map([np.concatenate((a, b)) for a, b in zip(first.digits, then.digits)])
-        with _load_lock:
-            if len(_joined) > 4096:
-                _joined.clear()
-            _joined[key] = m
-    return m
-
-
-_slices: dict[tuple, Map] = {}
+    return _memo(
+        _joined,
+        (first.serial, then.serial),
+        lambda: Map([np.concatenate((a, b)) for a, b in zip(first.digits, then.digits)]),
+    )
 
 
 def sliced(map_: Map, lo: int, hi: int) -> Map:
     """The map of elements lo..hi of `map_`'s region."""
-    key = (map_.serial, lo, hi)
-    m = _slices.get(key)
-    if m is None:
-        m = Map([d[lo:hi] for d in map_.digits])
-        with _load_lock:
-            if len(_slices) > 4096:
-                _slices.clear()
-            _slices[key] = m
-    return m
-
-
-_shifts: dict[tuple, int | None] = {}
+    return _memo(_slices, (map_.serial, lo, hi), lambda: Map([d[lo:hi] for d in map_.digits]))
 
 
 def shift(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> int | None:
@@ -175,30 +170,23 @@ def shift(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> int | 
     if other is map_ and other_rel == rel:
         return 0
     key = (map_.serial, rel, other.serial, other_rel, count)
-    c = _shifts.get(key, False)
-    if c is False:
-        c = _shift_of(map_, rel, other, other_rel, count)
-        with _load_lock:
-            if len(_shifts) > 4096:
-                _shifts.clear()
-            _shifts[key] = c
-    return c
+    return _memo(_shifts, key, _shift_of, map_, rel, other, other_rel, count)
 
 
 def _shift_of(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> int | None:
     a, b = map_.index[rel : rel + count], other.index[other_rel : other_rel + count]
     if not len(a) or len(a) != len(b):
         return None
-    skip = None  # zeros and holes: in the same places in both, and not compared
-    for mine, theirs in ((map_.pad, other.pad), (map_.hole, other.hole)):
-        ma = None if mine is None else mine[rel : rel + count]
-        mb = None if theirs is None else theirs[other_rel : other_rel + count]
-        some = ma is not None and ma.any()
-        if some != (mb is not None and mb.any()) or (some and not np.array_equal(ma, mb)):
+    for m, r in ((map_, rel), (other, other_rel)):  # a hole's value is the memory's, not GM's
+        if m.hole is not None and m.hole[r : r + count].any():
             return None
-        if some:
-            skip = ma if skip is None else skip | ma
-    d = b - a if skip is None else (b - a)[~skip]
+    # zeros in the same places in both, and not compared
+    pa = None if map_.pad is None else map_.pad[rel : rel + count]
+    pb = None if other.pad is None else other.pad[other_rel : other_rel + count]
+    some = pa is not None and pa.any()
+    if some != (pb is not None and pb.any()) or (some and not np.array_equal(pa, pb)):
+        return None
+    d = (b - a)[~pa] if some else b - a
     if not len(d):
         return 0
     return int(d[0]) if np.all(d == d[0]) else None

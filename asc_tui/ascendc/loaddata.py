@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..npu import state
 from ..npu.pipes import MTE1
 from .cube import _fail, _need_mem
@@ -234,10 +232,8 @@ def _load_lazily(
     if e is not None:
         lmap = load_map(e.map, (s0 - e.start) // isz, rep, sstride, transpose, isz)
         lz.add(dst.mem, d0, e.gm, e.buffer, e.orig, lmap)
-        if lmap.hole is not None:  # what L1 holds there (its bytes, lineage.Map) moves now
-            moved = np.empty(lmap.size, dst.arr.dtype)
-            load_numbers(moved, 0, src.arr, first, rep, sstride, 0, transpose, isz)
-            dst.arr[doff : doff + lmap.size][lmap.hole] = moved[lmap.hole]
+        if lmap.hole is not None:  # L1 holds its holes as bytes: they move now (the rest stays lineage)
+            load_numbers(dst.arr, doff, src.arr, first, rep, sstride, 0, transpose, isz)
         if core.trace is not None:  # lineage only: no bytes move (npu/cubetrace.py)
             core.trace.cover(len(core.rec))
         return True
