@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asc_tui.ascendc import lineage
+from asc_tui.ascendc import lineage, load3d
 from asc_tui.ascendc.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
@@ -339,3 +339,73 @@ def test_a_map_moved_along_gm_is_recognised_as_a_shift(size, c, rel, other_rel, 
         flipped = pad_theirs.copy()
         flipped[other_rel + np.flatnonzero(pad)[0]] = False
         assert lineage.shift(a, rel, _map_of(theirs, flipped), other_rel, size) is None  # zeros elsewhere
+
+
+# LoadData3DV2 (img2col) from L1 filled by Nd2Nz: a map run through img2col, or bytes
+LOAD3D = """
+    pipe = TPipe()
+    a1, b1, a2, b2, co = TQue(TPosition.A1, 1), TQue(TPosition.B1, 1), TQue(TPosition.A2, 1), \\
+        TQue(TPosition.B2, 1), TQue(TPosition.CO1, 1)
+    pipe.InitBuffer(a1, 1, 64 * 32 * 2)
+    pipe.InitBuffer(b1, 1, 160 * 16 * 2)
+    pipe.InitBuffer(a2, 1, 32 * 160 * 2)
+    pipe.InitBuffer(b2, 1, 160 * 32 * 2)
+    pipe.InitBuffer(co, 1, 32 * 32 * 4)
+    gx, gy = GlobalTensor(half), GlobalTensor(half)
+    gx.SetGlobalBuffer(x, n)
+    gy.SetGlobalBuffer(y, n)
+    ta, tb, tc = a2.AllocTensor(half), b2.AllocTensor(half), co.AllocTensor(float)
+    t1, w1 = a1.AllocTensor(half), b1.AllocTensor(half)
+{body}
+    AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 32, 32, 16, QuantMode_t.F322F16))
+"""
+LOAD3DS = {
+    # A (32 x 32) as 1 x 32 positions of 32 channels, and B from the same L1 tile into L0B
+    "img2col_as_matmul": """
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 32, 32, 0, 32, 32, 1, 0))
+    AscendC.LoadData(ta, t1, LoadData3DParamsV2(l1H=1, l1W=32, channelSize=32, kExtension=32, mExtension=32))
+    AscendC.LoadData(tb, t1, LoadData3DParamsV2(l1H=1, l1W=32, channelSize=32, kExtension=16, mExtension=32))
+    AscendC.Mmad(tc, ta, tb, MmadParams(32, 16, 32))
+""",
+    # a 3 x 3 convolution, padding 1 (zeros) over a 4 x 8 map of 16 channels
+    "padded_convolution": """
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 32, 16, 0, 16, 32, 1, 0))
+    AscendC.DataCopy(w1, gx[700], Nd2NzParams(1, 144, 16, 0, 16, 144, 1, 0))
+    AscendC.LoadData(ta, t1, LoadData3DParamsV2([1, 1, 1, 1], 4, 8, 16, 144, 32, 0, 0, 1, 1, 3, 3, 1, 1))
+    AscendC.LoadData(tb, w1, LoadData2DParams(0, 9, 1, 0, 0, True))
+    AscendC.Mmad(tc, ta, tb, MmadParams(32, 16, 144))
+""",
+    # the same padded with 1.5: not a GM element nor a written zero, so the bytes move
+    "padded_with_a_value": """
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 32, 16, 0, 16, 32, 1, 0))
+    AscendC.DataCopy(w1, gx[700], Nd2NzParams(1, 144, 16, 0, 16, 144, 1, 0))
+    p = LoadData3DParamsV2([1, 1, 1, 1], 4, 8, 16, 144, 32, 0, 0, 1, 1, 3, 3, 1, 1)
+    p.padValue = 1.5
+    AscendC.LoadData(ta, t1, p)
+    AscendC.LoadData(tb, w1, LoadData2DParams(0, 9, 1, 0, 0, True))
+    AscendC.Mmad(tc, ta, tb, MmadParams(32, 16, 144))
+""",
+    # 20 rows of two column blocks copied over a 64-row copy: the first block's rows 32-63 are
+    # holes (the earlier copy's values, as bytes); img2col takes rows 16-47 of that block
+    "holes_moved_by_img2col": """
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 64, 32, 0, 32, 64, 1, 0))
+    AscendC.DataCopy(t1, gx[2048], Nd2NzParams(1, 20, 32, 0, 32, 64, 1, 0))
+    AscendC.DataCopy(w1, gx[700], Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+    AscendC.LoadData(ta, t1, LoadData3DParamsV2(l1H=4, l1W=16, channelSize=16, kExtension=16, mExtension=32,
+                                                mStartPt=16))
+    AscendC.LoadData(tb, w1, LoadData2DParams(0, 1, 1, 0, 0, True))
+    AscendC.Mmad(tc, ta, tb, MmadParams(32, 16, 16))
+""",
+}
+
+
+@pytest.mark.parametrize("case", LOAD3DS)
+def test_img2col_from_lazy_l1_gives_the_copied_bits(case, write_operator, monkeypatch):
+    moved = []
+    real = lineage.moved_map
+    monkeypatch.setattr(lineage, "moved_map", lambda *a: moved.append(1) or real(*a))
+    monkeypatch.setattr(load3d, "moved_map", lambda *a: moved.append(1) or real(*a))
+    src = source(LOAD3D.format(body=LOAD3DS[case]), core="aic", n=4096, golden="np.zeros_like(x)")
+    used = _same_bits(load_operator(str(write_operator(case, src))), None, monkeypatch)
+    assert used["add"] > 0
+    assert bool(moved) == (case != "padded_with_a_value")  # the lineage path, where it may

@@ -148,6 +148,20 @@ def _load_map_of(src: Map, first: int, rep: int, sstride: int, transpose: bool, 
     return Map(digits)
 
 
+_moved_maps: dict[tuple, Map] = {}
+
+
+def moved_map(src: Map, rel: int, count: int, key: tuple, move) -> Map:
+    """The map of an instruction that rearranges `count` elements of region `src` from its
+    element `rel` by `move(values) -> values` (Load3Dv2's img2col): `move` run on the map's
+    digits, as `load_map` runs LoadData's; `key` names the instruction's parameters."""
+    return _memo(
+        _moved_maps,
+        (src.serial, rel, count, key),
+        lambda: Map([move(d[rel : rel + count]) for d in src.digits]),
+    )
+
+
 def joined(first: Map, then: Map) -> Map:
     """The map of two regions side by side over the same GM base: `first`, then `then`."""
     return _memo(
