@@ -111,6 +111,23 @@ HAZARDS = {
     AscendC.Mmad(tc, ta, tb, MmadParams(16, 16, 16, cmatrixInitVal=False))
     AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 16, 16, 16, QuantMode_t.F322F16))
 """,
+    # a half tile loaded into bf16 L0 (its bits reinterpreted) and, as int8, into int8 L0
+    "loaded_as_another_type": """
+    t1 = a1.AllocTensor(half)
+    AscendC.DataCopy(t1, gx, Nd2NzParams(1, 16, 16, 0, 16, 16, 1, 0))
+    ta16, tb16 = ta.ReinterpretCast(bfloat16), tb.ReinterpretCast(bfloat16)
+    AscendC.LoadData(ta16, t1, LoadData2DParams(0, 1, 1, 0, 0, False))
+    AscendC.LoadData(tb16, t1, LoadData2DParams(0, 1, 1, 0, 0, True))
+    AscendC.Mmad(tc, ta16, tb16, MmadParams(16, 16, 16))
+    AscendC.Fixpipe(gy, tc, FixpipeParamsV220(16, 16, 16, 16, QuantMode_t.F322F16))
+    t8, ta8, tb8 = t1.ReinterpretCast(int8), ta.ReinterpretCast(int8), tb.ReinterpretCast(int8)
+    AscendC.LoadData(ta8, t8, LoadData2DParams(0, 1, 1, 0, 0, False))
+    AscendC.LoadData(tb8, t8, LoadData2DParams(0, 1, 1, 0, 0, False))
+    AscendC.Mmad(tc.ReinterpretCast(int32), ta8, tb8, MmadParams(16, 16, 32))
+    gi = GlobalTensor(int32)
+    gi.SetGlobalBuffer(y, n // 2)
+    AscendC.Fixpipe(gi, tc.ReinterpretCast(int32), FixpipeParamsV220(16, 8, 16, 16))
+""",
     # Fixpipe writes over a lazy L1 region, which is then loaded again
     "fixpipe_into_l1": """
     t1 = a1.AllocTensor(half)

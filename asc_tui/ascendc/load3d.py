@@ -181,7 +181,7 @@ def _lazily(
         return False
     isz = src.dtype.itemsize
     e = lz.find("l1", src.offset, s_need * isz)
-    if e is None or e.gm.itemsize != isz:
+    if e is None or e.gm.dtype != src.dtype:
         return False
     key = (  # what img2col and the layout read (`_geometry` holds the map's and kernel's sizes)
         g,

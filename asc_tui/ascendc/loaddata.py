@@ -229,6 +229,8 @@ def _load_lazily(
     s_bytes = ((rep - 1) * sstride + 1) * FRACTAL_BYTES if sstride > 0 else FRACTAL_BYTES
     d0 = dst.offset + doff * isz
     e = lz.find("l1", s0, s_bytes) if gap == 0 else None
+    if e is not None and (e.gm.dtype != src.dtype or src.dtype != dst.dtype):
+        e = None  # (a tile viewed as another type: its bytes move)
     if e is not None:
         lmap = load_map(e.map, (s0 - e.start) // isz, rep, sstride, transpose, isz)
         lz.add(dst.mem, d0, e.gm, e.buffer, e.orig, lmap)
