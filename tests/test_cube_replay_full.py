@@ -21,8 +21,8 @@ from asc_tui.npu.launch import launch
 
 FAST = settings(max_examples=16, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b")
-#: a side: any (tiles not of whole fractals, or a K tail, are gathered, not grids: untraced), or
-#: whole fractals (and K steps: traced)
+#: a side: any (a K tail is gathered, not a grid: untraced; a tile of part of its last fractal
+#: is still a grid), or whole fractals (and K steps: traced)
 SIDE = st.one_of(st.integers(1, 300), st.integers(1, 20).map(lambda x: 16 * x))
 
 
@@ -92,6 +92,26 @@ def test_a_bias_leaves_the_blocks_step_by_step(traced):
     """matmul_official's bias case: a Mmad whose C starts from a bias row is not traced."""
     _same_both_ways(load_operator("matmul_official"), "bias", dict(base_m=64, base_n=64))
     assert traced == []
+
+
+def test_the_high_level_matmul_takes_its_replayed_numbers_from_the_trace(traced):
+    """matmul_official 1024³ (the high-level Matmul): L0A is loaded a row group at a time and
+    each K step through its own map; joined and stacked by lineage, the operands are grids of
+    GM, so blocks replay their numbers — the 86-column tail block of each core as well."""
+    _same_both_ways(load_operator("matmul_official"), "default", {})
+    assert len(traced) > 12, traced
+
+
+def test_rows_a_copy_leaves_unwritten_do_not_stop_the_replay(traced):
+    """baseM 256 over a core's 128 rows: the L1 tile's rows 128-255 are holes of every copy of
+    A (lineage.Map.hole), outside the product — the blocks still replay from the trace."""
+    _same_both_ways(load_operator("matmul_official"), "default", dict(base_m=256, base_n=64))
+    assert len(traced) > 12, traced
+
+
+@pytest.mark.parametrize("params", [dict(base_m=64, base_n=64), dict(base_m=32, base_n=48)])
+def test_the_high_level_matmul_with_tails_equals_step_by_step(params):
+    _same_both_ways(load_operator("matmul_official"), "tails", params)
 
 
 @pytest.mark.parametrize("case", ["default", "stride2", "tails", "k1x1"])

@@ -145,7 +145,10 @@ def load_numbers(
     isz: int,
 ) -> None:
     """Move `rep` fractals for LoadData (bounds already checked) to dst from element `base`,
-    from src's element `first`."""
+    from src's element `first`: their bits (a half tile loaded into a bf16 tensor is
+    reinterpreted, as the hardware moves bytes, not converted)."""
+    if src.dtype != dst.dtype:
+        src = src.view(dst.dtype)
     c0 = 32 // isz
     fr_el = FRACTAL_BYTES // isz
     if sstride == 1:  # contiguous run of fractals: a plain reshape, no stride tricks

@@ -14,7 +14,11 @@ it); on one CPU (jobs inline) a launch takes 51–52 ms instead of 70.
 Results cannot change:
 - maps are built by running the byte-moving code itself (`fractal.nd2nz_numbers`, `fractal.load_numbers`) on
   the digits of element numbers, so a lazy region holds exactly what the copy would write;
-- a region stays lazy only if the copy writes every element of it (no stale holes);
+- an element the copy does not write (a hole: Nd2Nz rows past nValue padded to 16, in a tile
+  of more rows) keeps what the memory held: its bytes are made right before the region goes
+  lazy (`Lazy._fill_holes`), a LoadData moves them as bytes, and an Mmad operand with one is
+  taken as bytes;
+- a region partly overwritten keeps the rest by lineage (`Lazy._rest`);
 - anything else that reads or writes a core's local memory first materialises its lazy regions
   (`settle`, a no-op while there are none), and a write to a GM buffer first materialises what
   was taken from it, waits for submitted jobs that may gather from it and bumps its version
@@ -39,14 +43,16 @@ _serials = itertools.count(1)
 
 
 class Map:
-    """Element i of a region is GM element `base + index[i]`, or zero where `pad[i]`.
+    """Element i of a region is GM element `base + index[i]`, or zero where `pad[i]`, or where
+    `hole[i]` whatever the memory holds (an element the copy did not write: `Lazy` keeps the
+    memory's bytes right there).
 
     Built from `digits`: arrays of the region's element size holding the little-endian digits
     of (GM element + 1) as a copy would have moved them; 0 is a zero the copy wrote, all ones
     an element it did not write.
     """
 
-    __slots__ = ("serial", "digits", "index", "pad", "dense", "size")
+    __slots__ = ("serial", "digits", "index", "pad", "hole", "size")
 
     def __init__(self, digits: list[np.ndarray]):
         self.serial = next(_serials)
@@ -56,14 +62,17 @@ class Map:
         for k, d in enumerate(digits):
             val |= d.astype(np.int64) << (bits * k)
         self.size = val.size
-        self.dense = not np.any(val == (1 << (bits * len(digits))) - 1)
+        hole = val == (1 << (bits * len(digits))) - 1
+        self.hole = hole if hole.any() else None
         pad = val == 0
         self.pad = pad if pad.any() else None
         val -= 1
         if self.pad is not None:
             val[pad] = 0
+        if self.hole is not None:
+            val[hole] = 0
         self.index = val
-        for a in (*digits, self.index, *(() if self.pad is None else (self.pad,))):
+        for a in (*digits, self.index, *(x for x in (self.pad, self.hole) if x is not None)):
             a.flags.writeable = False
 
     def gather(self, gm: np.ndarray, bases, rel: int = 0, count: int | None = None) -> np.ndarray:
@@ -86,7 +95,7 @@ def _digit_type(isz: int):
 
 @lru_cache(maxsize=512)
 def nd2nz_map(plan, isz: int) -> Map | None:
-    """The map of one Nd2Nz plan (fractal.Nd2NzPlan), or None if it leaves holes."""
+    """The map of one Nd2Nz plan (fractal.Nd2NzPlan); None where elements are not 1–4 bytes."""
     dt = _digit_type(isz)
     if dt is None:
         return None
@@ -98,30 +107,103 @@ def nd2nz_map(plan, isz: int) -> Map | None:
         dst = np.full(plan.d_need, mask, dt)
         nd2nz_numbers(plan, dst, src, 0, isz)
         digits.append(dst)
-    m = Map(digits)
-    return m if m.dense else None
+    return Map(digits)
+
+
+_load_lock = threading.Lock()
+_MISSING = object()
+
+
+def _memo(cache: dict, key: tuple, make, *args):
+    """`cache[key]`, made by `make(*args)` the first time (a cache of at most ~4096 entries,
+    keyed by serials: it keeps no source map alive)."""
+    v = cache.get(key, _MISSING)
+    if v is _MISSING:
+        v = make(*args)
+        with _load_lock:
+            if len(cache) > 4096:
+                cache.clear()
+            cache[key] = v
+    return v
 
 
 _load_maps: dict[tuple, Map] = {}
-_load_lock = threading.Lock()
+_joined: dict[tuple, Map] = {}
+_slices: dict[tuple, Map] = {}
+_shifts: dict[tuple, int | None] = {}
 
 
 def load_map(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz: int) -> Map:
     """The map of a LoadData (no dstGap) from region `src`, from its element `first`."""
     key = (src.serial, first, rep, sstride, transpose)
-    m = _load_maps.get(key)
-    if m is None:
-        digits = []
-        for d in src.digits:
-            out = np.empty(rep * (512 // isz), d.dtype)
-            load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
-            digits.append(out)
-        m = Map(digits)
-        with _load_lock:
-            if len(_load_maps) > 4096:
-                _load_maps.clear()
-            _load_maps[key] = m
-    return m
+    return _memo(_load_maps, key, _load_map_of, src, first, rep, sstride, transpose, isz)
+
+
+def _load_map_of(src: Map, first: int, rep: int, sstride: int, transpose: bool, isz: int) -> Map:
+    digits = []
+    for d in src.digits:
+        out = np.empty(rep * (512 // isz), d.dtype)
+        load_numbers(out, 0, d, first, rep, sstride, 0, transpose, isz)
+        digits.append(out)
+    return Map(digits)
+
+
+_moved_maps: dict[tuple, Map] = {}
+
+
+def moved_map(src: Map, rel: int, count: int, key: tuple, move) -> Map:
+    """The map of an instruction that rearranges `count` elements of region `src` from its
+    element `rel` by `move(values) -> values` (Load3Dv2's img2col): `move` run on the map's
+    digits, as `load_map` runs LoadData's; `key` names the instruction's parameters."""
+    return _memo(
+        _moved_maps,
+        (src.serial, rel, count, key),
+        lambda: Map([move(d[rel : rel + count]) for d in src.digits]),
+    )
+
+
+def joined(first: Map, then: Map) -> Map:
+    """The map of two regions side by side over the same GM base: `first`, then `then`."""
+    return _memo(
+        _joined,
+        (first.serial, then.serial),
+        lambda: Map([np.concatenate((a, b)) for a, b in zip(first.digits, then.digits)]),
+    )
+
+
+def sliced(map_: Map, lo: int, hi: int) -> Map:
+    """The map of elements lo..hi of `map_`'s region."""
+    return _memo(_slices, (map_.serial, lo, hi), lambda: Map([d[lo:hi] for d in map_.digits]))
+
+
+def shift(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> int | None:
+    """c when `other`'s elements other_rel.. (`count` of them) are `map_`'s from rel.. plus c
+    GM elements, zeros in the same places: `other` over GM from base b then holds what `map_`
+    does from b + c; else None. Why: a K loop loads each slice of one L1 tile through its own
+    map, the first slice's moved along K (the high-level Matmul's L0A and L0B)."""
+    if other is map_ and other_rel == rel:
+        return 0
+    key = (map_.serial, rel, other.serial, other_rel, count)
+    return _memo(_shifts, key, _shift_of, map_, rel, other, other_rel, count)
+
+
+def _shift_of(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> int | None:
+    a, b = map_.index[rel : rel + count], other.index[other_rel : other_rel + count]
+    if not len(a) or len(a) != len(b):
+        return None
+    for m, r in ((map_, rel), (other, other_rel)):  # a hole's value is the memory's, not GM's
+        if m.hole is not None and m.hole[r : r + count].any():
+            return None
+    # zeros in the same places in both, and not compared
+    pa = None if map_.pad is None else map_.pad[rel : rel + count]
+    pb = None if other.pad is None else other.pad[other_rel : other_rel + count]
+    some = pa is not None and pa.any()
+    if some != (pb is not None and pb.any()) or (some and not np.array_equal(pa, pb)):
+        return None
+    d = (b - a)[~pa] if some else b - a
+    if not len(d):
+        return 0
+    return int(d[0]) if np.all(d == d[0]) else None
 
 
 class Entry:
@@ -172,12 +254,14 @@ class Lazy:
         end = e.end
         old = self.mems.get(mem)
         keep = [e]
+        if old and map_.hole is not None:
+            self._fill_holes(e, old)
         if old:
             for o in old:
                 if o.end <= start or o.start >= end:
                     keep.append(o)
                 elif o.start < start or o.end > end:
-                    self._materialise(o)  # partly overwritten: the rest must stay right
+                    keep += self._rest(o, start, end)  # partly overwritten: the rest stays
         self.mems[mem] = keep
         if not buffer.lineage:
             buffer.lineage = True
@@ -186,6 +270,47 @@ class Lazy:
             with _live_lock:
                 _live.add(self)
 
+    def _fill_holes(self, e: Entry, old: list[Entry]) -> None:
+        """Before `e` (with holes) replaces regions under it: write their values where `e` has
+        holes, which keep what the memory held before the copy — and a lazy region's values
+        are not in the memory's bytes."""
+        isz = e.gm.itemsize
+        at = e.start + np.flatnonzero(e.map.hole) * isz  # the holes' byte offsets
+        for o in old:
+            if o.end <= e.start or o.start >= e.end:
+                continue
+            if o.gm.itemsize != isz or (o.start - e.start) % isz:
+                self._materialise(o)  # (elements of other sizes: all of it, simply)
+                continue
+            inside = at[(at >= o.start) & (at < o.end)]
+            rel = (inside - o.start) // isz
+            if o.map.hole is not None:
+                rel = rel[~o.map.hole[rel]]  # (there the memory is right already)
+            if not len(rel):
+                continue
+            gm_ready(o.buffer)
+            vals = o.gm[o.base + o.map.index[rel]]
+            if o.map.pad is not None:
+                vals[o.map.pad[rel]] = 0
+            self.core.memory(o.mem)[o.start : o.end].view(o.gm.dtype)[rel] = vals
+
+    def _rest(self, o: Entry, start: int, end: int) -> list[Entry]:
+        """What region `o` still holds around bytes [start, end) written over it: its parts
+        before and after, by lineage (a tail tile copied over a whole one's region leaves the
+        rest of it as it was); materialised instead when the cut is inside an element."""
+        isz = o.gm.itemsize
+        if (start - o.start) % isz or (end - o.start) % isz:
+            self._materialise(o)
+            return []
+        rest = []
+        if o.start < start:
+            head = sliced(o.map, 0, (start - o.start) // isz)
+            rest.append(Entry(o.mem, o.start, o.gm, o.buffer, o.orig, head))
+        if o.end > end:
+            tail = sliced(o.map, (end - o.start) // isz, o.map.size)
+            rest.append(Entry(o.mem, end, o.gm, o.buffer, o.orig, tail))
+        return rest
+
     def find(self, mem: str, start: int, nbytes: int) -> Entry | None:
         """The region holding all of [start, start + nbytes) of `mem`, if one does."""
         end = start + nbytes
@@ -193,6 +318,29 @@ class Lazy:
             if e.start <= start and end <= e.end:
                 return e
         return None
+
+    def find_run(self, mem: str, start: int, nbytes: int) -> Entry | None:
+        """`find`, or else one region made of adjacent ones that cover [start, start + nbytes)
+        exactly, each the same GM array from the same base. Why: an operand loaded in pieces
+        (the high-level Matmul loads L0A a row group at a time) is then taken whole by lineage."""
+        e = self.find(mem, start, nbytes)
+        if e is not None:
+            return e
+        end = start + nbytes
+        parts = sorted((o for o in self.mems.get(mem, ()) if o.start < end and start < o.end), key=_start)
+        if len(parts) < 2 or parts[0].start > start or parts[-1].end < end:
+            return None
+        first = parts[0]
+        map_ = first.map
+        for prev, o in zip(parts, parts[1:]):
+            if o.start != prev.end or o.gm is not first.gm or o.buffer is not first.buffer:
+                return None
+            if o.base != first.base or not (
+                o.orig is first.orig or (type(o.orig) is int and type(first.orig) is int)
+            ):
+                return None
+            map_ = joined(map_, o.map)
+        return Entry(mem, first.start, first.gm, first.buffer, first.orig, map_)
 
     def settle_range(self, mem: str, start: int, end: int) -> None:
         """Materialise the regions of `mem` overlapping [start, end)."""
@@ -224,7 +372,11 @@ class Lazy:
             self.core.trace.bad = True
         gm_ready(e.buffer)
         region = self.core.memory(e.mem)[e.start : e.end].view(e.gm.dtype)
-        region[...] = e.map.gather(e.gm, e.base)
+        if e.map.hole is None:
+            region[...] = e.map.gather(e.gm, e.base)
+        else:  # (the holes' bytes are right already)
+            live = ~e.map.hole
+            region[live] = e.map.gather(e.gm, e.base)[live]
 
     def _retire_if_empty(self) -> None:
         if any(self.mems.values()):
@@ -238,6 +390,10 @@ class Lazy:
         """The block is over: its local memories are gone."""
         self.mems = {}
         self._retire_if_empty()
+
+
+def _start(e: Entry) -> int:
+    return e.start
 
 
 def lazy_of(core) -> Lazy | None:

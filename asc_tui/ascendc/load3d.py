@@ -21,9 +21,10 @@ import numpy as np
 
 from ..npu.pipes import MTE1
 from .cube import _fail, c0_of, past_tensor
-from .dtypes import nbytes_of
+from .dtypes import int4b_t, nbytes_of
 from .fractal import strided
 from .int4 import as_bytes, move_arrays, pack
+from .lineage import moved_map
 
 
 @dataclass
@@ -144,10 +145,9 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     if last > dst.count:  # hardware writes on into the memory; the twin follows and warns
         dst = past_tensor(core, dst, full, "LoadData3DParamsV2", fr)
     s_bytes, full_bytes = nbytes_of(src.dtype, s_need), nbytes_of(dst.dtype, full)
-    if core.numeric:
+    if core.numeric and not _lazily(core, dst, src, p, g, s_need, full, shape, to_a, transpose):
         fmap, darr, packed = move_arrays(core, src, s_bytes, dst, full_bytes)
-        x = img2col(fmap[:s_need].reshape(g.c1, g.h, g.w, c0), p, g)
-        _write(darr, x.T if transpose else x, shape, c0, to_a)
+        _move(fmap[:s_need], darr, p, g, shape, to_a, transpose)
         if packed:
             dst.arr[:full_bytes] = pack(darr)
     cfg = core.chip.cube_timing
@@ -158,6 +158,54 @@ def load3d_v2(core, dst, src, p: LoadData3DParamsV2, fr) -> None:
     if san is not None:
         san.access(core, as_bytes(src), 0, s_bytes, False, fr, span=True)
         san.access(core, as_bytes(dst), 0, nbytes_of(dst.dtype, last), True, fr, span=True)
+
+
+def _move(
+    fmap: np.ndarray, darr: np.ndarray, p, g: _Geometry, shape: tuple, to_a: bool, transpose: bool
+) -> None:
+    """The load itself: img2col of the (C1, H, W, C0) map `fmap`, written into `darr`."""
+    x = img2col(fmap.reshape(g.c1, g.h, g.w, g.c0), p, g)
+    _write(darr, x.T if transpose else x, shape, g.c0, to_a)
+
+
+def _lazily(
+    core, dst, src, p, g: _Geometry, s_need: int, full: int, shape, to_a: bool, transpose: bool
+) -> bool:
+    """Record the load from a lazy L1 region as a lazy L0 region (ascendc/lineage.py): its map
+    is img2col run on the region's map; False if the bytes must move. Not for int4b_t, nor
+    for padding of a value other than zero (a map holds GM elements and written zeros)."""
+    lz = core.lazy
+    if lz is None or src.dtype == int4b_t or dst.dtype != src.dtype:
+        return False
+    if any(int(v) for v in p.padList) and np.asarray(p.padValue, src.dtype) != 0:
+        return False
+    isz = src.dtype.itemsize
+    e = lz.find("l1", src.offset, s_need * isz)
+    if e is None or e.gm.dtype != src.dtype:
+        return False
+    key = (  # what img2col and the layout read (`_geometry` holds the map's and kernel's sizes)
+        g,
+        tuple(int(v) for v in p.padList),
+        *(int(v) for v in (p.mStartPt, p.mExtension, p.kStartPt, p.kExtension, p.strideH, p.strideW)),
+        int(p.dilationFilterH),
+        int(p.dilationFilterW),
+        shape,
+        to_a,
+        transpose,
+    )
+
+    def move(values: np.ndarray) -> np.ndarray:  # untouched elements stay unwritten (all ones)
+        out = np.full(full, np.iinfo(values.dtype).max, values.dtype)
+        _move(values, out, p, g, shape, to_a, transpose)
+        return out
+
+    lmap = moved_map(e.map, (src.offset - e.start) // isz, s_need, key, move)
+    lz.add(dst.mem, dst.offset, e.gm, e.buffer, e.orig, lmap)
+    if lmap.hole is not None:  # L1 holds its holes as bytes: they move now (the rest stays lineage)
+        _move(src.arr[:s_need], dst.arr, p, g, shape, to_a, transpose)
+    if core.trace is not None:  # lineage only: no bytes move (npu/cubetrace.py)
+        core.trace.cover(len(core.rec))
+    return True
 
 
 def _extent(rows: int, cols: int, c0: int, to_a: bool) -> tuple[tuple[int, int], int]:

@@ -229,9 +229,13 @@ def _load_lazily(
     s_bytes = ((rep - 1) * sstride + 1) * FRACTAL_BYTES if sstride > 0 else FRACTAL_BYTES
     d0 = dst.offset + doff * isz
     e = lz.find("l1", s0, s_bytes) if gap == 0 else None
+    if e is not None and (e.gm.dtype != src.dtype or src.dtype != dst.dtype):
+        e = None  # (a tile viewed as another type: its bytes move)
     if e is not None:
         lmap = load_map(e.map, (s0 - e.start) // isz, rep, sstride, transpose, isz)
         lz.add(dst.mem, d0, e.gm, e.buffer, e.orig, lmap)
+        if lmap.hole is not None:  # L1 holds its holes as bytes: they move now (the rest stays lineage)
+            load_numbers(dst.arr, doff, src.arr, first, rep, sstride, 0, transpose, isz)
         if core.trace is not None:  # lineage only: no bytes move (npu/cubetrace.py)
             core.trace.cover(len(core.rec))
         return True

@@ -28,7 +28,7 @@ from ..npu.blockindex import steady_offset
 from ..npu.cubetrace import MMAD, nz_tile
 from ..npu.offload import gm_ready, numbers
 from .dtypes import int32
-from .lineage import track, untrack
+from .lineage import shift, track, untrack
 
 _BITS = {1: np.uint8, 2: np.uint16}
 
@@ -102,15 +102,19 @@ class KSteps:
         lz = core.lazy
         if lz is not None:
             isz = t.dtype.itemsize
-            e = lz.find(t.mem, t.offset, need * isz)
+            e = lz.find_run(t.mem, t.offset, need * isz)
+            rel = 0 if e is None else (t.offset - e.start) // isz
+            hole = None if e is None else e.map.hole
+            if hole is not None and hole[rel : rel + need].any():
+                e = None  # (the memory holds those elements: the operand is taken as bytes, below)
             if e is not None:
-                rel = (t.offset - e.start) // isz
                 if stack is None:
                     track(self.owner)
                     return LinStack(e, rel, need, t.dtype)
-                if type(stack) is LinStack and stack.takes(e, rel):
-                    stack.bases.append(e.base)
-                    stack.origs.append(e.orig)
+                c = stack.takes(e, rel) if type(stack) is LinStack else None
+                if c is not None:
+                    stack.bases.append(e.base + c)
+                    stack.origs.append(e.orig + c if c else e.orig)
                     return stack
                 stack = _as_raw(stack, i, need, self.dtype)
                 stack.put(i, e.map.gather(e.gm, e.base, rel, need).view(self.dtype))
@@ -166,8 +170,13 @@ class LinStack:
         self.bases = [e.base]
         self.origs = [e.orig]  # (the bases as the kernel gave them: lineage.Entry.orig)
 
-    def takes(self, e, rel: int) -> bool:
-        return e.map is self.map and e.gm is self.gm and rel == self.rel
+    def takes(self, e, rel: int) -> int | None:
+        """c when region `e` from its element `rel` holds this operand's elements from GM base
+        `e.base + c` (the same map, or one moved along GM: `lineage.shift`); None when it
+        cannot be stacked."""
+        if e.gm is not self.gm:
+            return None
+        return shift(self.map, self.rel, e.map, rel, self.need)
 
     def rows(self, t: int) -> np.ndarray:
         """The raw operands, gathered from GM (unchanged since, `lineage.gm_written`, once the
@@ -188,17 +197,23 @@ class LinStack:
         )
 
 
-@lru_cache(maxsize=1024)
-def _grid(map_, rel: int, need: int, side: str, cols: int, k1: int, c0: int) -> tuple | None:
-    """(GM element of operand (0, 0), step per row of A / column of B, step along K) if the
-    operand of one K step is a regular grid of GM, else None (cached per map and shape)."""
-    idx = map_.index[rel : rel + need]
-    if map_.pad is not None and map_.pad[rel : rel + need].any():
-        return None
+def _as_rows(x: np.ndarray, side: str, cols: int, k1: int, c0: int) -> np.ndarray:
+    """One K step's operand (L0 order) as rows of A, or as columns of B (then rows too), by K."""
     if side == "a":  # ZZ: (m1, k1, 16, c0) → rows m, then k
-        g = idx.reshape(cols, k1, 16, c0).transpose(0, 2, 1, 3).reshape(cols * 16, k1 * c0)
-    else:  # ZN: (k1, n1, 16, c0) → k, then columns n; as (n, k) like A
-        g = idx.reshape(k1, cols, 16, c0).transpose(1, 2, 0, 3).reshape(cols * 16, k1 * c0)
+        return x.reshape(cols, k1, 16, c0).transpose(0, 2, 1, 3).reshape(cols * 16, k1 * c0)
+    # ZN: (k1, n1, 16, c0) → k, then columns n; as (n, k) like A
+    return x.reshape(k1, cols, 16, c0).transpose(1, 2, 0, 3).reshape(cols * 16, k1 * c0)
+
+
+@lru_cache(maxsize=1024)
+def _grid(map_, rel: int, need: int, side: str, cols: int, k1: int, c0: int, rows: int) -> tuple | None:
+    """(GM element of operand (0, 0), step per row of A / column of B, step along K) if the
+    operand of one K step — its first `rows` rows of A (columns of B): the fractals' padding
+    beyond them is not part of the product — is a regular grid of GM, else None (cached per
+    map and shape)."""
+    if map_.pad is not None and _as_rows(map_.pad[rel : rel + need], side, cols, k1, c0)[:rows].any():
+        return None
+    g = _as_rows(map_.index[rel : rel + need], side, cols, k1, c0)[:rows]
     first = int(g[0, 0])
     s_row = int(g[1, 0] - g[0, 0]) if g.shape[0] > 1 else 0
     s_k = int(g[0, 1] - g[0, 0]) if g.shape[1] > 1 else 0
@@ -389,9 +404,7 @@ class Pending:
         if type(st) is not LinStack or r.k != r.k1 * r.c0:
             return None
         rows, cols = (self.m, self.m1) if side == "a" else (self.n, self.n1)
-        if rows != cols * 16:
-            return None
-        grid = _grid(st.map, st.rel, st.need, side, cols, r.k1, r.c0)
+        grid = _grid(st.map, st.rel, st.need, side, cols, r.k1, r.c0, rows)
         if grid is None:
             return None
         first, s_row, s_k = grid  # GM element of (0, 0), steps along rows / cols and along K
