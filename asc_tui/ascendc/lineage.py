@@ -24,6 +24,9 @@ Results cannot change:
   was taken from it, waits for submitted jobs that may gather from it and bumps its version
   (`gm_written`).
 Lineage is off in timing-only runs, under the sanitizer, and with `run.lineage = False`.
+
+Past 400 lines; the seam to split on: maps (`Map`, the copies' maps and the caches that make,
+join, slice and compare them) | regions (`Entry`, `Lazy`, what GM writes must settle).
 """
 
 from __future__ import annotations
