@@ -104,6 +104,18 @@ def test_blocks_in_lockstep_share_their_figures_and_equal_one_block_at_a_time(st
         assert got.to_dict() == core_profiles(alone, columns(alone))[0].to_dict()
 
 
+def test_blocks_at_the_same_cycles_doing_other_work_are_not_taken_as_equal():
+    """Same starts, other ends or other pipes: each block keeps its own figures."""
+    spans = [(0, 10, 0), (5, 10, 0)]
+    for other in ([(0, 10, 0), (5, 20, 0)], [(0, 10, 0), (5, 10, N_PIPES + 1)], [(0, 10, 3), (5, 10, 0)]):
+        blocks = [_block(0, spans, 0.0), _block(1, other, 0.0)]
+        em = replace(synthetic(), blocks=tuple(blocks), block_dim=2, cores_used=2, records=None)
+        rows = [block_unions(record_slots(b.kind, b.pipe), b.start, b.end) for b in blocks]
+        totals = pipe_totals(em, columns(em))
+        assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
+        assert (totals.compute, totals.move) == (rows[0][2] + rows[1][2], rows[0][3] + rows[1][3])
+
+
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():
     p = profile(synthetic())
     rows = {b.key: b for b in p.breakdown}
