@@ -3,17 +3,30 @@ on bundled operators."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profsrc import synthetic
 
-from asc_tui.devkit.breakdown import _CLASS, _UNIONS, block_unions, union_length
+from asc_tui.devkit.breakdown import (
+    _CLASS,
+    _UNIONS,
+    block_unions,
+    columns,
+    core_profiles,
+    overlap_share,
+    pipe_totals,
+    record_slots,
+    union_length,
+)
 from asc_tui.devkit.profile import profile
 from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.pipes import N_PIPES
+from asc_tui.npu.results import BlockTimeline, EmulationResult
 
 
 def test_union_length_merges_overlapping_and_touching_intervals():
@@ -36,6 +49,71 @@ def test_block_unions_equal_one_union_length_per_class(spans):
     member = (_CLASS[slot] & _UNIONS) != 0
     want = [union_length(start[m], end[m]) for m in member]
     assert block_unions(slot, start, end) == pytest.approx(want, abs=1e-9)
+
+
+def _block(i: int, spans: list, shift: float) -> BlockTimeline:
+    start = np.array([float(a) for a, _, _ in spans]) + shift
+    n = len(spans)
+    return BlockTimeline(
+        block=i,
+        core=i,
+        wave=0,
+        t_start=float(start.min()) if n else 0.0,
+        t_end=float((start + [float(d) for _, d, _ in spans]).max()) if n else 0.0,
+        pipe=np.array([k % N_PIPES for _, _, k in spans], np.int8),
+        start=start,
+        end=start + np.array([float(d) for _, d, _ in spans]),
+        op=np.zeros(n, np.int32),
+        line=np.zeros(n, np.int32),
+        nbytes=np.full(n, 64, np.int64),
+        kind=np.array([k // N_PIPES for _, _, k in spans], np.int8),
+        link=np.full(n, -1, np.int32),
+        scalar_cycles=5.0,
+    )
+
+
+_SPANS = st.lists(
+    st.tuples(st.integers(0, 500), st.integers(0, 200), st.integers(0, 3 * N_PIPES - 1)),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_SPANS, min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 2), st.sampled_from([0.0, 0.0, 7.5])), min_size=1, max_size=8),
+)
+def test_blocks_in_lockstep_share_their_figures_and_equal_one_block_at_a_time(streams, picks):
+    """Blocks with equal records (a wave in lockstep) get their unions and per-core figures
+    once; they equal each block's own, bit for bit, whatever mix of equal, shifted and other
+    blocks (all of one length or not) the run has."""
+    blocks = [_block(i, streams[k % len(streams)], shift) for i, (k, shift) in enumerate(picks)]
+
+    def run_of(bs) -> EmulationResult:
+        return replace(synthetic(), blocks=tuple(bs), block_dim=len(bs), cores_used=len(bs), records=None)
+
+    em = run_of(blocks)
+    cols = columns(em)
+    totals = pipe_totals(em, cols)
+    rows = [block_unions(record_slots(b.kind, b.pipe), b.start, b.end) for b in blocks]
+    assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
+    assert (totals.compute, totals.move) == (sum(r[2] for r in rows), sum(r[3] for r in rows))
+    for got, b in zip(core_profiles(em, cols), blocks):
+        alone = run_of([b])
+        assert got.to_dict() == core_profiles(alone, columns(alone))[0].to_dict()
+
+
+def test_blocks_at_the_same_cycles_doing_other_work_are_not_taken_as_equal():
+    """Same starts, other ends or other pipes: each block keeps its own figures."""
+    spans = [(0, 10, 0), (5, 10, 0)]
+    for other in ([(0, 10, 0), (5, 20, 0)], [(0, 10, 0), (5, 10, N_PIPES + 1)], [(0, 10, 3), (5, 10, 0)]):
+        blocks = [_block(0, spans, 0.0), _block(1, other, 0.0)]
+        em = replace(synthetic(), blocks=tuple(blocks), block_dim=2, cores_used=2, records=None)
+        rows = [block_unions(record_slots(b.kind, b.pipe), b.start, b.end) for b in blocks]
+        totals = pipe_totals(em, columns(em))
+        assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
+        assert (totals.compute, totals.move) == (rows[0][2] + rows[1][2], rows[0][3] + rows[1][3])
 
 
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():

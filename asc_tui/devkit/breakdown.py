@@ -172,17 +172,46 @@ def block_unions(slot: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[f
     """One block's five unions (cycles): all work, work or wait, compute work, movement work,
     and compute or movement work; `slot` is each record's kind * N_PIPES + pipe.
 
-    Why one block at a time, each union over its own records: a 16384³ matmul has 25M
-    records, and the whole-launch pass this replaced made five rows of every record (2 GB of
-    temporaries, 6–13 s). A block's figures are also what its own overlap shows (`overlap`),
-    so one function computes both and they agree to the bit.
+    Why one block at a time: a 16384³ matmul has 25M records, and the whole-launch pass this
+    replaced made five rows of every record (2 GB of temporaries, 6–13 s); five rows of one
+    block's records are a few MB. The five unions share one sort and one pass of each numpy
+    call (a small run pays per call). A block's figures are also what its own overlap shows
+    (`overlap`), so one function computes both and they agree to the bit.
     """
     if len(start) == 0:
         return [0.0] * len(_UNIONS)
     order = np.argsort(start, kind="stable")
-    s, e = start[order], end[order]
-    member = (_CLASS[slot[order]] & _UNIONS) != 0
-    return [_union_sorted(s[m], e[m]) for m in member]
+    s = start[order]
+    # one row per union: a record outside it ends at -inf, so it neither reaches past the
+    # intervals before it nor adds any length (its gain is clipped to 0)
+    e = np.where((_CLASS[slot[order]] & _UNIONS) != 0, end[order], -np.inf)
+    prev = np.empty_like(e)  # the reach of the intervals before each one, per union
+    prev[:, 0] = -np.inf
+    np.maximum.accumulate(e[:, :-1], axis=1, out=prev[:, 1:])
+    gain = np.subtract(e, np.maximum(s, prev, out=prev), out=prev)
+    return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
+
+
+def _all_alike(cols: Columns, nb: int, size: int) -> bool:
+    """Whether all `nb` blocks of `size` records each have equal (slot, start, end) columns."""
+    columns = (cols.start, cols.end, cols.slot)
+    if nb * size <= 1 << 16:  # (as bytes: a small run pays per numpy call)
+        return all(b == b[: len(b) // nb] * nb for b in (x.tobytes() for x in columns))
+    grids = [x.reshape(nb, size) for x in columns]
+    first = grids[0][:, 0]  # (blocks at other cycles fail here, before a whole compare)
+    return bool((first == first[0]).all()) and all((g[1:] == g[0]).all() for g in grids)
+
+
+def _same_block(a: tuple, b: tuple) -> bool:
+    """Whether two blocks' (slot, start, end) columns are equal: the blocks of a wave in
+    lockstep (npu/lockstep.py) have the same records at the same cycles, and their unions are
+    then computed once (a small run's profile paid ~36 numpy calls per block for each)."""
+    s, t = a[1], b[1]
+    if len(s) != len(t) or (len(s) and (s[0] != t[0] or s[-1] != t[-1])):
+        return False  # (other blocks mostly differ in length or start: no full compare)
+    if len(s) <= 1 << 16:  # (bytes compare: ~10x cheaper than `array_equal` on small blocks)
+        return all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 def overlap_share(compute: float, move: float, either: float) -> float | None:
@@ -221,12 +250,12 @@ def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
     busy, blocked, _ = cols.sums.sum(axis=0).tolist()  # per kind, per pipe
     busy[S] += sum(b.scalar_cycles for b in result.blocks)
     count = cols.counts[:, KIND_WORK].sum(axis=0).tolist()
-    bounds = [*np.asarray(cols.offsets, dtype=np.int64).tolist(), len(cols.start)]
-    rows = [
-        block_unions(cols.slot[lo:hi], cols.start[lo:hi], cols.end[lo:hi])
-        for lo, hi in zip(bounds[:-1], bounds[1:])
-    ]
+    rows = _unions_by_block(cols)
     worked, either, c, m, both = np.array(rows).reshape(-1, len(_UNIONS)).sum(axis=0).tolist()
+    shares: dict[int, float | None] = {}  # by row: blocks in lockstep share theirs
+    for row in rows:
+        if id(row) not in shares:
+            shares[id(row)] = overlap_share(*row[2:])
     return PipeTotals(
         busy,
         blocked,
@@ -235,8 +264,33 @@ def pipe_totals(result: EmulationResult, cols: Columns) -> PipeTotals:
         c,
         m,
         max(c + m - both, 0.0),
-        tuple(overlap_share(bc, bm, bb) for _, _, bc, bm, bb in rows),
+        tuple([shares[id(row)] for row in rows]),
     )
+
+
+def _unions_by_block(cols: Columns) -> list[list[float]]:
+    """`block_unions` of every block, computed once for blocks with equal columns.
+
+    Why: the blocks of a wave in lockstep (npu/lockstep.py) have the same records at the same
+    cycles, and a small run's profile paid ~36 numpy calls per block for the same figures.
+    All blocks equal is checked in three calls; otherwise each block against the one before.
+    """
+    bounds = [*np.asarray(cols.offsets, dtype=np.int64).tolist(), len(cols.start)]
+    nb = len(bounds) - 1
+    if nb < 1:
+        return []
+    size = bounds[1] - bounds[0]
+    if nb > 1 and size > 0 and bounds[-1] == nb * size and _all_alike(cols, nb, size):
+        row = block_unions(cols.slot[:size], cols.start[:size], cols.end[:size])
+        return [row] * nb
+    rows = []
+    last = None  # the block before: its columns and unions
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        here = (cols.slot[lo:hi], cols.start[lo:hi], cols.end[lo:hi])
+        if last is None or not _same_block(here, last[0]):
+            last = (here, block_unions(*here))
+        rows.append(last[1])
+    return rows
 
 
 @dataclass(frozen=True)
@@ -282,20 +336,20 @@ def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, 
     mhz = result.clock_mhz
     names: dict[tuple, tuple] = {}  # which pipes a block used: the same few sets repeat
     out = []
+    last = figures = None  # the block before: its sums and its figures (blocks in lockstep repeat)
     for i, b in enumerate(result.blocks):
         bu, bl, co, by = busy[i], blocked[i], count[i], moved[i]
         bu[S] += b.scalar_cycles
         cyc = b.t_end - b.t_start
-        d = cyc if cyc > 0 else 1.0
-        used = tuple([x + y + z > 0 for x, y, z in zip(bu, co, bl)])  # all are ≥ 0
-        pipes = names.get(used)
-        if pipes is None:
-            pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in range(N_PIPES) if used[p])
-        out.append(
-            CoreProfile(
-                b.block,
-                b.core,
-                b.wave,
+        here = (bu, bl, co, by, cyc)
+        if here != last:
+            last = here
+            d = cyc if cyc > 0 else 1.0
+            used = tuple([x + y + z > 0 for x, y, z in zip(bu, co, bl)])  # all are ≥ 0
+            pipes = names.get(used)
+            if pipes is None:
+                pipes = names[used] = tuple((p, PIPE_NAMES[p]) for p in range(N_PIPES) if used[p])
+            figures = (
                 cyc / mhz,
                 cyc,
                 {n: bu[p] / mhz for p, n in pipes},
@@ -305,7 +359,7 @@ def core_profiles(result: EmulationResult, cols: Columns) -> tuple[CoreProfile, 
                 by[MTE2],
                 by[MTE3] + by[FIX],
             )
-        )
+        out.append(CoreProfile(b.block, b.core, b.wave, *figures))  # (equal blocks share dicts)
     return tuple(out)
 
 
