@@ -9,9 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from debug_ops import COPY, source
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from asc_tui.ascendc.dtypes import as_dtype
 from asc_tui.devkit.debug import DebugRequest, debug
-from asc_tui.devkit.precision import compare
+from asc_tui.devkit.precision import CHUNK, compare
 
 BUGS = Path(__file__).resolve().parents[1] / "operators" / "bugs"
 
@@ -25,6 +28,43 @@ def test_one_wrong_element_gives_exact_errors_cosine_and_worst_element():
     assert o.cosine_similarity == pytest.approx(32 / math.sqrt(30 * 34.25))
     assert o.verdict == "WARN"  # cosine 0.99826 is in [0.99, 0.999)
     assert o.worst == [(3, 4.5, 4.0)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.one_of(st.integers(1, 3000), st.sampled_from([CHUNK - 1, CHUNK, CHUNK + 1, 2 * CHUNK + 3])),
+    st.lists(st.tuples(st.floats(0, 1), st.sampled_from([np.nan, np.inf, -np.inf, 70000.0])), max_size=4),
+    st.sampled_from([np.float16, "bfloat16", np.float32]),
+    st.integers(0, 2**32 - 1),
+)
+def test_figures_over_many_chunks_equal_one_plain_pass(n, bad, dtype, seed):
+    """Whatever the size (chunk edges), dtype and the odd NaN/Inf (in the output or the
+    golden: some chunks finite, some not), the figures are those of one float64 pass."""
+    dt = np.dtype(as_dtype(dtype)) if isinstance(dtype, str) else np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    want = rng.standard_normal(n).astype(dt)
+    got = (want.astype(np.float64) * (1 + rng.uniform(-1e-3, 1e-3, n))).astype(dt)
+    with np.errstate(over="ignore"):  # (70000 is Inf in fp16 and bf16's neighbours)
+        for where, value in bad:
+            (got if where < 0.5 else want)[int(where * (n - 1))] = value
+    o = compare("y", got, want)
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    assert (o.nan, o.inf) == (np.isnan(g).sum(), np.isinf(g).sum())
+    both = np.isfinite(g) & np.isfinite(w)
+    diff = np.abs(g - w)[both]
+    rel = diff / np.maximum(np.abs(w[both]), 1e-6)
+    if both.all():
+        assert o.max_abs_error == pytest.approx(diff.max(), rel=1e-6)
+        assert o.mean_rel_error == pytest.approx(rel.mean(), rel=1e-5)
+        cos = np.dot(g, w) / np.sqrt(np.dot(g, g) * np.dot(w, w))
+        assert o.cosine_similarity == pytest.approx(cos, rel=1e-9)
+        assert o.within_threshold == bool(np.all(diff <= o.atol + o.rtol * np.abs(w)))
+        worst = sorted(range(n), key=lambda i: -abs(g[i] - w[i]))[:5]
+        assert sorted(abs(g[i] - w[i]) for i, _, _ in o.worst) == sorted(
+            abs(g[i] - w[i]) for i in worst if g[i] != w[i]
+        )
+    elif (~np.isfinite(g) & ~((g == w) | (np.isnan(g) & np.isnan(w)))).any():
+        assert o.verdict == "FAIL" and o.cosine_invalid  # NaN/Inf where the golden has none
 
 
 def test_cosine_below_099_fails():

@@ -215,6 +215,26 @@ def test_infinite_loop_times_out_while_the_keyboard_keeps_working(ops):
     asyncio.run(go())
 
 
+def test_the_configs_memory_cap_holds_in_the_workbench_too(ops):
+    """worker_memory_mb caps the workbench's worker as it does `asc-tui run`: a 3 GiB
+    allocation under a 1 GiB cap is a MemoryError at the user's line, not the machine's."""
+
+    async def go():
+        app = make_app(ops, config=Config(worker_timeout=20, worker_memory_mb=1024))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            target = (ops / "add_custom.py").resolve()
+            big = "    import numpy as np\n    big = np.ones((3 << 30,), np.uint8)\n"
+            target.write_text(SRC.replace("def tensors(case):\n", "def tensors(case):\n" + big))
+            line = SRC.splitlines().index("def tensors(case):") + 3
+            await until(pilot, lambda: app.ops[target].status == "error", what="the failed run")
+            assert "MemoryError" in log_text(app) and f"add_custom.py:{line}" in log_text(app)
+            save_atomically(target, SRC)
+            await until(pilot, lambda: app.ops[target].status == "pass", what="recovery")
+
+    asyncio.run(go())
+
+
 def test_a_crashing_operator_is_reported_and_the_next_save_works(ops):
     async def go():
         app = make_app(ops)

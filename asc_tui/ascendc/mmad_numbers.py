@@ -19,7 +19,7 @@ accumulation (`Pending`, its flush and `flush_cube`).
 from __future__ import annotations
 
 from collections import OrderedDict
-from functools import cache, lru_cache, partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -27,36 +27,9 @@ from ..npu import state
 from ..npu.blockindex import steady_offset
 from ..npu.cubetrace import MMAD, nz_tile
 from ..npu.offload import gm_ready, numbers
+from ..npu.widen import widen_into as _widen_into
 from .dtypes import int32
 from .lineage import shift, track, untrack
-
-_BITS = {1: np.uint8, 2: np.uint16}
-
-
-@cache
-def _widen_table(src, wide):
-    """Every value of the 1- or 2-byte type `src` as `wide`, indexed by its bit pattern.
-
-    Why: numpy's fp16→fp32 `astype` costs ~1.65 ns per element; a table lookup costs ~0.75 (and
-    fuses with the fractal transpose), and a 1024³ matmul widens 12 M elements (A is re-read per
-    N tile, B per M tile). Built with `astype` itself, so every entry — NaN payloads included — is
-    bit-identical to converting directly.
-    """
-    bits = np.arange(1 << (8 * src.itemsize), dtype=_BITS[src.itemsize])
-    return bits.view(src).astype(wide)
-
-
-def _widen_into(out, tile, wide) -> None:
-    """out[...] = tile.astype(wide) for a (transposed) view `tile`, by table where that pays."""
-    bits = _BITS.get(tile.dtype.itemsize)
-    if bits is None or tile.dtype == np.dtype(wide):
-        out[...] = tile
-        return
-    table = _widen_table(tile.dtype, np.dtype(wide))
-    if out.flags.c_contiguous:
-        np.take(table, tile.view(bits), out=out, mode="clip")
-    else:  # (take's own `out=` first copies a strided `out` in, then back: ~20% more for B's
-        out[...] = table.take(tile.view(bits), mode="clip")  # column slabs of a 1024³ matmul)
 
 
 def _split(arr: np.ndarray, shape: tuple) -> np.ndarray:

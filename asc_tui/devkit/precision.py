@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..ascendc.dtypes import as_dtype, dtype_name
+from ..npu.widen import widened
 
 #: (atol, rtol) per output dtype; operators override with PRECISION = {"float16": (atol, rtol)}.
 DEFAULT_THRESHOLDS = {
@@ -24,6 +25,9 @@ DEFAULT_THRESHOLDS = {
     "float32": (1e-5, 1e-5),
 }
 PASS_COSINE, WARN_COSINE = 0.999, 0.99
+#: Elements per step of `compare`: 1 MB of float32, so each of its ~20 passes stays in cache
+#: (80M fp16 elements: 2x faster than 4M-element steps).
+CHUNK = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,11 @@ class PrecisionReport:
         }
 
 
+def _as_work(a: np.ndarray, work) -> np.ndarray:
+    """`a` as the figures' working type (a new array): 1- and 2-byte types by table."""
+    return widened(a, work) if a.dtype.itemsize <= 2 else a.astype(work)
+
+
 def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:
     name = dtype_name(as_dtype(dtype))
     if overrides and name in overrides:
@@ -131,12 +140,12 @@ def compare(
     dot = ng = nw = 0.0
     within = True
     worst: list[tuple[float, int, float, float]] = []
-    chunk = 1 << 22
-    for lo in range(0, size, chunk):
-        g = g_all[lo : lo + chunk].astype(work)
-        w = w_all[lo : lo + chunk].astype(work)
+    for lo in range(0, size, CHUNK):
+        g = _as_work(g_all[lo : lo + CHUNK], work)
+        w = _as_work(w_all[lo : lo + CHUNK], work)
         fg, fw = np.isfinite(g), np.isfinite(w)
-        if fg.all() and fw.all():
+        finite = bool(fg.all() and fw.all())
+        if finite:
             diff = np.abs(g - w)
             gf, wf = g, w
         else:
@@ -150,22 +159,32 @@ def compare(
                 diff = np.where(both, np.abs(g - w), np.where(same, 0.0, np.inf)).astype(work)
             gf, wf = g[both], w[both]
         aw = np.abs(w)
+        top = float(diff.max()) if diff.size else 0.0
         if diff.size:
-            max_abs = max(max_abs, float(diff.max()))
-            finite_diff = np.isfinite(diff)
-            rel = diff[finite_diff] / np.maximum(aw[finite_diff], work(1e-6))
+            max_abs = max(max_abs, top)
+            if finite:  # (the usual chunk: every figure below without masks, the same values)
+                rel = diff / np.maximum(aw, work(1e-6))
+                bound = aw * rtol
+                bound += atol
+            else:
+                finite_diff = np.isfinite(diff)
+                rel = diff[finite_diff] / np.maximum(aw[finite_diff], work(1e-6))
+                with np.errstate(invalid="ignore"):
+                    bound = atol + rtol * np.where(fw, aw, 0)
             rel_sum += float(rel.sum(dtype=np.float64))
             rel_n += rel.size
             with np.errstate(invalid="ignore"):
-                within = within and bool(np.all(diff <= atol + rtol * np.where(fw, aw, 0)))
+                within = within and bool(np.all(diff <= bound))
         g64, w64 = gf.astype(np.float64), wf.astype(np.float64)  # once each: ~1 MB per 128 k
         dot += float(np.dot(g64, w64))
         ng += float(np.dot(g64, g64))
         nw += float(np.dot(w64, w64))
         del g64, w64
-        if diff.size and n_worst and float(diff.max()) > 0:
+        if diff.size and n_worst and top > 0:
             k = min(n_worst, diff.size)
-            key = np.nan_to_num(diff.astype(np.float64), posinf=np.finfo(np.float64).max)
+            key = diff.astype(np.float64)
+            if not finite:
+                key = np.nan_to_num(key, posinf=np.finfo(np.float64).max)
             idx = np.argpartition(-key, k - 1)[:k]
             worst += [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx if key[i] > 0]
     worst = sorted(worst, key=lambda t: -t[0])[:n_worst]

@@ -156,10 +156,10 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
         data = None
         try:
             if not timing_only:
-                if kept is not None:
-                    arr = kept[name]
-                elif spec.is_output:
+                if spec.is_output:
                     arr = np.zeros(spec.shape, spec.np_dtype)
+                elif kept is not None:
+                    arr = kept[name]
                 else:
                     arr = spec.generate(rng)
                 arrays[name] = arr
@@ -174,7 +174,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
                 hint="use a smaller case, or raise worker_memory_mb in the config",
             ) from None
     if kept is None:
-        keep_inputs(key, arrays)
+        keep_inputs(key, {n: a for n, a in arrays.items() if not specs.specs[n].is_output})
     return case, p, specs, lnch, arrays, gm_args
 
 

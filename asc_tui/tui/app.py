@@ -201,7 +201,9 @@ class Workbench(Navigation, DiffActions, App):
         from ..devkit.worker import RunWorker
 
         if self.worker is None:
-            self.worker = RunWorker(timeout_s=self.config.worker_timeout, spare=True)
+            self.worker = RunWorker(
+                timeout_s=self.config.worker_timeout, spare=True, memory_mb=self.config.worker_memory_mb
+            )
         self.rerunner = Rerunner(
             self.worker,
             self.runs.request,

@@ -43,7 +43,9 @@ class Tools:
     export: ExportController
 
     def __init__(self, app: Workbench):
-        self.process = ToolProcess(lambda: max(app.config.worker_timeout, 60.0))
+        self.process = ToolProcess(
+            lambda: max(app.config.worker_timeout, 60.0), lambda: app.config.worker_memory_mb
+        )
         self.profile = ProfileController(app)
         self.precision = PrecisionController(app)
         self.debug = DebugController(app, self.process)

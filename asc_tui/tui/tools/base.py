@@ -84,10 +84,11 @@ class ToolProcess:
 
     worker: RunWorker | None
     timeout_s: Callable[[], float]  # read when the process starts (the config may reload)
+    memory_mb: Callable[[], int | None]  # its address-space cap, read then too
     closed: bool  # the app is closing: no process is started any more
 
-    def __init__(self, timeout_s: Callable[[], float]):
-        self.timeout_s = timeout_s
+    def __init__(self, timeout_s: Callable[[], float], memory_mb: Callable[[], int | None] = lambda: None):
+        self.timeout_s, self.memory_mb = timeout_s, memory_mb
         self.worker = None
         self.closed = False
         self._lock = threading.Lock()
@@ -100,7 +101,7 @@ class ToolProcess:
             if self.closed:
                 raise RuntimeError("the workbench is closing")
             if self.worker is None:
-                self.worker = RunWorker(timeout_s=self.timeout_s())
+                self.worker = RunWorker(timeout_s=self.timeout_s(), memory_mb=self.memory_mb())
             worker = self.worker
         res = worker.call(Call(target, args, label=f"{path.stem} ({tool})"))
         if not res.ok:

@@ -80,7 +80,7 @@ class TuneController(ToolController):
             timeout_s=app.config.worker_timeout,
         )
         if self.worker is None:
-            self.worker = RunWorker(timeout_s=None)
+            self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, path = self.worker, st.path
         self.running = True
         app.pane(TunePane).start(f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
@@ -118,7 +118,7 @@ class TuneController(ToolController):
             )
             return
         if self.worker is None:
-            self.worker = RunWorker(timeout_s=None)
+            self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, fixed = self.worker, dict(st.params)
         self.running = True
         what = " ".join(f"{k}={','.join(map(str, v))}" for k, v in values.items())
