@@ -219,6 +219,9 @@ class Workbench(Navigation, DiffActions, App):
             ).start()
         from ..devkit.views import profile, result, timeline  # noqa: F401 - warm for the first result
 
+        if self.closing:  # the app quit while this thread started the engine: stop what it made
+            self.shutdown()
+            return
         self.post_message(EngineReady())
 
     @while_mounted
