@@ -83,6 +83,25 @@ def test_what_the_app_holds_at_start_is_left_out_of_garbage_collection_until_it_
     asyncio.run(go())
 
 
+def test_quitting_while_the_engine_starts_leaves_no_worker_or_thread_behind(ops):
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)):
+            while app.first_paint_at is None:
+                await asyncio.sleep(0.001)
+        return app
+
+    app = asyncio.run(go())  # (quit at the first frame: the engine is still being imported)
+    deadline = time.monotonic() + 20
+    while (app.rerunner is None or app.worker is None) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    threads = [app.rerunner._thread, *(lane.thread for lane in app.rerunner._lanes)]
+    for t in threads:
+        t.join(5)
+    assert not any(t.is_alive() for t in threads) and app.worker._closed
+    assert app.watcher is None or not app.watcher._thread.is_alive()
+
+
 def test_tab_keys_and_timeline_zoom_pan_block_keys(ops):
     async def go():
         app = make_app(ops)

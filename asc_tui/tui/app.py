@@ -125,6 +125,7 @@ class Workbench(Navigation, DiffActions, App):
         self.results_seen = 0  # RunFinished messages applied (tests, benchmarks)
         self.closing = False
         self.first_paint_at: float | None = None  # perf_counter() after the first refresh
+        self._layout: tuple | None = None  # (wide, narrow, small) as `_layout_for` last set it
         self.failure: str | None = None  # the newest worker failure, on the status line
         self.tools = Tools(self)
         self._themes: list[str] = []
@@ -218,6 +219,9 @@ class Workbench(Navigation, DiffActions, App):
             ).start()
         from ..devkit.views import profile, result, timeline  # noqa: F401 - warm for the first result
 
+        if self.closing:  # the app quit while this thread started the engine: stop what it made
+            self.shutdown()
+            return
         self.post_message(EngineReady())
 
     @while_mounted
@@ -264,6 +268,12 @@ class Workbench(Navigation, DiffActions, App):
 
     def _layout_for(self, width: int, height: int) -> None:
         wide = width >= WIDE[0] and height >= WIDE[1]
+        small = width < NARROW
+        layout = (wide, width < 100, small)
+        if layout == self._layout:  # (the resizes at start-up repeat it: each restyled the app)
+            self.update_status()
+            return
+        self._layout = layout
         self.screen.set_class(wide, "-wide")
         self.screen.set_class(width < 100, "-narrow")
         tabs = self.pane(TabbedContent)
@@ -273,7 +283,6 @@ class Workbench(Navigation, DiffActions, App):
             tabs.hide_tab("log")
         else:
             tabs.show_tab("log")
-        small = width < NARROW
         self.pane(WorkbenchFooter).set_narrow(small)
         for tab_id, (long, short) in TAB_LABELS.items():  # every tab header stays reachable
             tabs.get_tab(tab_id).label = short if small else long
