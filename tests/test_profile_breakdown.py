@@ -116,6 +116,18 @@ def test_blocks_at_the_same_cycles_doing_other_work_are_not_taken_as_equal():
         assert (totals.compute, totals.move) == (rows[0][2] + rows[1][2], rows[0][3] + rows[1][3])
 
 
+def test_blocks_of_other_lengths_are_never_read_as_rows_of_one_length():
+    """Three blocks of 2, 1 and 3 records (6 = 3 × 2) whose flat columns repeat: each keeps
+    its own figures."""
+    x, y = (0, 10, 0), (20, 10, 0)
+    blocks = [_block(i, spans, 0.0) for i, spans in enumerate([[x, y], [x], [y, x, y]])]
+    em = replace(synthetic(), blocks=tuple(blocks), block_dim=3, cores_used=3, records=None)
+    rows = [block_unions(record_slots(b.kind, b.pipe), b.start, b.end) for b in blocks]
+    totals = pipe_totals(em, columns(em))
+    assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
+    assert totals.compute == sum(r[2] for r in rows) and totals.move == sum(r[3] for r in rows)
+
+
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():
     p = profile(synthetic())
     rows = {b.key: b for b in p.breakdown}
