@@ -67,6 +67,13 @@ def test_figures_over_many_chunks_equal_one_plain_pass(n, bad, dtype, seed):
         assert o.verdict == "FAIL" and o.cosine_invalid  # NaN/Inf where the golden has none
 
 
+def test_finite_values_whose_difference_overflows_keep_it_out_of_the_mean_relative_error():
+    got, want = np.array([1e308, 1.0, 2.0]), np.array([-1e308, 1.0, 2.5])
+    with np.errstate(all="ignore"):  # (the overflows themselves)
+        o = compare("y", got, want)
+    assert o.max_abs_error == np.inf and o.mean_rel_error == pytest.approx(0.1)  # (0 + 0.2) / 2
+
+
 def test_cosine_below_099_fails():
     want = np.array([1, 0, 0, 0], np.float32)
     got = np.array([1, 0.2, 0, 0], np.float32)

@@ -25,7 +25,7 @@ from asc_tui.devkit.breakdown import (
 from asc_tui.devkit.profile import profile
 from asc_tui.devkit.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
-from asc_tui.npu.pipes import N_PIPES
+from asc_tui.npu.pipes import MTE2, N_PIPES, V
 from asc_tui.npu.results import BlockTimeline, EmulationResult
 
 
@@ -114,6 +114,19 @@ def test_blocks_at_the_same_cycles_doing_other_work_are_not_taken_as_equal():
         totals = pipe_totals(em, columns(em))
         assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
         assert (totals.compute, totals.move) == (rows[0][2] + rows[1][2], rows[0][3] + rows[1][3])
+
+
+def test_blocks_of_other_lengths_are_never_read_as_rows_of_one_length():
+    """Three blocks of 2, 1 and 3 records (6 = 3 × 2) whose flat columns repeat: each keeps
+    its own figures."""
+    x, y = (0, 10, V), (5, 10, MTE2)  # (work records: slot = pipe)
+    blocks = [_block(i, spans, 0.0) for i, spans in enumerate([[x, y], [x], [y, x, y]])]
+    em = replace(synthetic(), blocks=tuple(blocks), block_dim=3, cores_used=3, records=None)
+    rows = [block_unions(record_slots(b.kind, b.pipe), b.start, b.end) for b in blocks]
+    totals = pipe_totals(em, columns(em))
+    assert totals.block_overlaps == tuple(overlap_share(*r[2:]) for r in rows)
+    assert totals.compute == sum(r[2] for r in rows) and totals.move == sum(r[3] for r in rows)
+    assert totals.sync_wait == max(sum(r[1] for r in rows) - sum(r[0] for r in rows), 0.0)
 
 
 def test_sync_wait_counts_only_time_when_the_core_did_nothing_but_wait():

@@ -41,3 +41,23 @@ def test_profile_names_shorten_instead_of_being_cut(ops):
             assert "…" not in text and "HBM read" in text and "Vector" in text
 
     asyncio.run(go())
+
+
+def test_a_resize_under_the_help_screen_lays_out_the_workbench_below_it(ops):
+    """The layout classes go on the workbench's screen, not on the modal on top: after a
+    resize to wide with help open, closing help shows the bottom log beside the tabs."""
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            await pilot.press("question_mark")
+            assert app.screen is not app.workbench_screen
+            await pilot.resize_terminal(160, 45)
+            await pilot.pause(0.2)
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+            assert app.screen is app.workbench_screen and app.screen.has_class("-wide")
+            assert app.query_one("#bottom-log").display and app.query_one("#bottom-log").region.width > 0
+
+    asyncio.run(go())

@@ -280,7 +280,12 @@ def _unions_by_block(cols: Columns) -> list[list[float]]:
     if nb < 1:
         return []
     size = bounds[1] - bounds[0]
-    if nb > 1 and size > 0 and bounds[-1] == nb * size and _all_alike(cols, nb, size):
+    if (
+        nb > 1
+        and size > 0
+        and all(b - a == size for a, b in zip(bounds, bounds[1:]))
+        and _all_alike(cols, nb, size)
+    ):
         row = block_unions(cols.slot[:size], cols.start[:size], cols.end[:size])
         return [row] * nb
     rows = []

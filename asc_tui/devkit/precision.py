@@ -109,11 +109,6 @@ class PrecisionReport:
         }
 
 
-def _as_work(a: np.ndarray, work) -> np.ndarray:
-    """`a` as the figures' working type (a new array): 1- and 2-byte types by table."""
-    return widened(a, work) if a.dtype.itemsize <= 2 else a.astype(work)
-
-
 def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:
     name = dtype_name(as_dtype(dtype))
     if overrides and name in overrides:
@@ -141,8 +136,8 @@ def compare(
     within = True
     worst: list[tuple[float, int, float, float]] = []
     for lo in range(0, size, CHUNK):
-        g = _as_work(g_all[lo : lo + CHUNK], work)
-        w = _as_work(w_all[lo : lo + CHUNK], work)
+        g = widened(g_all[lo : lo + CHUNK], work)  # (1- and 2-byte types by table)
+        w = widened(w_all[lo : lo + CHUNK], work)
         fg, fw = np.isfinite(g), np.isfinite(w)
         finite = bool(fg.all() and fw.all())
         if finite:
@@ -160,6 +155,7 @@ def compare(
             gf, wf = g[both], w[both]
         aw = np.abs(w)
         top = float(diff.max()) if diff.size else 0.0
+        finite = finite and top != np.inf  # (finite values can differ by more than the largest)
         if diff.size:
             max_abs = max(max_abs, top)
             if finite:  # (the usual chunk: every figure below without masks, the same values)

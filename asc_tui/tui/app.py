@@ -274,8 +274,8 @@ class Workbench(Navigation, DiffActions, App):
             self.update_status()
             return
         self._layout = layout
-        self.screen.set_class(wide, "-wide")
-        self.screen.set_class(width < 100, "-narrow")
+        self.workbench_screen.set_class(wide, "-wide")  # (not a modal's: the panes are below it)
+        self.workbench_screen.set_class(width < 100, "-narrow")
         tabs = self.pane(TabbedContent)
         if wide:
             if tabs.active == "log":
@@ -288,9 +288,14 @@ class Workbench(Navigation, DiffActions, App):
             tabs.get_tab(tab_id).label = short if small else long
         self.update_status()
 
+    @property
+    def workbench_screen(self):
+        """The workbench's own screen, under any modal (help, palette) on top."""
+        return self.screen_stack[0] if self.screen_stack else self.screen
+
     def pane(self, selector, expect_type=None):
         """Query the workbench screen, even while a modal (help, palette) is on top."""
-        base = self.screen_stack[0] if self.screen_stack else self.screen
+        base = self.workbench_screen
         return base.query_one(selector, expect_type) if expect_type else base.query_one(selector)
 
     # -- keymap / themes -------------------------------------------------------------------
@@ -330,7 +335,7 @@ class Workbench(Navigation, DiffActions, App):
 
     def action_show_tab(self, tab: str) -> None:
         tabs = self.pane(TabbedContent)
-        if tab == "log" and self.screen.has_class("-wide"):
+        if tab == "log" and self.workbench_screen.has_class("-wide"):
             self.pane("#bottom-log").focus()
             return
         tabs.active = tab
@@ -344,8 +349,7 @@ class Workbench(Navigation, DiffActions, App):
             pane.add(text, level)
 
     def log_panes(self) -> list[LogPane]:
-        base = self.screen_stack[0] if self.screen_stack else self.screen
-        return list(base.query(LogPane))
+        return list(self.workbench_screen.query(LogPane))
 
     def update_status(self) -> None:
         st = self.ops.get(self.selected) if self.selected else None

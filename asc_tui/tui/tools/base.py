@@ -53,7 +53,7 @@ class ToolController:
 
     def switch(self, tab: str) -> None:
         """Bring a tab forward (the log has its own pane on wide screens)."""
-        if tab == "log" and self.app.screen.has_class("-wide"):
+        if tab == "log" and self.app.workbench_screen.has_class("-wide"):
             return
         self.app.pane(TabbedContent).active = tab
 
@@ -87,7 +87,7 @@ class ToolProcess:
     memory_mb: Callable[[], int | None]  # its address-space cap, read then too
     closed: bool  # the app is closing: no process is started any more
 
-    def __init__(self, timeout_s: Callable[[], float], memory_mb: Callable[[], int | None] = lambda: None):
+    def __init__(self, timeout_s: Callable[[], float], memory_mb: Callable[[], int | None]):
         self.timeout_s, self.memory_mb = timeout_s, memory_mb
         self.worker = None
         self.closed = False
