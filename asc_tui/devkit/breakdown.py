@@ -192,20 +192,11 @@ def block_unions(slot: np.ndarray, start: np.ndarray, end: np.ndarray) -> list[f
     return np.maximum(gain, 0.0, out=gain).sum(axis=1).tolist()
 
 
-def _all_alike(cols: Columns, nb: int, size: int) -> bool:
-    """Whether all `nb` blocks of `size` records each have equal (slot, start, end) columns."""
-    columns = (cols.start, cols.end, cols.slot)
-    if nb * size <= 1 << 16:  # (as bytes: a small run pays per numpy call)
-        return all(b == b[: len(b) // nb] * nb for b in (x.tobytes() for x in columns))
-    grids = [x.reshape(nb, size) for x in columns]
-    first = grids[0][:, 0]  # (blocks at other cycles fail here, before a whole compare)
-    return bool((first == first[0]).all()) and all((g[1:] == g[0]).all() for g in grids)
-
-
 def _same_block(a: tuple, b: tuple) -> bool:
-    """Whether two blocks' (slot, start, end) columns are equal: the blocks of a wave in
-    lockstep (npu/lockstep.py) have the same records at the same cycles, and their unions are
-    then computed once (a small run's profile paid ~36 numpy calls per block for each)."""
+    """Whether two blocks' (or runs of blocks') (slot, start, end) columns are equal: the
+    blocks of a wave in lockstep (npu/lockstep.py) have the same records at the same cycles,
+    and their unions are then computed once (a small run's profile paid ~36 numpy calls per
+    block for each)."""
     s, t = a[1], b[1]
     if len(s) != len(t) or (len(s) and (s[0] != t[0] or s[-1] != t[-1])):
         return False  # (other blocks mostly differ in length or start: no full compare)
@@ -273,9 +264,11 @@ def _unions_by_block(cols: Columns) -> list[list[float]]:
 
     Why: the blocks of a wave in lockstep (npu/lockstep.py) have the same records at the same
     cycles, and a small run's profile paid ~36 numpy calls per block for the same figures.
-    All blocks equal is checked in three calls; otherwise each block against the one before.
+    All blocks equal is one compare of the columns with themselves shifted by a block;
+    otherwise each block is compared with the one before.
     """
     bounds = [*np.asarray(cols.offsets, dtype=np.int64).tolist(), len(cols.start)]
+    columns = (cols.slot, cols.start, cols.end)
     nb = len(bounds) - 1
     if nb < 1:
         return []
@@ -284,14 +277,14 @@ def _unions_by_block(cols: Columns) -> list[list[float]]:
         nb > 1
         and size > 0
         and all(b - a == size for a, b in zip(bounds, bounds[1:]))
-        and _all_alike(cols, nb, size)
-    ):
+        and _same_block(tuple(x[size:] for x in columns), tuple(x[:-size] for x in columns))
+    ):  # (every block equals the one before it: the columns equal themselves one block on)
         row = block_unions(cols.slot[:size], cols.start[:size], cols.end[:size])
         return [row] * nb
     rows = []
     last = None  # the block before: its columns and unions
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        here = (cols.slot[lo:hi], cols.start[lo:hi], cols.end[lo:hi])
+        here = tuple(x[lo:hi] for x in columns)
         if last is None or not _same_block(here, last[0]):
             last = (here, block_unions(*here))
         rows.append(last[1])
