@@ -268,14 +268,14 @@ class Workbench(Navigation, DiffActions, App):
 
     def _layout_for(self, width: int, height: int) -> None:
         wide = width >= WIDE[0] and height >= WIDE[1]
-        small = width < NARROW
-        layout = (wide, width < 100, small)
+        narrow, small = width < 100, width < NARROW
+        layout = (wide, narrow, small)
         if layout == self._layout:  # (the resizes at start-up repeat it: each restyled the app)
             self.update_status()
             return
         self._layout = layout
         self.workbench_screen.set_class(wide, "-wide")  # (not a modal's: the panes are below it)
-        self.workbench_screen.set_class(width < 100, "-narrow")
+        self.workbench_screen.set_class(narrow, "-narrow")
         tabs = self.pane(TabbedContent)
         if wide:
             if tabs.active == "log":
