@@ -10,7 +10,7 @@ pyproject.toml.
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
@@ -29,4 +29,8 @@ class BuildPyWithBundled(build_py):
             )
 
 
-setup(cmdclass={"build_py": BuildPyWithBundled})
+#: fp16 <-> fp32 conversions in C (asc_tui/npu/_fp16.c). Optional: without a C compiler the
+#: install goes on and asc_tui/npu/fp16.py converts with numpy (same bits, slower).
+FP16 = Extension("asc_tui.npu._fp16", ["asc_tui/npu/_fp16.c"], extra_compile_args=["-O3"], optional=True)
+
+setup(cmdclass={"build_py": BuildPyWithBundled}, ext_modules=[FP16])
