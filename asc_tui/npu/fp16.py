@@ -34,8 +34,10 @@ def widen_f16(out: np.ndarray, src: np.ndarray) -> bool:
 
 
 def cast_into(out: np.ndarray, src: np.ndarray) -> None:
-    """out[...] = src cast as numpy casts (`casting="unsafe"`): fp32 → fp16 in C. An fp16
+    """out[...] = src cast as numpy casts (`casting="unsafe"`): fp32 ↔ fp16 in C. An fp16
     overflow becomes inf silently on either path (numpy's own cast would also warn)."""
+    if widen_f16(out, src):
+        return
     if out.dtype == F16 and src.dtype == F32 and out.shape == src.shape:
         if _fp16 is not None:
             _fp16.narrow(out, src)
