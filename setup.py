@@ -3,8 +3,8 @@
 They live at the top of the source tree (operators/, themes/) where users and the README point;
 a non-editable install (`pip install .`) copies them into the wheel so `asc-tui run add_custom`
 and the themes work without the source tree. They stay outside the `asc_tui` package on purpose:
-frames inside `asc_tui/` are the emulator's, never the user's line. Everything else is in
-pyproject.toml.
+frames inside `asc_tui/` are the emulator's, never the user's line. It also builds the one C
+file, `asc_tui/npu/_fp16.c` (optional). Everything else is in pyproject.toml.
 """
 
 import shutil
