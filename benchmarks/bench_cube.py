@@ -29,6 +29,7 @@ from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.roofline import cube_peak_flops
 from asc_tui.devkit.runner import prepare
 from asc_tui.npu.chip import load_chip
+from asc_tui.npu.fp16 import BUILT as FP16_IN_C
 from asc_tui.npu.launch import launch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -81,7 +82,8 @@ def main() -> dict:
         f"(a) matmul 1024^3 fp16 full emulation: {ew * 1e3:.0f} ms wall / {ec * 1e3:.0f} ms CPU"
         f"   numpy f32 matmul: {nw * 1e3:.0f} ms wall / {nc * 1e3:.0f} ms CPU   ratio "
         f"{ew / nw:.2f}x wall, {ec / nc:.2f}x CPU (goal <= 2x CPU; the {ROUNDS} pairs' CPU "
-        f"ratios: quartiles {q1:.2f}-{q3:.2f}x)"
+        f"ratios: quartiles {q1:.2f}-{q3:.2f}x; fp16 conversions "
+        f"{'in C, asc_tui/npu/_fp16.c' if FP16_IN_C else 'by numpy: the C extension is not built'})"
     )
 
     off = load_operator("matmul_official")
@@ -111,6 +113,7 @@ def main() -> dict:
         "numpy_1024_ms": nw * 1e3,
         "ratio_wall": ew / nw,
         "ratio_cpu": ec / nc,
+        "fp16_conversions_in_c": FP16_IN_C,
         "timing_4096_s": w,
         "timing_4096_instr_per_s": n / w,
         "emulated_tflops_4096": tflops,

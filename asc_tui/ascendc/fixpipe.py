@@ -22,6 +22,7 @@ import numpy as np
 from ..npu import state
 from ..npu.blockindex import BlockIndex
 from ..npu.cubetrace import FIXPIPE
+from ..npu.fp16 import cast_into
 from ..npu.offload import numbers
 from ..npu.pipes import FIX
 from . import atomic, fixquant
@@ -331,7 +332,7 @@ def _convert(dv: np.ndarray, sv: np.ndarray, scale, relu: bool, atomic_fn=None) 
         sv = np.maximum(sv, 0)
     if atomic_fn is not None:
         sv = atomic_fn(dv, sv.astype(dv.dtype, copy=False))
-    np.copyto(dv, sv, casting="unsafe")  # = dv[...] = sv.astype(dv.dtype), without the copy
+    cast_into(dv, sv)  # = dv[...] = sv.astype(dv.dtype), without the copy (fp32 → fp16 in C)
 
 
 def _put(view: np.ndarray, y: np.ndarray, atomic_fn) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
+from ..npu.fp16 import cast_into
 from ..npu.numtrace import BINARY, FILL, SCALAR, UNARY
 from ..npu.pipes import V
 from . import int4, level0, reduce, vector_l0
@@ -283,8 +284,10 @@ def _cast_numbers(a: np.ndarray, dtype: np.dtype, round_mode) -> np.ndarray:
             a = np.clip(f(a.astype(np.float64)), info.min, info.max)
     elif round_mode is RoundMode.CAST_ODD and dtype.itemsize < a.dtype.itemsize:
         a = a.astype(np.float64)
+    out = np.empty(a.shape, dtype)
     with np.errstate(all="ignore"):  # inf/NaN and overflow convert as numpy does, silently
-        return a.astype(dtype)
+        cast_into(out, a)  # (fp16 ↔ fp32 in C: npu/fp16.py)
+    return out
 
 
 @cache

@@ -1,0 +1,144 @@
+"""npu/fp16.py and its C loops (npu/_fp16.c): the same bits as numpy's casts, on every path.
+
+The C loops are checked where the extension was built (`fp16.BUILT`); the numpy fallback
+everywhere, by hiding the extension.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asc_tui.npu import fp16
+from asc_tui.npu.widen import widen_into, widened
+
+needs_c = pytest.mark.skipif(not fp16.BUILT, reason="the C extension was not built (no compiler)")
+
+ALL_F16 = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.uint16 if a.dtype.itemsize == 2 else np.uint32)
+
+
+def _numpy_narrow(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return x.astype(np.float16)
+
+
+@pytest.fixture(params=["c", "numpy"])
+def path(request, monkeypatch):
+    """Run a test on the C loops (skipped where not built) and on the numpy fallback."""
+    if request.param == "c":
+        if not fp16.BUILT:
+            pytest.skip("the C extension was not built (no compiler)")
+    else:
+        monkeypatch.setattr(fp16, "_fp16", None)
+    return request.param
+
+
+def test_every_fp16_value_widens_to_numpys_fp32_bits(path):
+    out = np.empty(ALL_F16.shape, np.float32)
+    widen_into(out, ALL_F16, np.float32)
+    assert np.array_equal(_bits(out), _bits(ALL_F16.astype(np.float32)))
+    assert fp16.widen_f16(out, ALL_F16) == (path == "c")
+
+
+def test_a_sweep_of_fp32_bit_patterns_narrows_to_numpys_fp16_bits(path):
+    # every 251st pattern of the 2^32, from two offsets: all exponents, signs, NaN payloads
+    for first in (0, 125):
+        x = np.arange(first, 1 << 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        out = np.empty(x.shape, np.float16)
+        fp16.cast_into(out, x)
+        assert np.array_equal(_bits(out), _bits(_numpy_narrow(x)))
+
+
+def test_rounding_ties_subnormals_overflow_and_nans_narrow_as_numpy_does(path):
+    eps = np.float32(2.0**-13)  # half an fp16 ulp at 1
+    values = [
+        0.0, -0.0, 1.0 + eps, 1.0 + 3 * eps, 65504.0, 65519.99, 65520.0, 65536.0, 1e30, np.inf,
+        -np.inf, 2.0**-24, 2.0**-25, 2.0**-25 * 1.0001, 3 * 2.0**-25, 2.0**-14, 2.0**-14 * (1 - 2.0**-12),
+        1e-45, -1e-40,
+    ]  # fmt: skip
+    x = np.array(values, np.float32)
+    nans = np.array([0x7F800001, 0x7FC00000, 0xFF800100, 0x7F802000, 0x7FFFFFFF], np.uint32).view(np.float32)
+    x = np.concatenate([x, nans, -x])
+    out = np.empty(x.shape, np.float16)
+    fp16.cast_into(out, x)
+    assert np.array_equal(_bits(out), _bits(_numpy_narrow(x)))
+
+
+def test_an_fp16_overflow_becomes_inf_without_a_warning_on_either_path(path):
+    out = np.empty(2, np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fp16.cast_into(out, np.array([1e6, -1e6], np.float32))
+    assert list(out) == [np.inf, -np.inf]
+
+
+def test_other_casts_are_numpys_own(path):
+    out = np.empty(3, np.int8)
+    fp16.cast_into(out, np.array([1.7, -2.2, 100.0], np.float32))
+    assert list(out) == [1, -2, 100]
+    wide = np.empty(3, np.float64)
+    assert not fp16.widen_f16(wide, np.ones(3, np.float16))  # (only fp16 → fp32)
+
+
+@st.composite
+def _views(draw):
+    """A random strided view (steps, reversals, transposes) of a random fp32 array."""
+    shape = draw(st.lists(st.integers(1, 7), min_size=1, max_size=4))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    base = (rng.standard_normal([s * 2 for s in shape]) * rng.choice([1e-6, 1.0, 3e4, 1e5])).astype(
+        np.float32
+    )
+    index = tuple(slice(None, None, draw(st.sampled_from([1, 2, -1, -2]))) for _ in shape)
+    view = base[index]
+    axes = draw(st.permutations(range(view.ndim)))
+    return view.transpose(axes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(src=_views(), out_layout=st.sampled_from(["c", "f", "strided"]))
+def test_strided_views_convert_both_ways_as_numpy_does(src, out_layout):
+    def out_like(dtype):
+        if out_layout == "c":
+            return np.empty(src.shape, dtype)
+        if out_layout == "f":
+            return np.empty(src.shape, dtype, order="F")
+        return np.empty([s * 2 for s in src.shape], dtype)[tuple(slice(None, None, 2) for _ in src.shape)]
+
+    narrow = out_like(np.float16)
+    fp16.cast_into(narrow, src)
+    assert np.array_equal(_bits(narrow), _bits(_numpy_narrow(src)))
+    wide = out_like(np.float32)
+    widen_into(wide, narrow, np.float32)
+    assert np.array_equal(_bits(wide), _bits(narrow.astype(np.float32)))
+    assert np.array_equal(_bits(widened(narrow.T, np.float32)), _bits(narrow.T.astype(np.float32)))
+
+
+@needs_c
+def test_unaligned_and_empty_buffers_convert_and_mismatches_are_refused():
+    raw = np.zeros(4 * 9 + 1, np.uint8)
+    x = raw[1:].view(np.float32)  # 1 byte off: the loops must not assume alignment
+    x[:] = np.linspace(-3, 3, 9, dtype=np.float32)
+    out = np.empty(9, np.float16)
+    fp16._fp16.narrow(out, x)
+    assert np.array_equal(_bits(out), _bits(x.astype(np.float16)))
+    odd = np.zeros(2 * 9 + 1, np.uint8)[1:].view(np.float16)
+    odd[:] = out
+    back = np.empty(9, np.float32)
+    fp16._fp16.widen(back, odd)
+    assert np.array_equal(back, out.astype(np.float32))
+    fp16._fp16.narrow(np.empty((0, 3), np.float16), np.empty((0, 3), np.float32))  # nothing to do
+    with pytest.raises(ValueError, match="shape"):
+        fp16._fp16.narrow(np.empty(3, np.float16), np.empty(4, np.float32))
+    with pytest.raises(ValueError, match="element sizes"):
+        fp16._fp16.widen(np.empty(3, np.float64), np.empty(3, np.float16))
+    read_only = np.empty(9, np.float16)
+    read_only.setflags(write=False)
+    with pytest.raises((BufferError, ValueError)):  # (numpy refuses a writable buffer of it)
+        fp16._fp16.narrow(read_only, x)
