@@ -142,3 +142,15 @@ def test_unaligned_and_empty_buffers_convert_and_mismatches_are_refused():
     read_only.setflags(write=False)
     with pytest.raises((BufferError, ValueError)):  # (numpy refuses a writable buffer of it)
         fp16._fp16.narrow(read_only, x)
+
+
+def test_overlapping_source_and_destination_convert_as_numpy_does(path):
+    # (2-D: numpy's copyto copies an overlapping source first; a 1-D one it reads in place)
+    raw = np.random.default_rng(3).standard_normal((10, 100)).astype(np.float32)
+    buf = np.zeros(4000, np.uint8)
+    src = buf.view(np.float16)[:1000].reshape(10, 100)  # fp16 in the first 2000 bytes...
+    src[:] = raw.astype(np.float16)
+    want = src.astype(np.float32)
+    out = buf.view(np.float32).reshape(10, 100)  # ...widened over the same bytes
+    fp16.cast_into(out, src)
+    assert np.array_equal(out, want)

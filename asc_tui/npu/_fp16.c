@@ -17,8 +17,14 @@ Python side: asc_tui/npu/fp16.py (falls back to numpy where this module is not b
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
+
+/* The subnormal rounding below needs floats evaluated as floats (not in x87's wider format). */
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "asc_tui/npu/_fp16.c needs FLT_EVAL_METHOD 0 (the install falls back to numpy)"
+#endif
 
 /* all ones where `c`, else 0: selects as masks keep the loops free of branches (vectorised) */
 static inline uint32_t when(int c)
@@ -51,9 +57,11 @@ static inline uint16_t f2h(uint32_t f)
     /* normal: drop 13 bits, rounding to nearest even (a carry may reach the exponent: right) */
     uint32_t normal = (a - 0x38000000u + 0x0fffu + ((a >> 13) & 1u)) >> 13;
     /* subnormal: |x| * 2^24 is exact, and adding then removing 2^23 rounds it to an integer,
-       to nearest even (it is below 2^10) */
+       to nearest even (it is below 2^10). Larger inputs are clamped first (their `sub` is not
+       used): no float -> int conversion out of range, no invalid or overflow flag left set. */
     float x;
-    memcpy(&x, &a, 4);
+    uint32_t small = pick(when((int32_t)a < 0x38800000), a, 0x38800000u);
+    memcpy(&x, &small, 4);
     float y = x * 0x1p24f;
     float r = (y + 0x1p23f) - 0x1p23f;
     uint32_t sub = (uint32_t)(int32_t)r;
@@ -66,8 +74,9 @@ static inline uint16_t f2h(uint32_t f)
     return (uint16_t)(h | sign);
 }
 
-/* The contiguous loops also in AVX2, chosen when the library loads (GCC on x86-64). */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* The contiguous loops also in AVX2, chosen when the library loads (GCC on x86-64 glibc: an
+   ifunc). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CLONES
@@ -148,11 +157,12 @@ static PyObject *convert(PyObject *args, Py_ssize_t dsize, Py_ssize_t ssize, run
     Py_ssize_t total = 1;
     for (int k = 0; k < nd; k++)
         total *= d.shape[k];
+    int contiguous = PyBuffer_IsContiguous(&d, 'C') && PyBuffer_IsContiguous(&s, 'C');
     if (total > 0) {
         Py_BEGIN_ALLOW_THREADS
         if (nd == 0) {
             run(d.buf, dsize, s.buf, ssize, 1);
-        } else if (PyBuffer_IsContiguous(&d, 'C') && PyBuffer_IsContiguous(&s, 'C')) {
+        } else if (contiguous) {
             run(d.buf, dsize, s.buf, ssize, total);
         } else {
             Py_ssize_t idx[64] = {0};

@@ -24,10 +24,22 @@ BUILT = _fp16 is not None
 F16, F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
+def _c_loops(out: np.ndarray, src: np.ndarray, out_t, src_t) -> bool:
+    """Whether the C loops take this pair: built, the dtypes, one shape, and no memory shared
+    (the loops read and write in one pass; numpy copes with overlap, they do not)."""
+    return (
+        _fp16 is not None
+        and src.dtype == src_t
+        and out.dtype == out_t
+        and out.shape == src.shape
+        and not np.may_share_memory(out, src)
+    )
+
+
 def widen_f16(out: np.ndarray, src: np.ndarray) -> bool:
     """out[...] = src.astype(float32) for float16 `src`, float32 `out` of its shape, in C;
-    False (nothing done) where the C loops cannot: not built, other dtypes or shapes."""
-    if _fp16 is None or src.dtype != F16 or out.dtype != F32 or out.shape != src.shape:
+    False (nothing done) where the C loops cannot (`_c_loops`)."""
+    if not _c_loops(out, src, F32, F16):
         return False
     _fp16.widen(out, src)
     return True
@@ -38,10 +50,10 @@ def cast_into(out: np.ndarray, src: np.ndarray) -> None:
     overflow becomes inf silently on either path (numpy's own cast would also warn)."""
     if widen_f16(out, src):
         return
-    if out.dtype == F16 and src.dtype == F32 and out.shape == src.shape:
-        if _fp16 is not None:
-            _fp16.narrow(out, src)
-            return
+    if _c_loops(out, src, F16, F32):
+        _fp16.narrow(out, src)
+        return
+    if out.dtype == F16 and src.dtype == F32:
         with np.errstate(over="ignore"):
             np.copyto(out, src, casting="unsafe")
         return
