@@ -154,3 +154,95 @@ def test_overlapping_source_and_destination_convert_as_numpy_does(path):
     out = buf.view(np.float32).reshape(10, 100)  # ...widened over the same bytes
     fp16.cast_into(out, src)
     assert np.array_equal(out, want)
+
+
+BINARY_OPS = [np.add, np.subtract, np.multiply, np.divide]
+
+
+def _half_bits(rng, n: int, specials: float) -> np.ndarray:
+    """n fp16 values: normal-ish ones, with a share `specials` of random bit patterns (NaNs with
+    payloads, infs, subnormals, huge values that overflow when combined)."""
+    x = rng.standard_normal(n).astype(np.float16) * np.float16(rng.choice([1.0, 300.0]))
+    pick = rng.random(n) < specials
+    x.view(np.uint16)[pick] = rng.integers(0, 1 << 16, int(pick.sum()), dtype=np.uint16)
+    return x
+
+
+def _warnings_of(fn) -> list:
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        fn()
+    return sorted({str(w.message) for w in seen})
+
+
+@needs_c
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([fp16.SMALL, fp16.CHUNK - 1, fp16.CHUNK * 3 + 17]),
+    specials=st.sampled_from([0.0, 1e-4, 0.3]),
+    op=st.sampled_from(BINARY_OPS),
+    in_place=st.sampled_from([None, "a", "b"]),
+)
+def test_fp16_arithmetic_through_fp32_gives_numpys_bits_and_warnings(seed, n, specials, op, in_place):
+    rng = np.random.default_rng(seed)
+    a, b = _half_bits(rng, n, specials), _half_bits(rng, n, specials)
+    want = np.empty(n, np.float16)
+    want_warn = _warnings_of(lambda: op(a, b, out=want))
+    a2, b2 = a.copy(), b.copy()
+    out = a2 if in_place == "a" else b2 if in_place == "b" else np.empty(n, np.float16)
+    got_warn = _warnings_of(lambda: fp16.Binary(op)(a2, b2, out=out))
+    assert np.array_equal(out.view(np.uint16), want.view(np.uint16))
+    assert got_warn == want_warn
+
+
+def test_fp16_arithmetic_leaves_other_arrays_to_numpy(monkeypatch):
+    calls = []
+    real = fp16._fp16
+    monkeypatch.setattr(fp16, "_fp16", None)  # not built: numpy's loop
+    a = np.ones(8192, np.float16)
+    assert fp16.Binary(np.add)(a, a, out=np.empty(8192, np.float16))[0] == 2
+    monkeypatch.setattr(fp16, "_fp16", real)
+    for a, b, out in [
+        (np.ones(100, np.float16), np.ones(100, np.float16), np.empty(100, np.float16)),  # small
+        (np.ones(8192, np.float32), np.ones(8192, np.float32), np.empty(8192, np.float32)),  # fp32
+        (np.ones((8192, 2), np.float16), np.ones(2, np.float16), np.empty((8192, 2), np.float16)),  # bcast
+    ]:
+        calls.append(fp16.Binary._takes(a, b, out))
+    x = np.arange(9000, dtype=np.float16)
+    calls.append(fp16.Binary._takes(x[1:], x[1:], x[:-1]))  # partly overlapping
+    calls.append(fp16.Binary._takes(x[::2], x[::2], x[::2]))  # strided, in place: taken
+    assert calls == [False, False, False, False, True]
+    shifted = x.copy()
+    fp16.Binary(np.add)(shifted[1:], shifted[1:], out=shifted[:-1])
+    want = x.copy()
+    np.add(want[1:], want[1:], out=want[:-1])
+    assert np.array_equal(shifted.view(np.uint16), want.view(np.uint16))
+
+
+@needs_c
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.sampled_from([(7, 16, 512), (3, 5, 9000), (70000,), (2, 40000)]),
+    op=st.sampled_from(BINARY_OPS),
+    in_place=st.booleans(),
+)
+def test_fp16_arithmetic_on_strided_batches_gives_numpys_bits(seed, shape, op, in_place):
+    """Operands as a block replay batches them: one shape, strided (here: transposed views)."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+
+    def view(x):  # the same elements in `shape`, laid out with the first two axes swapped
+        if len(shape) == 1:
+            return x[::-1]
+        s = (shape[1], shape[0], *shape[2:])
+        return x.reshape(s).swapaxes(0, 1)
+
+    a, b = view(_half_bits(rng, n, 0.01)), view(_half_bits(rng, n, 0.01))
+    want = np.empty(shape, np.float16)
+    out = a if in_place else view(np.empty(n, np.float16))
+    with np.errstate(all="ignore"):  # (warnings: the test above)
+        op(a, b, out=want)
+        fp16.Binary(op)(a, b, out=out)
+    assert np.array_equal(out.view(np.uint16), want.view(np.uint16))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
-from ..npu.fp16 import cast_into
+from ..npu.fp16 import Binary, cast_into
 from ..npu.numtrace import BINARY, FILL, SCALAR, UNARY
 from ..npu.pipes import V
 from . import int4, level0, reduce, vector_l0
@@ -188,10 +188,11 @@ def _with_errstate(fn):
     return wrapped
 
 
-Add = _binary("Add", np.add)
-Sub = _binary("Sub", np.subtract)
-Mul = _binary("Mul", np.multiply)
-Div = _binary("Div", _with_errstate(np.divide))
+# (fp16 operands compute through fp32 in C: npu/fp16.Binary, the same bits as numpy's)
+Add = _binary("Add", Binary(np.add))
+Sub = _binary("Sub", Binary(np.subtract))
+Mul = _binary("Mul", Binary(np.multiply))
+Div = _binary("Div", _with_errstate(Binary(np.divide)))
 Max = _binary("Max", np.maximum)
 Min = _binary("Min", np.minimum)
 And = _binary("And", np.bitwise_and)
