@@ -113,9 +113,10 @@ class Binary:
 
     @staticmethod
     def _takes(a, b, out) -> bool:
-        if _fp16 is None or not all(type(x) is np.ndarray for x in (a, b, out)):
+        # (cheapest refusals first: most calls are small tiles, which numpy's loop takes)
+        if type(out) is not np.ndarray or out.size < SMALL or out.dtype != F16 or _fp16 is None:
             return False
-        if out.dtype != F16 or a.dtype != F16 or b.dtype != F16 or out.size < SMALL:
+        if type(a) is not np.ndarray or type(b) is not np.ndarray or a.dtype != F16 or b.dtype != F16:
             return False
         if a.shape != out.shape or b.shape != out.shape or not out.flags.writeable:
             return False
