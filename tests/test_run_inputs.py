@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from asc_tui.devkit import inputs
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.run import inputs
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.operator import In, Out, TensorSpec
 
 ADD = str(Path(__file__).resolve().parents[1] / "operators" / "add_custom.py")
