@@ -196,6 +196,7 @@ def test_fp16_arithmetic_through_fp32_gives_numpys_bits_and_warnings(seed, n, sp
     assert got_warn == want_warn
 
 
+@needs_c
 def test_fp16_arithmetic_leaves_other_arrays_to_numpy(monkeypatch):
     calls = []
     real = fp16._fp16
