@@ -12,6 +12,14 @@ ASCENDC_CANN = "9"
 ASCENDC_ARCH = "dav-2201"
 ASCENDC_API = f"asc-devkit kernel API (CANN {ASCENDC_CANN} samples), arch {ASCENDC_ARCH}"
 
+
+def install_hint(extra: str) -> str:
+    """How to add an optional extra: editable, from the checkout, as the quick start installs
+    asc-tui (a plain `pip install '.[x]'` would replace that install with a site-packages copy,
+    and later edits of the checkout would stop taking effect)."""
+    return f"pip install -e '.[{extra}]' (in the asc-tui checkout)"
+
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: Operators and themes bundled with asc-tui: copied into the package by `pip install .`
 #: (setup.py), read from the top of the source tree in a clone or an editable install.
