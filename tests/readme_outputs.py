@@ -75,6 +75,7 @@ class Figure:
     command: str
     pattern: str
     form: Callable[[str], str] = str
+    slow: bool = False  # the command takes long: checked with --all only
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,33 @@ FIGURES: dict[str, Figure | Derived] = {
 for _pipe in ("scalar", "vec", "mte2", "mte3"):  # busy µs per core and busy ratio
     FIGURES[f"add_custom.{_pipe}_us"] = Figure(RUN, rf"^  {_pipe} +([\d.]+) ")
     FIGURES[f"add_custom.{_pipe}_ratio"] = Figure(RUN, rf"^  {_pipe} +[\d.]+ +([\d.]+)%")
-RUN3 = "asc-tui run rms_norm softmax vector_add_bias"
+# the matmul walkthrough (slow: emulating a cube kernel)
+SMALL_TILES = (
+    "asc-tui profile matmul --param tile_m=64 --param tile_n=64 --param tile_k=64 --param double_buffer=1 "
+    "--timing-only"
+)
+TUNED = (
+    "asc-tui run matmul --timing-only --param tile_m=128 --param tile_n=128 --param tile_k=128 "
+    "--param double_buffer=2"
+)
+FIGURES.update(
+    {
+        "matmul_small.task_us": Figure(SMALL_TILES, r"^  total +([\d.]+) µs", slow=True),
+        "matmul_tuned.task_us": Figure(TUNED, r"^  task ([\d.]+) us", slow=True),
+        "matmul_official_large.roofline": Figure(
+            "asc-tui profile matmul_official --case large --timing-only",
+            r"^Roofline .* ([\d.]+)% of the chip",
+            lambda s: f"{float(s):.0f}%",
+            slow=True,
+        ),
+    }
+)
+FIGURES["matmul_small.task_us_1"] = Derived(("matmul_small.task_us",), lambda t: f"{t:.1f}")
+FIGURES["matmul_tuned.task_us_1"] = Derived(("matmul_tuned.task_us",), lambda t: f"{t:.1f}")
+FIGURES["matmul_tuned.speedup"] = Derived(
+    ("matmul_small.task_us", "matmul_tuned.task_us"), lambda a, b: f"{a / b:.1f}"
+)
+RUN3 = "asc-tui run rms_norm softmax vector_add_bias --timing-only"  # (the same timelines as full)
 for _op in ("rms_norm", "softmax", "vector_add_bias"):
     # (an operator's section: its header line, then lines that start with blanks)
     _section = rf"^{_op} \[[^\n]*\n(?:  .*\n)*?"
@@ -130,7 +157,7 @@ OUTPUT_RE = re.compile(r"<!-- readme-output\n(.*?)-->\n" + FENCE + r"\n<!-- /rea
 FIGURES_RE = re.compile(r"<!-- readme-figures\n(.*?)-->\n" + FENCE, re.S | re.M)
 INLINE_RE = re.compile(r"<!-- figure: ([\w.]+) -->(.*?)<!-- /figure -->")
 #: What differs from run to run or host to host: host timings, tuning rates, the worker count.
-HOST_TIME = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)? (?:ms|s|configs/s)\b|\d+ worker\(s\)")
+HOST_TIME = re.compile(r" *(?<![\w.])\d[\d,]*(?:\.\d+)? (?:ms|s|configs/s)\b|\d+ worker\(s\)")
 
 
 @dataclass
@@ -330,7 +357,7 @@ def sequences_for(readme: Readme, slow: bool = False) -> list[list[str]]:
         seen.update(seq)
         if seq:
             seqs.append(seq)
-    for name in sorted(_figure_names(readme)):
+    for name in sorted(_figure_names(readme, slow)):
         for cmd in _commands_of(name):
             if cmd not in seen:
                 seen.add(cmd)
@@ -338,8 +365,14 @@ def sequences_for(readme: Readme, slow: bool = False) -> list[list[str]]:
     return seqs
 
 
-def _figure_names(readme: Readme) -> set[str]:
-    return {n for fb in readme.figure_blocks for _, n in fb.rules} | {i.name for i in readme.inlines}
+def _figure_names(readme: Readme, slow: bool = False) -> set[str]:
+    names = {n for fb in readme.figure_blocks for _, n in fb.rules} | {i.name for i in readme.inlines}
+    return {n for n in names if slow or not is_slow(n)}
+
+
+def is_slow(name: str) -> bool:
+    fig = FIGURES[name]
+    return fig.slow if isinstance(fig, Figure) else any(map(is_slow, fig.inputs))
 
 
 def _commands_of(name: str) -> list[str]:
@@ -395,7 +428,7 @@ def _shown(lines: list[str], c: Command) -> list[str]:
 
 def normal(text: str) -> str:
     """Text compared without the host timings, which differ from run to run."""
-    return HOST_TIME.sub("<t>", text)
+    return HOST_TIME.sub(" <t>", text)  # (with the padding: a longer figure pads less)
 
 
 @dataclass(frozen=True)
@@ -413,10 +446,14 @@ class Drift:
         return f"{self.where}\n" + "\n".join(lines)
 
 
-def check_figure_block(fb: FigureCheck, results: dict[str, Result]) -> tuple[str, list[Drift]]:
+def check_figure_block(
+    fb: FigureCheck, results: dict[str, Result], slow: bool = False
+) -> tuple[str, list[Drift]]:
     """The block with each figure rewritten, and the figures that were wrong (or never found)."""
     text, drifts = fb.text, []
     for pattern, name in fb.rules:
+        if is_slow(name) and not slow:
+            continue
         want = figure(name, results)
         found = list(pattern.finditer(text))
         if not found:
@@ -442,11 +479,13 @@ def update(readme: Readme, results: dict[str, Result], slow: bool = False) -> tu
             drifts.append(Drift(b.name, b.text, new))
             edits.append((b.span, new))
     for fb in readme.figure_blocks:
-        new, found = check_figure_block(fb, results)
+        new, found = check_figure_block(fb, results, slow)
         drifts += found
         if new != fb.text:
             edits.append((fb.span, new))
     for i in readme.inlines:
+        if is_slow(i.name) and not slow:
+            continue
         want = figure(i.name, results)
         if i.text != want:
             drifts.append(Drift(f"README.md:{i.line}: figure {i.name}", i.text, want))
