@@ -51,7 +51,7 @@ class DebugReport:
     run: RunReport | None
     seconds: float
     precision_checked: bool = False
-    nonfinite: NonFiniteOrigin | None = None  # --precision-check: where the first NaN/Inf came from
+    nonfinite: NonFiniteOrigin | None = None  # precision checked: where the first NaN/Inf came from
 
     @property
     def verdict(self) -> Verdict:
@@ -141,7 +141,7 @@ def debug(req: DebugRequest) -> DebugReport:
     if tools or req.precision_check or not req.deadlock_check:
         trace = NonFiniteTrace() if req.precision_check else None
         san = Sanitizer(tools, extra=(trace,) if trace else ()) if tools or trace else None
-        with np.errstate(all="ignore"):  # overflow is what --precision-check reports
+        with np.errstate(all="ignore"):  # overflow is what the precision check reports
             report = run(
                 RunRequest(
                     op.path, req.case, req.chip, dict(req.params), timeout_s=req.timeout_s, seed=req.seed
