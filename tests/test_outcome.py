@@ -8,11 +8,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from asc_tui.devkit.deadlock_report import DeadlockReport, Outcome
-from asc_tui.devkit.debug import DebugReport
+from asc_tui.devkit.debug.deadlock_report import DeadlockReport, Outcome
+from asc_tui.devkit.debug.debugger import DebugReport
+from asc_tui.devkit.debug.sanitizer import Finding
 from asc_tui.devkit.outcome import Verdict, outcome
 from asc_tui.devkit.precision import PrecisionReport, compare
-from asc_tui.devkit.sanitizer import Finding
 from asc_tui.npu.errors import ErrorInfo
 
 GOOD = compare("y", np.ones(64, np.float32), np.ones(64, np.float32))

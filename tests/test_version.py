@@ -48,7 +48,7 @@ def test_the_version_is_the_packages():
 
 
 def test_translated_cxx_sees_the_architecture_version_names():
-    from asc_tui.cxx.preprocess import PREDEFINED
+    from asc_tui.cxx.source.preprocess import PREDEFINED
 
     assert asc_tui.ASCENDC_ARCH == f"dav-{PREDEFINED['__NPU_ARCH__']}"
     assert asc_tui.ASCENDC_ARCH in asc_tui.ASCENDC_API

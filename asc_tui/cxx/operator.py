@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ascendc.crosscore import GetCoreType
 from ..ascendc.kernel import KernelFunction, Launch
+from ..ascendc.sync.crosscore import GetCoreType
 from ..npu.coop import WAITING_CALLS
 from . import runtime
 from .cache import get_program

@@ -11,7 +11,7 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (debug.py imports this module: no import at run time)
-    from .debug import DebugReport
+    from .debug.debugger import DebugReport
 
 
 class Verdict(str, Enum):
