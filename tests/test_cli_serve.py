@@ -111,3 +111,14 @@ def test_serve_binds_loopback_only_by_default_and_warns_for_an_explicit_host():
     finally:
         _, err = _stop(proc)
     assert "WARNING: binding 0.0.0.0, not loopback" in err
+
+
+def test_without_textual_serve_the_hint_installs_the_extra_editable(monkeypatch, capsys):
+    """`pip install '.[serve]'` would replace the quick start's editable install; the hint must not."""
+    from asc_tui.cli import main
+
+    monkeypatch.setitem(sys.modules, "textual_serve", None)  # import fails as if not installed
+    monkeypatch.setitem(sys.modules, "textual_serve.server", None)
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install -e '.[serve]'" in err and "asc-tui[serve]" not in err

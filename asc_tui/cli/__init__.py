@@ -29,17 +29,39 @@ def build_parser() -> argparse.ArgumentParser:
         description="Workbench for Ascend C operators on an emulated NPU. "
         "Without a command: open the workbench on PATH (default ./operators).",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    _add_version(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"asc_tui.cli.{name}_cmd").add_parser(sub)
+    for command in sub.choices.values():  # `asc-profile --version` is `asc-tui profile --version`
+        _add_version(command)
     return parser
 
 
-def _version() -> str:
-    from .. import __version__
+def version_text() -> str:
+    """What `--version` prints: a version mismatch with the toolkit is the first trap, so the
+    Ascend C API level the twin follows and the chip a run gets by default come with it."""
+    from .. import ASCENDC_API, __version__
+    from ..devkit.chips import default_chip_name
 
-    return f"asc-tui {__version__}"
+    return f"asc-tui {__version__}\nAscend C API: {ASCENDC_API}\ndefault chip: {default_chip_name()}\n"
+
+
+class _Version(argparse.Action):
+    """argparse's own version action reflows its text onto one line; this prints it as is."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(version_text())
+        parser.exit()
+
+
+def _add_version(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--version", action=_Version, help="asc-tui's version, the Ascend C API level and the default chip"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

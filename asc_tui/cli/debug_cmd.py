@@ -1,11 +1,14 @@
 """`asc-tui debug OP` (alias `asc-debug`): sanitizer tools, precision check, deadlock check.
 
-Exit status: 0 when nothing is reported, 1 when any tool reports, an error stops the run, the
-precision check is not PASS or the ranks deadlock; 2 for bad arguments.
+As in the asc-devkit workflow, plain `asc-debug OP` runs every sanitizer tool and the precision
+check. The verdict and the exit status are `devkit.outcome`'s: 0 for PASS (or RAN: nothing was
+checked), 1 for WARN, FAIL or ERROR (a finding, an error, precision not PASS, ranks that
+deadlock); 2 for bad arguments.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..devkit.debug.debugger import DebugReport, DebugRequest
@@ -27,11 +30,12 @@ def add_parser(sub) -> None:
         help=f"comma-separated sanitizer tools (default: all of {','.join(TOOLS)}; 'none' for no sanitizer)",
     )
     p.add_argument(
-        "--precision-check",
+        "--no-precision",
         action="store_true",
-        help="compare with the golden reference: errors, cosine, NaN/Inf, worst "
-        "elements; anything but PASS is reported",
+        help="skip the precision check (on by default: errors, cosine, NaN/Inf and where the first "
+        "one came from, worst elements against the golden reference; anything but PASS is reported)",
     )
+    p.add_argument("--precision-check", action="store_true", help=argparse.SUPPRESS)  # (the old opt-in)
     p.add_argument(
         "--deadlock-check",
         action="store_true",
@@ -65,6 +69,10 @@ def main(args) -> int:
     if isinstance(t, int):
         return t
     root = t.root
+    deadlock = args.deadlock_check or args.ranks is not None
+    # With --deadlock-check the ranks' results are the precision check (golden_ranks): one rank
+    # alone completes its collectives at once, so its outputs are not the golden's.
+    precision = not args.no_precision and not deadlock
     requests = [
         DebugRequest(
             str(resolve_operator(op, root)) if _exists(op, root) else op,
@@ -72,8 +80,8 @@ def main(args) -> int:
             args.chip,
             t.params,
             tools,
-            args.precision_check,
-            args.deadlock_check or args.ranks is not None,
+            precision,
+            deadlock,
             args.ranks,
             args.timeout,
             args.seed,
@@ -82,7 +90,7 @@ def main(args) -> int:
     ]
     results = debug_isolated(requests, args.timeout, t.config.worker_memory_mb)
     reports = show_results(args, results, print_report)
-    return 0 if all(r.clean for r in reports) else 1
+    return max((r.verdict.exit_code for r in reports), default=0)
 
 
 def _exists(op: str, root) -> bool:
@@ -97,6 +105,8 @@ def print_report(r: DebugReport, out=None) -> None:
     out = out or sys.stdout
     w = out.write
     tools = ", ".join(r.tools) or "no sanitizer"
+    if r.precision_checked:
+        tools += ", precision"
     chip = r.run.chip if r.run is not None else None
     case = r.case or (r.deadlock.case if r.deadlock is not None else None)
     label = f"{r.operator} [{case}]" if case else r.operator  # no case yet: the build failed
@@ -115,7 +125,6 @@ def print_report(r: DebugReport, out=None) -> None:
     for f in r.findings:
         counts[f.tool] = counts.get(f.tool, 0) + 1
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
-    verdict = "clean" if r.clean else "PROBLEMS FOUND"
     extra = ""
     if r.errors:
         extra += f", {len(r.errors)} error(s)"
@@ -124,7 +133,7 @@ def print_report(r: DebugReport, out=None) -> None:
     if r.deadlock is not None:
         extra += f", ranks {r.deadlock.outcome}"
     w(
-        f"  {verdict}: {len(r.findings)} report(s)"
+        f"  {r.verdict}: {len(r.findings)} report(s)"
         + (f" ({summary})" if summary else "")
         + extra
         + f"  [{r.seconds:.2f} s]\n\n"

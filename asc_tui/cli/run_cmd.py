@@ -6,6 +6,7 @@ import sys
 
 from ..devkit.bench.history import record_run
 from ..devkit.isolated import run_isolated
+from ..devkit.present.text import size_text
 from ..devkit.profile.timing import timing
 from ..devkit.run.runner import RunReport, RunRequest
 from .common import add_emulation_options, add_target_options, show_results, targets
@@ -62,14 +63,6 @@ def _g(x: float | None) -> str:
     return "inf" if x is None else f"{x:.3g}"
 
 
-def _fmt_bytes(n: int) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
-
-
 def print_report(r: RunReport, out=None) -> None:
     out = out or sys.stdout
     w = out.write
@@ -93,7 +86,7 @@ def print_report(r: RunReport, out=None) -> None:
                 continue
             n = max(em.cores_used, 1)
             w(f"  {name:<8}{st.busy_us / n:14.3f}{st.ratio:9.1%}{st.wait_ratio:9.1%}{st.instructions:10d}\n")
-        w(f"  GM read {_fmt_bytes(em.gm_read)}, GM write {_fmt_bytes(em.gm_write)}\n")
+        w(f"  GM read {size_text(em.gm_read)}, GM write {size_text(em.gm_write)}\n")
         for warn in em.warnings:
             w(f"  warning: {warn.file}:{warn.line}: {warn.message} (x{warn.count})\n")
         for entry in em.log[:50]:

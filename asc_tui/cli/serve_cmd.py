@@ -4,7 +4,7 @@ Each browser tab gets its own `asc-tui PATH` process, driven over a websocket. T
 127.0.0.1 by default: on a dev server, forward the port over SSH (`ssh -L 8000:127.0.0.1:8000
 host`) and open http://localhost:8000. Anything but loopback must be asked for with `--host`,
 and then comes with a warning — whoever reaches the port runs operators (code) as you.
-Needs the optional extra: `pip install 'asc-tui[serve]'`.
+Needs the optional extra: `pip install -e '.[serve]'` in the checkout (`asc_tui.install_hint`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 import ipaddress
 import shlex
 import sys
+
+from .. import install_hint
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -56,7 +58,7 @@ def main(args) -> int:
         from textual_serve.server import Server
     except ImportError:
         print(
-            "asc-tui serve: needs textual-serve; install it with: pip install 'asc-tui[serve]'",
+            f"asc-tui serve: needs textual-serve; install it with: {install_hint('serve')}",
             file=sys.stderr,
         )
         return 2

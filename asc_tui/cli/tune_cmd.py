@@ -13,7 +13,9 @@ import threading
 from collections import Counter
 from pathlib import Path
 
+from .. import install_hint
 from ..devkit.errors import OperatorError
+from ..devkit.present.text import size_in
 from ..devkit.tune import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
 from ..devkit.tune.apply import plan_apply
 from .common import add_target_options, parse_params, print_json
@@ -68,7 +70,7 @@ def add_tune_options(p) -> None:
         "--backend",
         default="local",
         choices=("local", "ray"),
-        help="where evaluations run (ray: pip install 'asc-tui[ray]')",
+        help=f"where evaluations run (ray: {install_hint('ray')})",
     )
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument(
@@ -271,11 +273,11 @@ def print_report(r: TuneReport, top: int = 10, out=None) -> None:
         w(
             "  "
             + "  ".join(f"{n:>{wd}}" for n, wd in zip(names, widths))
-            + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KB':>7}\n"
+            + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KiB':>7}\n"
         )
         for o in ok:
             gf = f"{o.gflops:8.1f}" if o.gflops is not None else f"{'-':>8}"
-            ub = f"{o.ub_bytes / 1024:7.1f}" if o.ub_bytes is not None else f"{'-':>7}"
+            ub = f"{size_in(o.ub_bytes, 'KiB'):7.1f}" if o.ub_bytes is not None else f"{'-':>7}"
             w(
                 "  "
                 + "  ".join(f"{o.params[n]!s:>{wd}}" for n, wd in zip(names, widths))

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ... import ASCENDC_ARCH
 from ...ascendc.memory.pipe import EXTERN_FIELD
 from ..errors import CxxError, Unsupported
 from .scan import outside_strings
@@ -65,7 +66,7 @@ SDK_PREFIXES = (
 
 #: Macros every kernel sees (dav-2201, the 910B family); ASCENDC_CPU_DEBUG stays undefined.
 PREDEFINED = {
-    "__NPU_ARCH__": "2201",
+    "__NPU_ARCH__": ASCENDC_ARCH.removeprefix("dav-"),
     "__CCE_AICORE__": "220",
     "__DAV_C220__": "1",
     "ASCEND_IS_AIC": "(__cx_is_aic())",

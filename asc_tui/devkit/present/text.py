@@ -1,4 +1,4 @@
-"""Small text forms shared by the presenters: the sparkline and durations in µs."""
+"""Small text forms shared by the presenters: the sparkline, durations in µs, memory sizes."""
 
 from __future__ import annotations
 
@@ -29,3 +29,26 @@ def us_text(x: float | None) -> str:
     if x >= 1000:
         return f"{x / 1000:,.3f} ms"
     return f"{x:,.3f} µs"
+
+
+#: Binary units (1 KiB = 1024 B): the one convention for every memory size asc-tui prints.
+SIZE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def size_text(n: float) -> str:
+    """A size given in bytes, in binary units with one decimal, the decimal dropped when the
+    figure is whole: '512 B', '191.8 KiB', '192 KiB', '1.5 GiB'. Exact byte counts in error
+    messages ('196608 B') are the other form, and stay bytes."""
+    value, unit = float(n), SIZE_UNITS[0]
+    for unit in SIZE_UNITS:
+        if abs(value) < 1024 or unit == SIZE_UNITS[-1]:
+            break
+        value /= 1024
+    if unit == "B" or value == int(value):
+        return f"{value:,.0f} {unit}"
+    return f"{value:,.1f} {unit}"
+
+
+def size_in(n: float, unit: str) -> float:
+    """A size given in bytes in one of `SIZE_UNITS` (a table column of one unit: 'UB KiB')."""
+    return n / 1024 ** SIZE_UNITS.index(unit)

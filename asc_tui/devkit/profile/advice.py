@@ -24,6 +24,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from ..present.text import size_text
+
 OVERLAP_MIN = 0.5
 PRODUCER_WAIT_MIN = 0.05
 SMALL_DMA_BYTES = 16 * 1024
@@ -119,10 +121,10 @@ def advise(f: Facts) -> tuple[Advice, ...]:
             Advice(
                 "small_dma",
                 Severity.MEDIUM,
-                f"DMA instructions move {f.dma_mean_bytes / 1024:.1f} KB on average and "
+                f"DMA instructions move {size_text(f.dma_mean_bytes)} on average and "
                 f"{_pct(f.dma_fixed_share)} of the DMA time is per-instruction latency — use "
                 "bigger tiles (fewer, larger DataCopy calls)",
-                f"mean DMA < {SMALL_DMA_BYTES // 1024} KB and fixed latency ≥ "
+                f"mean DMA < {size_text(SMALL_DMA_BYTES)} and fixed latency ≥ "
                 f"{_pct(DMA_FIXED_SHARE)} of DMA time",
                 {"mean_bytes": f.dma_mean_bytes, "fixed_share": f.dma_fixed_share},
             )
@@ -188,7 +190,7 @@ def advise(f: Facts) -> tuple[Advice, ...]:
                 Advice(
                     "capacity_headroom",
                     Severity.INFO,
-                    f"{mem.upper()} is only {_pct(share)} used ({_kb(used)} of {_kb(cap)}): "
+                    f"{mem.upper()} is only {_pct(share)} used ({size_text(used)} of {size_text(cap)}): "
                     "there is room for bigger tiles or more buffers",
                     f"{mem.upper()} use < {_pct(HEADROOM_LOW)}",
                     {"memory": mem, "used": used, "capacity": cap},
@@ -199,17 +201,13 @@ def advise(f: Facts) -> tuple[Advice, ...]:
                 Advice(
                     "capacity_headroom",
                     Severity.INFO,
-                    f"{mem.upper()} is {_pct(share)} full ({_kb(used)} of {_kb(cap)}): "
+                    f"{mem.upper()} is {_pct(share)} full ({size_text(used)} of {size_text(cap)}): "
                     "no room for bigger tiles or double buffering without freeing space",
                     f"{mem.upper()} use ≥ {_pct(CAPACITY_FULL)}",
                     {"memory": mem, "used": used, "capacity": cap},
                 )
             )
     return tuple(out)
-
-
-def _kb(n: float) -> str:
-    return f"{n / 1024:,.1f} KB"
 
 
 def _vc(f: Facts) -> str:

@@ -16,6 +16,7 @@ from ...npu.launch import launch, make_gm
 from ...npu.results import EmulationResult
 from ..emulation import Emulation
 from ..precision import PrecisionReport, compare
+from ..present.text import size_text
 from ..profile.timing import timing
 from ..samples.sample import run_sample
 from .inputs import cache_key, cached_inputs, keep_inputs
@@ -168,7 +169,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
         except MemoryError:
             file, line = spec.where
             raise BuildError(
-                f"tensor {name!r} ({spec.describe()}, {spec.nbytes / 2**30:.1f} GiB) does not fit in memory",
+                f"tensor {name!r} ({spec.describe()}, {size_text(spec.nbytes)}) does not fit in memory",
                 file or op.path,
                 line,
                 hint="use a smaller case, or raise worker_memory_mb in the config",

@@ -1,4 +1,4 @@
-"""Optional Ray backend (`pip install 'asc-tui[ray]'`, `tune --backend ray [--address ADDR]`).
+"""Optional Ray backend (`pip install -e '.[ray]'`, `tune --backend ray [--address ADDR]`).
 
 Evaluations fan out as Ray tasks over a cluster; results come back to this process, which
 writes them to the same project cache as the local backend (one writer, same keys). Workers
@@ -14,6 +14,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+from ... import install_hint
 from .cache import Outcome
 from .evaluate import Task, evaluate, lost
 
@@ -44,7 +45,7 @@ class RayBackend:
         try:
             import ray
         except ModuleNotFoundError:
-            raise RuntimeError("the Ray backend needs Ray: pip install 'asc-tui[ray]'") from None
+            raise RuntimeError(f"the Ray backend needs Ray: {install_hint('ray')}") from None
         self.ray = ray
         self._started = False
         if not ray.is_initialized():
