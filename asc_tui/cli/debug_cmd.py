@@ -6,6 +6,7 @@ precision check is not PASS or the ranks deadlock; 2 for bad arguments.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..devkit.debug import DebugReport, DebugRequest
@@ -14,6 +15,9 @@ from ..devkit.isolated import debug_isolated
 from ..devkit.loader import resolve_operator
 from ..devkit.sanitizer import TOOLS
 from .common import add_target_options, show_results, targets
+
+#: Findings that explain a wrong result: shown again under a precision check that did not pass.
+RELATED_KINDS = ("uninitialized", "input-overwrite")
 
 
 def add_parser(sub) -> None:
@@ -144,5 +148,11 @@ def _print_precision(r: DebugReport, w) -> None:
         )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    for note in r.precision.overwritten:
+        w(f"  precision FAIL: {note.message}\n")
+    if r.precision.verdict != "PASS":
+        related = [f for f in r.findings if f.kind in RELATED_KINDS]
+        for f in related:
+            w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
         w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")

@@ -113,6 +113,9 @@ class AclRuntime:
         self.n_alloc = 0
         self.device = None
         self.addresses: dict[int, int] = {}  # id(Buffer) -> its device address
+        #: (path, where) -> None, called before WriteFile writes: the sample runner puts aside
+        #: a file that gen_data.py wrote (devkit/pristine.SampleFiles)
+        self.before_write = None
 
     def address_of(self, p: Ptr) -> int:
         """The numeric address of a pointer (`(uintptr_t)p`): buffers 4 GiB apart; a device
@@ -231,6 +234,8 @@ class AclRuntime:
         d = os.path.dirname(path)
         if d and not os.path.isdir(d):
             self.fail(where, f"WriteFile: no directory {d!r} for {path!r}")
+        if self.before_write is not None:
+            self.before_write(path, where)
         ptr.buf.data[ptr.off : ptr.off + int(size)].tofile(path)
         return True
 

@@ -48,7 +48,10 @@ def run_host(
     defines: dict | None = None,
     sanitizer=None,
     configure=None,
+    before_write=None,
 ) -> AclRuntime:
+    """Interpret the sample's main() on the ACL twin; `before_write(path, where)` is called
+    before each WriteFile."""
     overrides = dict(overrides or {})
     defines = dict(defines or {})
     kfiles, kcol, mfiles, mcol = _units(kernel_file, main_file, overrides, defines)
@@ -76,6 +79,7 @@ def run_host(
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
+    acl.before_write = before_write
 
     def launch(where, name, targs, blocks, args):
         f = kinfo.get(name)

@@ -200,7 +200,7 @@ def run_ranks(
     case_obj = setups[0][0]
 
     def body(r: int) -> None:
-        _c, _p, _s, lnch, _arrays, gm_args = setups[r]
+        lnch, gm_args = setups[r].lnch, setups[r].gm_args
         ctx = HcclContext(r, sched.comm)
         em = launch(
             op.kernel,

@@ -30,6 +30,7 @@ from ..cxx.files import SampleLayout, sample_for, sample_layout
 from ..npu.chip import load_chip
 from ..npu.errors import BuildError, ErrorInfo, OperatorError
 from .precision import PrecisionReport, compare
+from .pristine import SampleFiles
 
 #: CMake architectures → chip models; any other architecture is out of scope.
 ARCH_CHIPS = {"dav-2201": "ascend910b"}
@@ -185,7 +186,9 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         step = "emulate"
         overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
         _check_params(s, overrides, defines)
-        acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
+        guard = SampleFiles(build, _outputs(s, build, defines))
+        acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure, guard.before_write)
+        overwritten = guard.restore()  # verify and the golden read gen_data.py's files as written
         extra["stdout"] = acl.out.getvalue()
         extra["exit_code"] = acl.exit_code
         if acl.exit_code:
@@ -239,7 +242,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         dt = output_dtype(s)
         got, want = np.fromfile(out_bin, dt), np.fromfile(golden, dt)
         if got.size == want.size:
-            precision = PrecisionReport((compare("output", got, want),))
+            precision = PrecisionReport((compare("output", got, want),), overwritten)
         else:
             errors.append(
                 ErrorInfo(
@@ -255,11 +258,20 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         extra["precision"] = "not checked: main() writes no output/output.bin to compare with golden.bin"
     else:
         extra["precision"] = "not checked: no golden"
+    if precision is None:  # (else its verdict carries them)
+        errors += [ErrorInfo("precision", o.message, o.file, o.line, None, None) for o in overwritten]
     _cleanup(build)
     return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
 
 
-def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
+def _outputs(s, build: Path, defines: dict) -> tuple[Path, ...]:
+    """The files main() is meant to write: output/output.bin and the verify script's first
+    argument (the output it checks)."""
+    args = s.script_args("verify_result.py", defines) if s.verify is not None else []
+    return (build / "output" / "output.bin", *([build / args[0]] if args else []))
+
+
+def _host(s, build, chip, request, overrides, defines, sanitizer, configure, before_write=None):
     from ..cxx.hostrun import run_host
 
     old = os.getcwd()
@@ -275,6 +287,7 @@ def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
             defines=defines,
             sanitizer=sanitizer,
             configure=configure,
+            before_write=before_write,
         )
     finally:
         os.chdir(old)
