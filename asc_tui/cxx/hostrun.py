@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..ascendc.tensors import value_words
+from ..npu.gm import GM_ADDR
 from ..npu.launch import launch as npu_launch
 from . import hostexpr, hostlib
 from .acl import AclRuntime
@@ -102,7 +104,14 @@ def run_host(
             if len(args) != len(prog.params):
                 acl.fail(where, f"{name} takes {len(prog.params)} arguments, the launch passes {len(args)}")
             gms, fields = [], {}
-            for p, v in zip(prog.params, gm_args):
+            for i, (p, v) in enumerate(zip(prog.params, gm_args)):
+                if p.kind == "gm" and not (v is None or isinstance(v, GM_ADDR)):
+                    acl.fail(
+                        where,
+                        f"{name}'s parameter {i + 1} ({p.name}) is a GM pointer (GM_ADDR); the launch "
+                        f"passes {value_words(v)}",
+                        hint="pass device memory from aclrtMalloc, in the kernel's parameter order",
+                    )
                 if p.kind == "gm":
                     gms.append(v)
                 else:

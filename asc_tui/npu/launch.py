@@ -30,7 +30,7 @@ from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
 from .cubetrace import CubeTrace
-from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .errors import KernelError, KernelException, OperatorError, internal_error, location_from_traceback
 from .gm import GM_ADDR, GmBuffer
 from .lockstep import Groups
 from .mix import run_group
@@ -255,6 +255,21 @@ def _template_run(fn, gm_args, tiling, core) -> None:
         raise _StepByStep from None
 
 
+def _user_error(kernel, exc: Exception, suffix: str) -> OperatorError:
+    """What the user sees for an exception out of a block: the kernel's own words for it (a C++
+    kernel's `explain`: C++ words, not Python's), "internal error in asc-tui" when asc-tui's code
+    raised, else the user's Python exception at its line."""
+    explain = getattr(kernel, "explain", None)
+    err = explain(exc) if explain is not None else None
+    if err is None:
+        err = internal_error(exc, doing="while running the kernel")
+    if err is None:
+        file, line = location_from_traceback(exc.__traceback__)
+        err = KernelException(f"{type(exc).__name__}: {exc}", file, line)
+    err.message += suffix
+    return err
+
+
 def _wrote_gm(core) -> bool:
     return core.gm_write > 0 or any(r is not None and r[3] == "SetValue(GM)" for r in core.rec)
 
@@ -370,12 +385,9 @@ def _launch(
             except RecursionError as exc:
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException("RecursionError in the kernel", file, line) from None
-            except Exception as exc:  # the user's kernel code raised
+            except Exception as exc:  # the user's kernel code raised, or asc-tui's
                 bad = coop.failed[0] if coop is not None and coop.failed else b
-                file, line = location_from_traceback(exc.__traceback__)
-                raise KernelException(
-                    f"{type(exc).__name__}: {exc}" + (f" (block {bad})" if block_dim > 1 else ""), file, line
-                ) from None
+                raise _user_error(kernel, exc, f" (block {bad})" if block_dim > 1 else "") from None
             finally:
                 state.core = None
                 for name in installed:
