@@ -81,6 +81,18 @@ def test_a_functional_cast_to_half_is_a_cast_not_a_call(tmp_path):
     assert (z[:128] == 1.5).all() and (z[128:] == 0).all()
 
 
+def test_functional_casts_in_host_code(tmp_path):
+    main = MAIN.replace(
+        "WriteFile(",
+        'half hv = half(1.5);\n    printf("%f %u\\n", float(hv) + float(), uint32_t(hv) * 2);\n'
+        "    WriteFile(",
+    )
+    _, acl = run_kernel(
+        tmp_path, UB_TILE.replace("BODY", ""), np.zeros(256, np.float16), np.float16, 256, main=main
+    )
+    assert acl.out.getvalue().strip() == "1.500000 2"
+
+
 def test_a_host_memcpy_past_its_buffer_names_the_call_not_numpy(tmp_path):
     main = MAIN.replace("WriteFile(", "memcpy(zh, xh + inBytes, outBytes);\n    WriteFile(")
     e = _kernel_error(tmp_path, "", main=main)
