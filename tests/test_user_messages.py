@@ -100,6 +100,16 @@ def test_a_host_memcpy_past_its_buffer_names_the_call_not_numpy(tmp_path):
     assert "memcpy source 'xh': 512 bytes from offset 512 overrun its 512 bytes" in e.message
 
 
+def test_a_read_file_past_its_buffer_names_the_call(tmp_path):
+    main = MAIN.replace(
+        'ReadFile("./input/x.bin", inBytes, xh, inBytes);',
+        'ReadFile("./input/x.bin", inBytes, xh + 8, inBytes);',
+    )
+    e = _kernel_error(tmp_path, "", main=main)
+    _assert_user_level(e, tmp_path / "k.asc", "ReadFile(")
+    assert "512 bytes from offset 8 overrun 'xh'" in e.message
+
+
 def test_a_struct_launched_where_a_gm_pointer_belongs_names_the_launch(tmp_path):
     head = "struct TilingT { uint32_t n; };\n"
     main = MAIN.replace(

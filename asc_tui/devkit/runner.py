@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from operator import itemgetter
+from typing import Any
 
 import numpy as np
 
@@ -134,16 +135,21 @@ def _seed_for(op: str, case: str, seed: int) -> int:
     return zlib.crc32(f"{op}/{case}/{seed}".encode())
 
 
-class Setup(NamedTuple):
-    """One run, ready to launch."""
+class Setup(tuple):
+    """One run, ready to launch: `(case, params, specs, lnch, arrays, gm_args)` (callers unpack
+    the six), and `originals`, what the golden needs of the inputs (None when timing-only)."""
 
-    case: Any
-    params: Any
-    specs: Any
-    lnch: Any
-    arrays: dict  # name -> array (none when timing-only)
-    gm_args: list
-    originals: Originals | None  # what the golden needs of the inputs (none when timing-only)
+    def __new__(cls, case, params, specs, lnch, arrays: dict, gm_args: list, originals: Originals | None):
+        self = super().__new__(cls, (case, params, specs, lnch, arrays, gm_args))
+        self.originals = originals
+        return self
+
+    case = property(itemgetter(0))
+    params = property(itemgetter(1))
+    specs = property(itemgetter(2))
+    lnch = property(itemgetter(3))
+    arrays = property(itemgetter(4))  # name -> array (none when timing-only)
+    gm_args = property(itemgetter(5))
 
 
 def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only: bool, seed: int) -> Setup:
@@ -211,9 +217,9 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
         chip = load_chip(request.chip)
         if op is None:
             op = load_operator(request.op, request.root)
-        case, params, specs, lnch, arrays, gm_args, originals = prepare(
-            op, request.case, request.params, request.timing_only, request.seed
-        )
+        setup = prepare(op, request.case, request.params, request.timing_only, request.seed)
+        case, params, specs, lnch, arrays, gm_args = setup
+        originals = setup.originals
         stages.append(
             Stage(
                 "build", time.perf_counter() - t0, True, f"{op.name} [{case.name}] block_dim={lnch.block_dim}"
