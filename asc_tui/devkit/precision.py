@@ -92,15 +92,15 @@ class InputOverwrite:
 
     @property
     def message(self) -> str:
-        if self.unit == "elements":
-            first, saw = f"[{self.first}]: {self.was:g} -> {self.now:g}", "as it was before the launch"
-        else:
-            first, saw = f"at byte {self.first}", "as scripts/gen_data.py wrote it"
         by = f" by {os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
-        text = (
-            f"input {self.name!r} overwritten{by}: {self.changed} of {self.count} {self.unit} "
-            f"changed (first {first}); the golden saw it {saw}"
-        )
+        if self.unit == "elements":
+            what, first = f"input {self.name!r}", f"[{self.first}]: {self.was:g} -> {self.now:g}"
+            saw = "the golden saw it as it was before the launch"
+        else:  # a sample's file
+            what, first = f"{self.name} (written by scripts/gen_data.py)", f"at byte {self.first}"
+            saw = "verify and the golden read it as gen_data.py wrote it"
+        text = f"{what} overwritten{by}: {self.changed} of {self.count} {self.unit} changed"
+        text += f" (first {first}); {saw}"
         if not self.exact:
             text += ", as far as its init draws the same values again (it does not)"
         return text
