@@ -20,7 +20,7 @@ from .inputs import cache_key, cached_inputs, keep_inputs, untouched
 from .loader import OperatorModule, _line_of, load_operator
 from .precision import InputOverwrite, PrecisionReport, compare
 from .pristine import Originals
-from .samples import run_sample
+from .samples import run_sample, time_left
 from .views.timing import timing
 
 
@@ -243,7 +243,7 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
             chip,
             numeric,
             sanitizer=sanitizer,
-            timeout_s=request.timeout_s,
+            timeout_s=time_left(request.timeout_s, t0),
             configure=configure,
         )
         stages.append(

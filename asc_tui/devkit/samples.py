@@ -132,6 +132,7 @@ def scratch_copy(s: SampleLayout) -> Path:
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
     `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
+    started = time.perf_counter()
     s = sample_for(Path(request.op).resolve())
     stages: list[tuple] = []
     errors: list[ErrorInfo] = []
@@ -187,7 +188,10 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
         _check_params(s, overrides, defines)
         guard = SampleFiles(build, _outputs(s, build, defines))
-        acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure, guard.before_write)
+        left = time_left(request.timeout_s, started)
+        acl = _host(
+            s, build, chip, request, left, overrides, defines, sanitizer, configure, guard.before_write
+        )
         overwritten = guard.restore()  # verify and the golden read gen_data.py's files as written
         extra["stdout"] = acl.out.getvalue()
         extra["exit_code"] = acl.exit_code
@@ -271,7 +275,13 @@ def _outputs(s, build: Path, defines: dict) -> tuple[Path, ...]:
     return (build / "output" / "output.bin", *([build / args[0]] if args else []))
 
 
-def _host(s, build, chip, request, overrides, defines, sanitizer, configure, before_write=None):
+def time_left(timeout_s: float | None, since: float) -> float | None:
+    """What is left of a run's timeout for its launches: the emulator's deadline (which names
+    the kernel line) then comes before the worker's, which counts from the start of the run."""
+    return None if timeout_s is None else max(timeout_s - (time.perf_counter() - since), 0.1)
+
+
+def _host(s, build, chip, request, timeout_s, overrides, defines, sanitizer, configure, before_write=None):
     from ..cxx.hostrun import run_host
 
     old = os.getcwd()
@@ -282,7 +292,7 @@ def _host(s, build, chip, request, overrides, defines, sanitizer, configure, bef
             str(s.main) if s.main else None,
             chip=chip,
             numeric=not request.timing_only,
-            timeout_s=request.timeout_s,
+            timeout_s=timeout_s,
             overrides=overrides,
             defines=defines,
             sanitizer=sanitizer,

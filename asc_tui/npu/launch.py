@@ -747,7 +747,7 @@ class _deadline:
         f = next((u for u in subs if u is not None), None) or user(frame)
         f = f or frame
         raise KernelTimeout(
-            f"the kernel did not finish within {self.seconds:g} s; it was running this line"
+            f"the kernel did not finish within {self.seconds:.3g} s; it was running this line"
             + _progress(state.core),
             f.f_code.co_filename,
             f.f_lineno,
