@@ -144,6 +144,9 @@ class Setup(tuple):
         self.originals = originals
         return self
 
+    def __getnewargs__(self):  # (pickle and copy rebuild it through __new__)
+        return (*self, self.originals)
+
     case = property(itemgetter(0))
     params = property(itemgetter(1))
     specs = property(itemgetter(2))
