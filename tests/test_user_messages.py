@@ -246,3 +246,14 @@ def test_an_exception_escaping_a_tool_is_an_internal_error_at_the_operator(tmp_p
     except KeyError as exc:
         user = escaped(exc, RunRequest(str(op)))
     assert user.kind == "crash" and (user.file, user.line) == (str(op), 2)
+
+
+def test_a_python_kernel_calling_a_dtype_like_a_cxx_cast_gets_a_hint(write_operator):
+    src = (ROOT / "operators" / "bugs" / "clobber_input.py").read_text()
+    p = write_operator(
+        "calls_half",
+        src.replace("    def Process(self):\n", "    def Process(self):\n        h = half(1.0)\n"),
+    )
+    (err,) = run(RunRequest(str(p))).errors
+    assert err.line == line_of(p, "h = half(1.0)")
+    assert "np.float16(x)" in err.hint

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import signal
 import threading
 import weakref
@@ -265,9 +266,22 @@ def _user_error(kernel, exc: Exception, suffix: str) -> OperatorError:
         err = internal_error(exc, doing="while running the kernel")
     if err is None:
         file, line = location_from_traceback(exc.__traceback__)
-        err = KernelException(f"{type(exc).__name__}: {exc}", file, line)
+        err = KernelException(f"{type(exc).__name__}: {exc}", file, line, hint=_python_hint(exc))
     err.message += suffix
     return err
+
+
+_DTYPE_CALLED = re.compile(r"'numpy\.dtypes\.(\w+)DType' object is not callable")
+
+
+def _python_hint(exc: Exception) -> str | None:
+    """A hint for a Python kernel's own mistake that reads like asc-tui's (a twin dtype called
+    like the C++ functional cast `half(x)`)."""
+    m = _DTYPE_CALLED.search(str(exc))
+    if m:
+        name = m.group(1).lower()
+        return f"the kernel API's types are numpy dtypes: write np.{name}(x) (or dtype.type(x)) for a value"
+    return None
 
 
 def _wrote_gm(core) -> bool:
