@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asc_tui.cxx.hostrun import run_host
+from asc_tui.cxx.host.run import run_host
 from asc_tui.npu.chip import load_chip
 
 MAIN = """

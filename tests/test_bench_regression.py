@@ -10,7 +10,7 @@ from benchsrc import SLOW_MTE2, SLOW_VEC, add_bias_source, line_of
 
 from asc_tui.cli import bench_main
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit.bench import BenchRequest, Thresholds, Verdict, bench
+from asc_tui.devkit.bench.figures import BenchRequest, Thresholds, Verdict, bench
 
 GREW_VEC = re.compile(r"busy time grew \(per core\):\n\s+vec\s+[\d.]+ ->")
 
@@ -209,7 +209,7 @@ def test_project_config_thresholds_apply_and_flags_override_them(
 
 
 def test_roofline_fraction_is_the_profilers(write_operator):
-    from asc_tui.devkit.profile import profile
+    from asc_tui.devkit.profile.profiler import profile
 
     (c,) = bench_op(write_operator("add_bias", add_bias_source())).cases
     assert c.roofline_fraction == pytest.approx(profile(c.report).roofline.fraction)
@@ -217,7 +217,7 @@ def test_roofline_fraction_is_the_profilers(write_operator):
 
 
 def test_bench_still_works_when_the_profiler_fails(write_operator, monkeypatch):
-    import asc_tui.devkit.bench as bench_mod
+    import asc_tui.devkit.bench.figures as bench_mod
 
     def broken(*_args, **_kw):
         raise RuntimeError("a profiler bug")

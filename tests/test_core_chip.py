@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import CHIP_DIR, available_chips, load_chip, parse_chip
 from asc_tui.npu.errors import ChipError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import textwrap
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 from tests.opsrc import line_of, operator_source
 
 COPY = """

@@ -1,4 +1,4 @@
-"""Block replay of full cube launches (npu/cubetrace.py) is exact: with replay on, a launch gives
+"""Block replay of full cube launches (npu/replay/cubetrace.py) is exact: with replay on, a launch gives
 the step-by-step outputs bit for bit and the same timeline, traffic, L2 hits and tables, whether
 the replayed blocks' numbers come from the template's traced tile jobs or, where the trace
 cannot be trusted (an operand that is not a grid of GM, a bias, int8), from running them
@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from test_core_replay import _patched
 from test_core_replay_full import assert_same, counted_runs
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import cubetrace
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
+from asc_tui.npu.replay import cubetrace
 
 FAST = settings(max_examples=16, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b")

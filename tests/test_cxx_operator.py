@@ -3,8 +3,8 @@
 import textwrap
 
 from asc_tui.cxx.cache import clear_memory, get_program
-from asc_tui.devkit.loader import list_operators, load_operator, resolve_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.loader import list_operators, load_operator, resolve_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 SPEC = """
 from dataclasses import dataclass

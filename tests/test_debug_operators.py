@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.debug import DebugRequest, debug
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
 
 REPO = Path(__file__).resolve().parents[1]
 CORRECT = sorted(p for p in (REPO / "operators").glob("*.py") if not p.stem.startswith("_"))

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 
 from asc_tui.cli.debug_cmd import print_report as print_debug
-from asc_tui.devkit import inputs
-from asc_tui.devkit.debug import DebugRequest, debug
-from asc_tui.devkit.loader import load_operator
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
 from asc_tui.devkit.pristine import Originals
-from asc_tui.devkit.runner import RunRequest, prepare, run
+from asc_tui.devkit.run import inputs
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, prepare, run
 from asc_tui.operator import In
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""Guessed L2 counts (npu/l2guess.py): a timing-only cube launch that runs its kernel once on
+"""Guessed L2 counts (npu/memory/l2guess.py): a timing-only cube launch that runs its kernel once on
 counts learnt from earlier launches gives exactly the launch the counting pre-pass gives."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import l2, l2guess
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
+from asc_tui.npu.memory import l2, l2guess
 
 CHIP = load_chip("ascend910b4")
 OP = load_operator("matmul")

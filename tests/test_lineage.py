@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asc_tui.ascendc import lineage, load3d
-from asc_tui.ascendc.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import offload
+from asc_tui.ascendc import lineage
+from asc_tui.ascendc.cube import load3d
+from asc_tui.ascendc.cube.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
+from asc_tui.npu.numbers import offload
 from tests.test_cube_api import CUBE_BODY, source
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asc_tui.npu import fp16
-from asc_tui.npu.widen import widen_into, widened
+from asc_tui.npu.numbers.widen import widen_into, widened
 
 needs_c = pytest.mark.skipif(not fp16.BUILT, reason="the C extension was not built (no compiler)")
 

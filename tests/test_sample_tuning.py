@@ -6,7 +6,7 @@ import json
 from test_samples import _copy, _edit
 
 from asc_tui.devkit.conformance import classify
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def test_tune_sweeps_the_values_of_the_samples_sidecar_and_applies_the_best(tmp_path, capsys):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from asc_tui.devkit.conformance import classify, conformance
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 SAMPLES = Path(__file__).parent / "samples"
 
@@ -213,7 +213,7 @@ def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
 
 
 def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
-    from asc_tui.devkit.samples import output_dtype, sample_for
+    from asc_tui.devkit.samples.sample import output_dtype, sample_for
 
     d = _copy(tmp_path)
     (d / "scripts/verify_result.py").write_text(

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 from asc_tui.config import Config
-from asc_tui.devkit.discovery import find_operators
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.watch import classify
+from asc_tui.devkit.run.discovery import find_operators
+from asc_tui.devkit.run.runner import RunRequest, run
+from asc_tui.devkit.run.watch import classify
 from asc_tui.tui.app import Workbench
 
 SAMPLES = Path(__file__).parent / "samples"

@@ -483,7 +483,7 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
 
     import numpy as np
 
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.run.runner import RunRequest, run
     from asc_tui.npu.results import BlockTimeline
     from asc_tui.tui.app import BIG_RESULT
 

@@ -7,7 +7,7 @@ from collections import Counter
 
 from test_tui_app import make_app, started, until
 
-from asc_tui.devkit.tuner.progress import Progress
+from asc_tui.devkit.tune.progress import Progress
 from asc_tui.tui.commands import WorkbenchCommands
 
 

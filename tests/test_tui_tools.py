@@ -167,7 +167,7 @@ def test_a_tool_job_that_times_out_in_the_worker_process_is_shown_with_its_statu
 
 
 def test_a_failed_tune_frees_the_tune_key_and_says_so_in_its_pane(ops, monkeypatch):
-    from asc_tui.devkit.worker import RunWorker
+    from asc_tui.devkit.run.worker import RunWorker
 
     def lost(self, job, timeout_s=None, on_progress=None):
         raise ConnectionError("tuner process lost")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.tuner import TuneRequest, build_space, config_key, tune
-from asc_tui.devkit.tuner import evaluate as evaluate_mod
-from asc_tui.devkit.tuner.space import fit_declared
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.tune import TuneRequest, build_space, config_key, tune
+from asc_tui.devkit.tune import evaluate as evaluate_mod
+from asc_tui.devkit.tune.space import fit_declared
 from asc_tui.npu.chip import load_chip
 
 
@@ -88,7 +88,7 @@ def test_invalid_configs_are_never_emulated(write_operator, monkeypatch):
 
 
 def test_matmul_configs_that_overflow_l0_are_never_emulated(monkeypatch):
-    pytest.importorskip("asc_tui.ascendc.cube")
+    pytest.importorskip("asc_tui.ascendc.cube.mmad")
     seen = []
     real = evaluate_mod.evaluate
     monkeypatch.setattr(evaluate_mod, "evaluate", lambda task: seen.append(task.key) or real(task))

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from cxxkernel import MAIN, line_of, run_kernel
 
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.worker_child import escaped, innermost_user_frame
+from asc_tui.devkit.run.runner import RunRequest, run
+from asc_tui.devkit.run.worker_child import escaped, innermost_user_frame
 from asc_tui.npu.errors import OperatorError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,7 +213,7 @@ def test_an_exception_inside_asc_tui_is_an_internal_error_at_the_users_line(monk
     """The fallback: asc-tui's own code raising says so at the user's nearest line, with the
     Python detail only in the hint."""
     import asc_tui.ascendc as AscendC
-    from asc_tui.ascendc import vector
+    from asc_tui.ascendc.vector import basic as vector
 
     monkeypatch.setattr(AscendC, "Add", _internal_failure(vector))
     op = ROOT / "operators" / "add_custom.py"
@@ -229,7 +229,7 @@ def test_an_exception_escaping_a_tool_is_an_internal_error_at_the_operator(tmp_p
     """What the worker answers for an exception that left the run: asc-tui's own is an internal
     error (at the operator's file when no user frame is on the stack); the user's own code
     raising stays the user's exception at its line."""
-    from asc_tui.devkit import runner
+    from asc_tui.devkit.run import runner
 
     op = tmp_path / "op.py"
     op.write_text("x = 1\n")

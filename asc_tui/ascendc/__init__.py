@@ -15,11 +15,7 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 """
 
 from .atomic import DisableDmaAtomic, SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType
-from .blocksync import SyncAll
-from .bufpool import TBufPool
-from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
-from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
-from .datacopy import (
+from .copy.datacopy import (
     DataCopy,
     DataCopyExtParams,
     DataCopyPad,
@@ -27,6 +23,24 @@ from .datacopy import (
     DataCopyPadParams,
     DataCopyParams,
 )
+from .copy.gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
+from .copy.slicecopy import K_MAX_DIM, SliceInfo
+from .cube.fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
+from .cube.fixpipe import (
+    CFG_COLUMN_MAJOR,
+    CFG_NZ,
+    CFG_ROW_MAJOR,
+    CO2Layout,
+    Fixpipe,
+    FixpipeConfig,
+    FixpipeParams,
+    FixpipeParamsV220,
+    QuantMode_t,
+)
+from .cube.load3d import LoadData3DParamsV2
+from .cube.loaddata import LoadData, LoadData2DParams
+from .cube.loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
+from .cube.mmad import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .dtypes import (
     as_dtype,
     bfloat16,
@@ -64,33 +78,6 @@ from .enums import (
     TPosition,
     pipe_t,
 )
-from .fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
-from .fixpipe import (
-    CFG_COLUMN_MAJOR,
-    CFG_NZ,
-    CFG_ROW_MAJOR,
-    CO2Layout,
-    Fixpipe,
-    FixpipeConfig,
-    FixpipeParams,
-    FixpipeParamsV220,
-    QuantMode_t,
-)
-from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
-from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
-from .hccl import (
-    HCCL_DATA_TYPE_FP16,
-    HCCL_DATA_TYPE_FP32,
-    HCCL_DATA_TYPE_INT32,
-    HCCL_REDUCE_MAX,
-    HCCL_REDUCE_MIN,
-    HCCL_REDUCE_PROD,
-    HCCL_REDUCE_SUM,
-    GetHcclContext,
-    Hccl,
-    HcclDataType,
-    HcclReduceOp,
-)
 from .kernel import (
     PRINTF,
     DumpTensor,
@@ -106,22 +93,7 @@ from .kernel import (
     printf,
     trap,
 )
-from .level0 import (  # the level-0 vector API: masks, repeats and repeat strides
-    MASK_PLACEHOLDER,
-    BinaryRepeatParams,
-    GatherRepeatParams,
-    GetVecLen,
-    MaskMode,
-    ResetMask,
-    SetMaskCount,
-    SetMaskNorm,
-    SetVectorMask,
-    UnaryRepeatParams,
-)
-from .load3d import LoadData3DParamsV2
-from .loaddata import LoadData, LoadData2DParams
-from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
-from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+from .matmul.matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     CFG_IBSHARE_NORM,
     CFG_MDL,
     CFG_NORM,
@@ -136,7 +108,12 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
     MultiCoreMatmulTiling,
     TCubeTiling,
 )
-from .matmul_tiling import MatmulApiTiling
+from .matmul.tiling import MatmulApiTiling
+from .memory.bufpool import TBufPool
+from .memory.pipe import TBuf, TPipe, TQue, TQueBind
+from .memory.tensorlist import ListTensorDesc, TensorDesc
+from .memory.tensors import GM_ADDR, GlobalTensor, LocalTensor
+from .memory.userpool import ExternBufPool
 from .misc import (
     DEFAULT_BLK_NUM,
     DEFAULT_C0_SIZE,
@@ -164,42 +141,24 @@ from .misc import (
     MemDsbT,
     SetPadValue,
 )
-from .pipe import TBuf, TPipe, TQue, TQueBind
 from .platform import CoreMemType, PlatformAscendC, PlatformAscendCManager
-from .reduce import (
-    BlockReduceMax,
-    BlockReduceMin,
-    BlockReduceSum,
-    GetReduceRepeatMaxMinSpr,
-    GetReduceRepeatSumSpr,
-    PairReduceSum,
-    ReduceDataBlock,
-    ReduceOrder,
-    ReducePairElem,
-    ReduceRepeat,
-    ReduceType,
-    WholeReduceMax,
-    WholeReduceMin,
-    WholeReduceSum,
+from .sync.blocksync import SyncAll
+from .sync.crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
+from .sync.hccl import (
+    HCCL_DATA_TYPE_FP16,
+    HCCL_DATA_TYPE_FP32,
+    HCCL_DATA_TYPE_INT32,
+    HCCL_REDUCE_MAX,
+    HCCL_REDUCE_MIN,
+    HCCL_REDUCE_PROD,
+    HCCL_REDUCE_SUM,
+    GetHcclContext,
+    Hccl,
+    HcclDataType,
+    HcclReduceOp,
 )
-from .slicecopy import K_MAX_DIM, SliceInfo
-from .sort import (
-    GetMrgSortResult,
-    MrgSort,
-    MrgSort4,
-    MrgSort4Info,
-    MrgSortSrcList,
-    ProposalConcat,
-    ProposalExtract,
-    RpSort16,
-    Sort32,
-)
-from .sync import PipeBarrier, SetFlag, WaitFlag
-from .tensorlist import ListTensorDesc, TensorDesc
-from .tensors import GM_ADDR, GlobalTensor, LocalTensor
-from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
-from .userpool import ExternBufPool
-from .vector import (
+from .sync.sync import PipeBarrier, SetFlag, WaitFlag
+from .vector.basic import (
     Abs,
     Add,
     Adds,
@@ -230,7 +189,7 @@ from .vector import (
     Sqrt,
     Sub,
 )
-from .vector_ext import (
+from .vector.ext import (
     AddRelu,
     Ands,
     Brcb,
@@ -244,7 +203,54 @@ from .vector_ext import (
     ShiftRight,
     SubRelu,
 )
-from .vector_l0 import Compares, GetCmpMask, SetCmpMask
+from .vector.gather import Gather, Gatherb, GatherMask, GatherMaskParams
+from .vector.l0 import Compares, GetCmpMask, SetCmpMask
+from .vector.level0 import (  # the level-0 vector API: masks, repeats and repeat strides
+    MASK_PLACEHOLDER,
+    BinaryRepeatParams,
+    GatherRepeatParams,
+    GetVecLen,
+    MaskMode,
+    ResetMask,
+    SetMaskCount,
+    SetMaskNorm,
+    SetVectorMask,
+    UnaryRepeatParams,
+)
+from .vector.reduce import (
+    BlockReduceMax,
+    BlockReduceMin,
+    BlockReduceSum,
+    GetReduceRepeatMaxMinSpr,
+    GetReduceRepeatSumSpr,
+    PairReduceSum,
+    ReduceDataBlock,
+    ReduceOrder,
+    ReducePairElem,
+    ReduceRepeat,
+    ReduceType,
+    WholeReduceMax,
+    WholeReduceMin,
+    WholeReduceSum,
+)
+from .vector.sort import (
+    GetMrgSortResult,
+    MrgSort,
+    MrgSort4,
+    MrgSort4Info,
+    MrgSortSrcList,
+    ProposalConcat,
+    ProposalExtract,
+    RpSort16,
+    Sort32,
+)
+from .vector.transpose import (
+    TransDataTo5HD,
+    TransDataTo5HDParams,
+    Transpose,
+    TransposeParamsExt,
+    TransposeType,
+)
 
 __all__ = [name for name in dir() if not name.startswith("_")]
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
-from ..npu.gm import GM_ADDR
-from ..npu.offload import gm_ready
+from ..npu.memory.gm import GM_ADDR
+from ..npu.numbers.offload import gm_ready
 from .dtypes import as_dtype
 from .kernel import _log, dump_text
 from .mmad_numbers import flush_cube

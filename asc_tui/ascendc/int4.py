@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..npu import state
-from . import level0 as L
 from .dtypes import int4b_t, int8
-from .tensors import GlobalTensor, LocalTensor
+from .memory.tensors import GlobalTensor, LocalTensor
+from .vector import level0 as L
 
 LO, HI = -8, 7
 
@@ -73,7 +73,7 @@ def _layout(epb: int, p: L.Plan, blk: int, rep: int) -> np.ndarray:
 def cast(dst, src, round_mode, count, l0: tuple, fr) -> None:
     """Cast to or from int4b_t: the count form (`l0` empty) or the level-0 form (`l0` =
     (repeatTimes, UnaryRepeatParams), `count` the mask)."""
-    from .vector_l0 import cast_values  # (vector_l0 is imported by vector, which imports us)
+    from .vector.l0 import cast_values  # (vector_l0 is imported by vector, which imports us)
 
     core = state.core
     if l0:

@@ -11,7 +11,7 @@ import numpy as np
 from ..npu import state
 from ..npu.cores import CoreType
 from ..npu.errors import KernelAssert, is_user_file
-from ..npu.offload import gm_ready
+from ..npu.numbers.offload import gm_ready
 from .mmad_numbers import flush_cube
 
 

@@ -38,9 +38,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..npu.blockindex import BlockIndex
-from ..npu.offload import gm_ready, numbers
-from .fractal import load_numbers, nd2nz_numbers
+from ..npu.numbers.offload import gm_ready, numbers
+from ..npu.replay.blockindex import BlockIndex
+from .cube.fractal import load_numbers, nd2nz_numbers
 
 _serials = itertools.count(1)
 
@@ -212,7 +212,7 @@ def _shift_of(map_: Map, rel: int, other: Map, other_rel: int, count: int) -> in
 class Entry:
     """Bytes [start, end) of local memory `mem` hold `map` over GM array `gm` from `base`;
     `orig`: the base as the kernel gave it — in a template of block replay a `BlockIndex`,
-    whose values in every block the cube trace keeps (npu/cubetrace.py), else `base`."""
+    whose values in every block the cube trace keeps (npu/replay/cubetrace.py), else `base`."""
 
     __slots__ = ("mem", "start", "end", "gm", "buffer", "base", "map", "orig")
 
@@ -371,7 +371,7 @@ class Lazy:
         self._retire_if_empty()
 
     def _materialise(self, e: Entry) -> None:
-        if self.core.trace is not None:  # bytes no cube job describes (npu/cubetrace.py)
+        if self.core.trace is not None:  # bytes no cube job describes (npu/replay/cubetrace.py)
             self.core.trace.bad = True
         gm_ready(e.buffer)
         region = self.core.memory(e.mem)[e.start : e.end].view(e.gm.dtype)

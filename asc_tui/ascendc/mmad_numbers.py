@@ -24,10 +24,10 @@ from functools import lru_cache, partial
 import numpy as np
 
 from ..npu import state
-from ..npu.blockindex import steady_offset
-from ..npu.cubetrace import MMAD, nz_tile
-from ..npu.offload import gm_ready, numbers
-from ..npu.widen import widen_into as _widen_into
+from ..npu.numbers.offload import gm_ready, numbers
+from ..npu.numbers.widen import widen_into as _widen_into
+from ..npu.replay.blockindex import steady_offset
+from ..npu.replay.cubetrace import MMAD, nz_tile
 from .dtypes import int32
 from .lineage import shift, track, untrack
 
@@ -433,7 +433,7 @@ class Pending:
         return b
 
     def flush(self, core) -> None:
-        """Hand the tile to the numbers thread (npu/offload.py): operands are matched against
+        """Hand the tile to the numbers thread (npu/numbers/offload.py): operands are matched against
         those widened before here (the snapshots are this thread's); widening, the matmul and
         the write into L0C run there, after the jobs before it."""
         core.mmad_pending = None
@@ -450,7 +450,7 @@ class Pending:
         # lane: this core's L0C (Fixpipe's conversion follows in it); ready: the operands are
         # in (a job that would widen one may share it with another job)
         tile = partial(compute_tile, self.m, self.n, self.out_t, self.init, bias)
-        if core.trace is not None:  # a template of block replay (npu/cubetrace.py)
+        if core.trace is not None:  # a template of block replay (npu/replay/cubetrace.py)
             self._trace(core, tile)
         numbers.submit(
             lambda: tile(a(), b(), c4),
@@ -483,7 +483,7 @@ class Pending:
 
 def compute_tile(m: int, n: int, out_t, init: bool, bias, a: np.ndarray, b: np.ndarray, c4) -> None:
     """One L0C tile's numbers: A @ B (widened), into (init) or onto the tile's NZ view `c4`."""
-    r = a @ b  # BLAS on one thread during a launch (npu/blas.py)
+    r = a @ b  # BLAS on one thread during a launch (npu/numbers/blas.py)
     if out_t == int32:
         r = r.astype(np.int32)
     if bias is not None:

@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 
 from ..config import ConfigError, default_memory_mb, load_config
-from ..devkit import history
-from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
-from ..devkit.benchdiff import diff_lines
+from ..devkit.bench import history
+from ..devkit.bench.diff import diff_lines
+from ..devkit.bench.figures import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
 from ..devkit.isolated import bench_isolated
 from ..devkit.present.bench import bench_table_text, history_rows
+from ..devkit.present.report import render
 from ..devkit.present.text import sparkline
-from ..devkit.report import render
 from ..devkit.store import Store
 from .common import add_emulation_options, add_target_options, parse_params, print_json, print_output
 

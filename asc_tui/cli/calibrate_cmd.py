@@ -93,8 +93,8 @@ def main(args) -> int:
 
 def _remember(specs) -> None:
     """Pair each run's directory with what it ran, for `--compare-measured` and the TUI."""
-    from ..devkit.loader import load_operator
-    from ..devkit.measured import remember
+    from ..devkit.profile.measured import remember
+    from ..devkit.run.loader import load_operator
 
     for s in specs:
         try:

@@ -99,7 +99,7 @@ def targets(args, prog: str) -> Targets | int:
     """Apply the project config to `args` and list the operators to run; a config error is
     reported (`config_failure`) and its exit status returned instead."""
     from ..config import ConfigError, resolve_operators_dir
-    from ..devkit.loader import list_operators
+    from ..devkit.run.loader import list_operators
 
     try:
         config = apply_config(args)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 import sys
 
-from ..devkit.debug import DebugReport, DebugRequest
+from ..devkit.debug.debugger import DebugReport, DebugRequest
+from ..devkit.debug.sanitizer import TOOLS
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
-from ..devkit.loader import resolve_operator
-from ..devkit.sanitizer import TOOLS
+from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
 
 #: Findings that explain a wrong result: shown again under a precision check that did not pass.

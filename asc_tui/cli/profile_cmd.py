@@ -10,10 +10,10 @@ from __future__ import annotations
 import sys
 
 from ..config import ConfigError
+from ..devkit.bench.history import record_run
 from ..devkit.errors import OperatorError
-from ..devkit.history import record_run
 from ..devkit.isolated import run_isolated
-from ..devkit.runner import RunRequest
+from ..devkit.run.runner import RunRequest
 from .common import (
     add_emulation_options,
     add_target_options,
@@ -122,13 +122,13 @@ def main(args) -> int:
 
 
 def _import(args, chip) -> int:
-    from ..devkit.msprof import read_dir
+    from ..devkit.profile.msprof import read_dir
 
     try:
         prof = read_dir(args.import_dir, chip)
         if len(args.op) == 1:  # pair it with what it ran, for --compare-measured and the TUI
-            from ..devkit.loader import load_operator
-            from ..devkit.measured import remember
+            from ..devkit.profile.measured import remember
+            from ..devkit.run.loader import load_operator
 
             op = load_operator(args.op[0])
             case = op.case(args.case).name
@@ -139,7 +139,7 @@ def _import(args, chip) -> int:
 
 
 def _profile(args, chip) -> int:
-    from ..devkit.profile import profile
+    from ..devkit.profile.profiler import profile
 
     req = RunRequest(
         args.op[0],
@@ -167,8 +167,8 @@ def _profile(args, chip) -> int:
         print_output(res.stdout)
     measured = None
     if args.compare_measured is not None:
-        from ..devkit.measured import compare, lookup
-        from ..devkit.msprof import read_dir
+        from ..devkit.profile.measured import compare, lookup
+        from ..devkit.profile.msprof import read_dir
 
         where = args.compare_measured or lookup(report.operator, report.case, dict(report.params))
         if not where:
@@ -189,14 +189,14 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
     extras: list[str] = []
     out: dict = dict(extra or {})
     if measured is not None:
-        from ..devkit.measured import lines
+        from ..devkit.profile.measured import lines
 
         out["measured_comparison"] = measured.to_dict()
         extras.extend(lines(measured))
     if args.trace:
         if report is None:
             return _fail(args, "--trace needs a run (imported msprof data has no timeline)")
-        from ..devkit.trace import DEFAULT_LIMIT, write_trace
+        from ..devkit.profile.trace import DEFAULT_LIMIT, write_trace
 
         limit = args.trace_limit if args.trace_limit is not None else DEFAULT_LIMIT
         info = write_trace(report.emulation, args.trace, limit, prof.core_kind)
@@ -207,7 +207,7 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
             f"{info.flows:,} flows{cut}) — open in https://ui.perfetto.dev"
         )
     if args.msprof_dir:
-        from ..devkit.msprof import write_dir
+        from ..devkit.profile.msprof import write_dir
 
         files = write_dir(prof, args.msprof_dir)
         out["msprof_files"] = files

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from ..devkit.history import record_run
+from ..devkit.bench.history import record_run
 from ..devkit.isolated import run_isolated
-from ..devkit.runner import RunReport, RunRequest
-from ..devkit.views.timing import timing
-from .common import (
-    add_emulation_options,
-    add_target_options,
-    show_results,
-    targets,
-)
+from ..devkit.profile.timing import timing
+from ..devkit.run.runner import RunReport, RunRequest
+from .common import add_emulation_options, add_target_options, show_results, targets
 
 
 def add_parser(sub) -> None:

@@ -14,8 +14,8 @@ from collections import Counter
 from pathlib import Path
 
 from ..devkit.errors import OperatorError
-from ..devkit.tuner import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
-from ..devkit.tuner.apply import plan_apply
+from ..devkit.tune import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
+from ..devkit.tune.apply import plan_apply
 from .common import add_target_options, parse_params, print_json
 
 QUICK_BUDGET = 10
@@ -147,7 +147,7 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
 
 
 def is_sample_target(op) -> bool:
-    from ..devkit.sample_tune import is_sample
+    from ..devkit.tune.sample_tune import is_sample
 
     return isinstance(op, str) and os.path.exists(op) and is_sample(op)
 
@@ -155,7 +155,7 @@ def is_sample_target(op) -> bool:
 def tune_sample(args, op: str, fixed: dict) -> int:
     """A sample directory: sweep the values the user gives (`--param-values NAME=a,b,c`)."""
     from ..config import ConfigError, load_config
-    from ..devkit.sample_tune import SIDECAR, apply_edits, best, parse_values, sweep, tune_values
+    from ..devkit.tune.sample_tune import SIDECAR, apply_edits, best, parse_values, sweep, tune_values
 
     try:
         given = parse_values(getattr(args, "param_values", []) or [])
@@ -200,7 +200,7 @@ def _record_history(report: TuneReport) -> None:
     """Append the best config to the project's run history (kind "tune")."""
     if report.best is None or report.cancelled:
         return
-    from ..devkit.history import record_run
+    from ..devkit.bench.history import record_run
 
     record_run(report, kind="tune")
 

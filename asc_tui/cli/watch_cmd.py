@@ -14,11 +14,11 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError, load_config, resolve_operators_dir, watched_extras
-from ..devkit.discovery import find_operators
-from ..devkit.regression import slowdown, slowdown_text
-from ..devkit.runner import RunRequest
-from ..devkit.watch import FileWatcher, Rerunner
-from ..devkit.worker import RunWorker, WorkResult
+from ..devkit.bench.regression import slowdown, slowdown_text
+from ..devkit.run.discovery import find_operators
+from ..devkit.run.runner import RunRequest
+from ..devkit.run.watch import FileWatcher, Rerunner
+from ..devkit.run.worker import RunWorker, WorkResult
 
 
 def add_parser(sub) -> None:

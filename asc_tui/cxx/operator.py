@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ascendc.crosscore import GetCoreType
 from ..ascendc.kernel import KernelFunction, Launch
+from ..ascendc.sync.crosscore import GetCoreType
 from ..npu.coop import WAITING_CALLS
 from ..npu.errors import InternalError, KernelError, is_library_file, is_user_file, report_hint
 from . import runtime

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..cxx.files import find_samples
 from .isolated import run_isolated
-from .runner import RunRequest
-from .samples import out_of_scope
+from .run.runner import RunRequest
+from .samples.sample import out_of_scope
 
 STATUSES = ("PASS", "RAN", "UNSUPPORTED", "FAIL", "OUT OF SCOPE")
 _UNSUPPORTED = ("not supported yet", "unknown ", "no member", "has no ", "is not in the kernel API twin")

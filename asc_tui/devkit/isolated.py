@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..npu.chip import DEFAULT_CHIP
-from .bench import BenchRequest, BenchResult
-from .debug import DebugReport, DebugRequest
-from .runner import RunReport, RunRequest, Stage
-from .worker import Call, RunWorker, WorkResult
+from .bench.figures import BenchRequest, BenchResult
+from .debug.debugger import DebugReport, DebugRequest
+from .run.runner import RunReport, RunRequest, Stage
+from .run.worker import Call, RunWorker, WorkResult
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,8 @@ def debug_isolated(
             if timeout_s is not None:
                 req = replace(req, timeout_s=timeout_s)
             budget = None if timeout_s is None else timeout_s * (1 + (req.ranks or 2)) + 10
-            res = worker.call(Call("asc_tui.devkit.debug:debug", (req,), label=req.op), timeout_s=budget)
+            job = Call("asc_tui.devkit.debug.debugger:debug", (req,), label=req.op)
+            res = worker.call(job, timeout_s=budget)
             if res.ok:
                 report = res.report
             else:
@@ -124,7 +125,7 @@ def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
     budget = None if req.timeout_s is None else req.timeout_s * 20
     worker = RunWorker(timeout_s=None, memory_mb=memory_mb)
     try:
-        res = worker.call(Call("asc_tui.devkit.bench:bench", (req,), label=req.op), timeout_s=budget)
+        res = worker.call(Call("asc_tui.devkit.bench.figures:bench", (req,), label=req.op), timeout_s=budget)
     finally:
         worker.close()
     if res.ok:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..ascendc.dtypes import as_dtype, dtype_name
-from ..npu.widen import widened
+from ..npu.numbers.widen import widened
 
 #: (atol, rtol) per output dtype; operators override with PRECISION = {"float16": (atol, rtol)}.
 DEFAULT_THRESHOLDS = {

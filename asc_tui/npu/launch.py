@@ -2,9 +2,9 @@
 
 Blocks map onto cores round-robin in waves (block b → core b mod N, wave b div N); a block starts
 when its core finished the previous one. HBM bandwidth is shared moment by moment by every GM
-transfer in flight (npu/hbm.py): the first pass prices each transfer as if the wave's cores ran
-in lockstep (npu/lockstep.py), exact when they did; otherwise timing-only passes follow the
-shared-HBM durations (npu/shared_hbm.py). A kernel whose code may wait for other blocks
+transfer in flight (npu/memory/hbm.py): the first pass prices each transfer as if the wave's cores ran
+in lockstep (npu/memory/lockstep.py), exact when they did; otherwise timing-only passes follow the
+shared-HBM durations (npu/memory/shared_hbm.py). A kernel whose code may wait for other blocks
 (SyncAll, all-core cross-core flags) runs its blocks as cooperative threads (npu/coop.py); the
 others run one after another in the launching thread.
 
@@ -24,23 +24,23 @@ from dataclasses import dataclass
 from functools import partial
 
 from . import state
-from .blockindex import tmax, tmin, trange
 from .chip import ChipModel, wave_cores
 from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
-from .cubetrace import CubeTrace
 from .errors import KernelError, KernelException, OperatorError, internal_error, location_from_traceback
-from .gm import GM_ADDR, GmBuffer
-from .lockstep import Groups
+from .memory.gm import GM_ADDR, GmBuffer
+from .memory.lockstep import Groups
+from .memory.shared_hbm import share_hbm, transfers_unless_lockstep
 from .mix import run_group
-from .numtrace import NumTrace, Pending
-from .offload import numbers
+from .numbers.offload import numbers
 from .pipes import PIPE_NAMES
-from .replay import Replayer, Template
+from .replay.blockindex import tmax, tmin, trange
+from .replay.cubetrace import CubeTrace
+from .replay.numtrace import NumTrace, Pending
+from .replay.replay import Replayer, Template
 from .results import EmulationResult, LogEntry, Mode, in_log_order, retimed_log
-from .shared_hbm import share_hbm, transfers_unless_lockstep
 
 
 @dataclass(frozen=True)
@@ -119,9 +119,9 @@ class Run:
         self.log: list[tuple] = []
         self._warnings: dict = {}
         self.peak: dict[str, int] = {}
-        # the L2 model of cube launches (npu/l2.py): the model, the pre-pass read counts, whether
+        # the L2 model of cube launches (npu/memory/l2.py): the model, the pre-pass read counts, whether
         # this launch is the counting pre-pass itself, whether it counts its own reads too (its
-        # counts are guessed: npu/l2guess.py), and a switch to turn L2 off
+        # counts are guessed: npu/memory/l2guess.py), and a switch to turn L2 off
         self.l2 = None
         self.l2_counts = None
         self.l2_record = False
@@ -136,28 +136,28 @@ class Run:
         self.lineage = True
         self.wide = None
         # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
-        # run (devkit/deadlock.py), else made on first GetHcclContext as a world of one
+        # run (devkit/debug/deadlock.py), else made on first GetHcclContext as a world of one
         self.hccl = None
-        # the shared HBM (npu/hbm.py): cores made so far (a core's index into `hbm_plan`), the
+        # the shared HBM (npu/memory/hbm.py): cores made so far (a core's index into `hbm_plan`), the
         # per-core transfer durations this pass follows (None: uncontended), whether to share
         # HBM at all, the passes it took, and each finished core's (owner, transfers)
         self.cores_made = 0
         self.hbm_plan = None
         self.hbm_shared = True
         self.hbm_passes = 1
-        self.groups = Groups()  # the blocks in lockstep groups, as they close (npu/lockstep.py)
+        self.groups = Groups()  # the blocks in lockstep groups, as they close (npu/memory/lockstep.py)
         self.hbm_xf = None  # (hbm.Transfers, their durations this pass, per-block offsets)
-        # copy the records of blocks that provably repeat a template's stream (npu/replay.py);
+        # copy the records of blocks that provably repeat a template's stream (npu/replay/replay.py);
         # False runs every block step by step (the reference the replay tests compare against)
         self.replay = True
-        # extrapolate loops whose scheduler state repeats up to a time shift (npu/periodic.py);
+        # extrapolate loops whose scheduler state repeats up to a time shift (npu/extrapolate/periodic.py);
         # False runs every iteration step by step
         self.extrapolate = True
         # the blocks as cooperative threads (npu/coop.py) when they may wait for each other
         # (SyncAll, all-core CrossCoreSetFlag): set by the launcher for multi-block launches
         self.blocks = None
         # the guards of this launch's templates by block (`learned`); a timing-only rerun under
-        # the shared HBM gets the first pass's (`known`, npu/shared_hbm.py) unless the kernel
+        # the shared HBM gets the first pass's (`known`, npu/memory/shared_hbm.py) unless the kernel
         # read the clock (`clock_read`, GetSystemCycle: its path may change with the times) or
         # data into its Python (`read_data`, GetValue or a C++ `*p` of real data: the rerun
         # reads shadows, so its path may differ)
@@ -200,7 +200,7 @@ def launch(
 ) -> EmulationResult:
     """Run every block of the kernel; raise an OperatorError naming the user's line on failure.
 
-    A template run (npu/replay.py) that raises starts the launch over with every block step by
+    A template run (npu/replay/replay.py) that raises starts the launch over with every block step by
     step: an error is reported as a step-by-step run reports it, and a kernel that refuses a
     tainted block index (`isinstance(idx, int)`) still runs. A timing-only launch run on
     guessed L2 counts that read otherwise runs again on the counts it found; a full one is
@@ -233,7 +233,7 @@ class _StepByStep(BaseException):
 
 
 class _Misguessed(BaseException):
-    """A launch run on guessed L2 counts (npu/l2guess.py) tallied others: `counts`, which a
+    """A launch run on guessed L2 counts (npu/memory/l2guess.py) tallied others: `counts`, which a
     pre-pass would have found."""
 
     def __init__(self, counts):
@@ -308,9 +308,9 @@ def _launch(
         run.wide = {}
     guessed = None
     if core_type != CoreType.AIV and not run.l2_record and run.l2_counts is None:
-        from .l2 import l2_enabled
+        from .memory.l2 import l2_enabled
 
-        if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/l2.py)
+        if l2_enabled(run):  # cube launches: count GM re-reads first (see npu/memory/l2.py)
             guessed = _l2_counts(run, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     mix = core_type == CoreType.MIX
     core_free = [0.0] * n_cores
@@ -358,10 +358,10 @@ def _launch(
             group = None
             core = None if mix else Core(run, b, core_id, wave, t0, n_active)
             guards = None
-            symbolic = False  # GetBlockIdx() returns a `BlockIndex` (npu/replay.py)
+            symbolic = False  # GetBlockIdx() returns a `BlockIndex` (npu/replay/replay.py)
             if replayer is not None and core.dma_is_local and replayer.tracing:
                 # a shared-HBM rerun's template whose first-pass run derived its guards runs
-                # with its plain index on them: it re-times the same stream (npu/shared_hbm.py)
+                # with its plain index on them: it re-times the same stream (npu/memory/shared_hbm.py)
                 guards = run.known.get(b) if run.known is not None else None
                 if guards is None:
                     core.block_index, guards = replayer.index(b)
@@ -466,8 +466,8 @@ def _launch(
         retimed = None  # a full launch's timeline on the pre-pass's counts, if not the guessed
         if guessed is not None:
             retimed = _check_guess(run, kernel, gm_args, tiling, block_dim, chip, timeout_s, *guessed)
-        # the shared HBM (npu/hbm.py): exact already when the wave's cores ran in lockstep
-        # (npu/lockstep.py); else every transfer, read from the columns before they are joined.
+        # the shared HBM (npu/memory/hbm.py): exact already when the wave's cores ran in lockstep
+        # (npu/memory/lockstep.py); else every transfer, read from the columns before they are joined.
         # Blocks that wait for each other (coop.py) keep the lockstep prices: their threads make
         # sub-cores in an order a plan could not follow.
         if run.hbm_shared and not handed_hccl and coop is None and len(run.groups) and retimed is None:
@@ -533,7 +533,7 @@ def _launch(
     )
     if retimed is None:
         return result
-    from .l2guess import retimed as with_timeline
+    from .memory.l2guess import retimed as with_timeline
 
     return with_timeline(result, retimed)
 
@@ -542,8 +542,8 @@ def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_
     """Set the launch's L2 read counts: guessed from earlier launches (a full launch's only from
     one with the same tiling, npu/l2guess.check_full; returns what `_check_guess` needs), else
     counted by the pre-pass."""
-    from . import l2guess
-    from .l2 import prepass_counts
+    from .memory import l2guess
+    from .memory.l2 import prepass_counts
 
     full = run.numeric
     watched = full and (run.san is not None or run.hccl is not None)  # (a pre-pass it is, then)
@@ -562,7 +562,7 @@ def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_
 def _check_guess(run: Run, kernel, gm_args, tiling, block_dim, chip, timeout_s, key, fields, guess):
     """Keep a timing-only launch run on guessed L2 counts only when it read exactly as counted;
     a full launch's timeline on the pre-pass's counts when they are not the guessed ones."""
-    from . import l2guess
+    from .memory import l2guess
 
     if run.numeric:
         return l2guess.check_full(run, launch, kernel, gm_args, tiling, block_dim, chip, timeout_s, guess)
@@ -578,9 +578,9 @@ def _check_guess(run: Run, kernel, gm_args, tiling, block_dim, chip, timeout_s, 
 
 
 def _may_replay(run: Run, mix: bool, coop) -> bool:
-    """Whether blocks of this launch may copy a template's records (npu/replay.py): one core per
+    """Whether blocks of this launch may copy a template's records (npu/replay/replay.py): one core per
     block, nothing that watches or counts each block's own accesses. A full run's numbers come
-    from the template's trace (npu/numtrace.py; a cube launch's: npu/cubetrace.py): only plain
+    from the template's trace (npu/replay/numtrace.py; a cube launch's: npu/replay/cubetrace.py): only plain
     vector or cube launches, whose blocks never wait for each other and have no collective
     context, trace theirs."""
     if not run.replay or mix or run.san is not None:
@@ -603,7 +603,7 @@ def _install_range(fn) -> tuple:
     return names
 
 
-#: the builtins a template run's kernel module gets instead (npu/replay.py)
+#: the builtins a template run's kernel module gets instead (npu/replay/replay.py)
 _TAINTED = {"range": trange, "min": tmin, "max": tmax}
 
 
@@ -689,7 +689,7 @@ class _gc_paused:
 
 class _numbers_done:
     """Leave a launch only when the cube numbers it handed to the numbers thread are in
-    (npu/offload.py); if the launch failed, its error wins over the thread's. BLAS threads and
+    (npu/numbers/offload.py); if the launch failed, its error wins over the thread's. BLAS threads and
     CPU pinning are restored (`finish`) only after that last job. A timing-only launch (the
     L2 pre-pass) hands over nothing and does not wait for the jobs of others."""
 

@@ -6,7 +6,7 @@ import signal
 from dataclasses import dataclass
 
 from ..devkit.errors import ErrorInfo
-from ..devkit.runner import RunReport, RunRequest
+from ..devkit.run.runner import RunReport, RunRequest
 
 
 @dataclass(frozen=True)
@@ -31,8 +31,8 @@ class DebugOutcome:
 def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> DebugOutcome:
     """One run under the sanitizer tools plus the precision check (and the deadlock check for
     multi-rank operators)."""
-    from ..devkit import sanitizer as san_mod
-    from ..devkit.debug import DebugRequest, debug
+    from ..devkit.debug import sanitizer as san_mod
+    from ..devkit.debug.debugger import DebugRequest, debug
 
     tools = tuple(tools or san_mod.TOOLS)
     multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
@@ -80,7 +80,7 @@ def bench_run(request):
     """`devkit.bench.bench` in the child; the RunReports are dropped (only figures return)."""
     import dataclasses
 
-    from ..devkit import bench as bench_mod
+    from ..devkit.bench import figures as bench_mod
 
     result = bench_mod.bench(request)
     cases = tuple(dataclasses.replace(c, report=None) for c in result.cases)
@@ -91,8 +91,8 @@ def tune_job(request, progress=None):
     """`devkit.tuner.session.tune` in the child. The child is single-threaded, so the tuner may
     fork its evaluators; SIGINT (`RunWorker.interrupt`) cancels it cleanly via its CancelToken,
     and every result so far stays in the tune cache."""
-    from ..devkit.tuner.progress import CancelToken
-    from ..devkit.tuner.session import tune
+    from ..devkit.tune.progress import CancelToken
+    from ..devkit.tune.session import tune
 
     token = CancelToken()
     old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
@@ -105,6 +105,6 @@ def tune_job(request, progress=None):
 def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s):
     """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
     run (gen_data, main(), verify) with the session's parameters `fixed` too."""
-    from ..devkit.sample_tune import sweep
+    from ..devkit.tune.sample_tune import sweep
 
     return sweep(path, values, fixed, chip, timeout_s, None)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..devkit.bench.regression import slowdown, slowdown_text
 from ..devkit.chips import default_chip_name
-from ..devkit.regression import slowdown, slowdown_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
@@ -19,7 +19,7 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView, lane_width
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunReport, RunRequest
+    from ..devkit.run.runner import RunReport, RunRequest
     from ..devkit.views.result import ResultView
     from .app import Workbench
 
@@ -43,7 +43,7 @@ class RunResults:
 
     def request(self, path: Path) -> RunRequest:
         """A full (numeric + timing) run of the operator with its session case and parameters."""
-        from ..devkit.runner import RunRequest
+        from ..devkit.run.runner import RunRequest
 
         st = self.app.ops.get(path) or OperatorState(path)
         return RunRequest(

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..devkit.regression import is_regression
+from ..devkit.bench.regression import is_regression
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunReport
-    from ..devkit.worker import WorkResult
+    from ..devkit.run.runner import RunReport
+    from ..devkit.run.worker import WorkResult
 
 
 class Status(enum.StrEnum):

@@ -8,12 +8,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..regression import Mark, is_regression, mark, slowdown, slowdown_text
+from ..bench.regression import Mark, is_regression, mark, slowdown, slowdown_text
 from .text import sparkline
 
 if TYPE_CHECKING:  # the workbench imports this module before the emulator stack loads
-    from ..bench import BenchResult, CaseResult
-    from ..history import RunRecord
+    from ..bench.figures import BenchResult, CaseResult
+    from ..bench.history import RunRecord
 
 #: The workbench's bench table, most telling first, so 80 columns show current, change and
 #: verdict without scrolling.

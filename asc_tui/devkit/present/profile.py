@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..profile import Profile, ProfileSource
+from ..profile.profiler import Profile, ProfileSource
 from .text import us_text as _us
 
 _BAR = 24

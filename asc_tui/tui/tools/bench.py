@@ -14,7 +14,7 @@ from .base import ProcessTool
 BASELINE_NAME = "baseline"
 
 if TYPE_CHECKING:
-    from ...devkit.bench import BenchResult
+    from ...devkit.bench.figures import BenchResult
     from ..state import OperatorState
 
 
@@ -30,7 +30,7 @@ class BenchController(ProcessTool):
     name = "bench"
 
     def launch(self, st: OperatorState, save: bool = False) -> None:
-        from ...devkit.bench import BenchRequest, Thresholds
+        from ...devkit.bench.figures import BenchRequest, Thresholds
 
         th = self.app.config.thresholds
         req = BenchRequest(

@@ -22,9 +22,9 @@ from ..widgets.tune_pane import TunePane
 from .base import ToolController
 
 if TYPE_CHECKING:
-    from ...devkit.tuner.progress import TuneEvent
-    from ...devkit.tuner.session import TuneReport
-    from ...devkit.worker import RunWorker
+    from ...devkit.run.worker import RunWorker
+    from ...devkit.tune.progress import TuneEvent
+    from ...devkit.tune.session import TuneReport
     from ..app import Workbench
     from ..state import OperatorState
 
@@ -59,14 +59,14 @@ class TuneController(ToolController):
         self.running = False
 
     def launch(self, st: OperatorState, quick: bool = False) -> None:
-        from ...devkit.tuner.session import TuneRequest
-        from ...devkit.worker import Call, RunWorker
+        from ...devkit.run.worker import Call, RunWorker
+        from ...devkit.tune.session import TuneRequest
 
         app = self.app
         if self.running:
             app.notify("a tune is running: x cancels it", severity="warning")
             return
-        from ...devkit.sample_tune import is_sample
+        from ...devkit.tune.sample_tune import is_sample
 
         if is_sample(st.path):
             self._sweep_sample(st)
@@ -101,8 +101,8 @@ class TuneController(ToolController):
 
     def _sweep_sample(self, st: OperatorState) -> None:
         from ...config import ConfigError
-        from ...devkit.sample_tune import SIDECAR, tune_values
-        from ...devkit.worker import Call, RunWorker
+        from ...devkit.run.worker import Call, RunWorker
+        from ...devkit.tune.sample_tune import SIDECAR, tune_values
 
         app, path = self.app, st.path
         try:
@@ -138,7 +138,7 @@ class TuneController(ToolController):
         self.run(path, work)
 
     def _swept(self, msg: SampleSwept) -> None:
-        from ...devkit.sample_tune import best
+        from ...devkit.tune.sample_tune import best
 
         self.running = False
         pane, st, top = self.app.pane(TunePane), self.app.ops.get(msg.path), best(msg.rows)
@@ -230,12 +230,12 @@ class TuneController(ToolController):
         """Write the tuned parameters as the PARAMS defaults (devkit.tuner.apply); the watcher
         sees the save and reruns, so the file, not the session, carries the choice."""
         from ...devkit.errors import OperatorError
-        from ...devkit.tuner.apply import plan_apply
+        from ...devkit.tune.apply import plan_apply
 
         app, st = self.app, self._tuned()
         if st is None:
             return
-        from ...devkit.sample_tune import is_sample
+        from ...devkit.tune.sample_tune import is_sample
 
         if is_sample(st.path):
             self._write_sample(st)
@@ -261,7 +261,7 @@ class TuneController(ToolController):
 
     def _write_sample(self, st: OperatorState) -> None:
         """The best values into the sample's C++ literals (`constexpr`, `#define`)."""
-        from ...devkit.sample_tune import apply_edits
+        from ...devkit.tune.sample_tune import apply_edits
 
         app = self.app
         edits = [e for e in apply_edits(st.path, st.best_params) if e.after != e.before]

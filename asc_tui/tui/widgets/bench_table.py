@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from textual.widgets import DataTable
 
+from ...devkit.bench.regression import DEFAULT_THRESHOLD, slowdown
 from ...devkit.present.bench import BENCH_ROW_COLUMNS, bench_row_cells
-from ...devkit.regression import DEFAULT_THRESHOLD, slowdown
 
 #: The presenter's columns with the chip third: at 80 columns the rows of one case on two chips
 #: must not look the same (the rest scrolls sideways).

@@ -12,7 +12,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 if TYPE_CHECKING:
-    from ...devkit.worker import WorkResult
+    from ...devkit.run.worker import WorkResult
 
 
 class Level(enum.StrEnum):
