@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..npu import state
 from ..npu.cores import CoreType
-from ..npu.errors import KernelAssert
+from ..npu.errors import KernelAssert, is_user_file
 from ..npu.numbers.offload import gm_ready
 from .mmad_numbers import flush_cube
 
@@ -47,6 +47,16 @@ class Launch:
 
     block_dim: int
     tiling: Any = None
+    #: (file, line) of the `Launch(...)` in the user's tiling: where a bad block count is made
+    where: tuple = field(default=(None, None), compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.where == (None, None):
+            f = sys._getframe(2)  # (0 is this, 1 the dataclass __init__)
+            while f is not None and not is_user_file(f.f_code.co_filename):
+                f = f.f_back
+            if f is not None:
+                object.__setattr__(self, "where", (f.f_code.co_filename, f.f_lineno))
 
 
 def GetBlockIdx() -> int:

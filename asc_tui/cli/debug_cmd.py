@@ -9,6 +9,7 @@ deadlock); 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..devkit.debug.debugger import DebugReport, DebugRequest
@@ -17,6 +18,9 @@ from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
 from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
+
+#: Findings that explain a wrong result: shown again under a precision check that did not pass.
+RELATED_KINDS = ("uninitialized", "input-overwrite")
 
 
 def add_parser(sub) -> None:
@@ -153,5 +157,11 @@ def _print_precision(r: DebugReport, w) -> None:
         )
         for i, got, want in o.worst:
             w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    for note in r.precision.overwritten:
+        w(f"  precision FAIL: {note.message}\n")
+    if r.precision.verdict != "PASS":
+        related = [f for f in r.findings if f.kind in RELATED_KINDS]
+        for f in related:
+            w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
         w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")

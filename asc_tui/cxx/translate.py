@@ -232,10 +232,11 @@ def _compile(src: str, file: str):
         return compile(src, file, "exec")
     except SyntaxError as exc:  # a translator bug: still an error that names the user's line
         raise CxxError(
-            f"internal error: this line's translation is not valid Python ({exc.msg}); please report it",
+            "internal error in asc-tui: the translation of this line failed",
             file,
             exc.lineno,
             1,
+            hint=f"please report it: the translation is not valid Python ({exc.msg})",
         ) from None
 
 

@@ -115,7 +115,8 @@ class _Runs:
         for s in specs:
             self.measured.append(figures(read_dir(s.directory)))
             op = load_operator(s.op, root)
-            _, _, _, lnch, _, gm = prepare(op, s.case, s.params, timing_only=True, seed=0)
+            setup = prepare(op, s.case, s.params, timing_only=True, seed=0)
+            lnch, gm = setup.lnch, setup.gm_args
             self.prepared.append((op, lnch, gm))
         self.evaluations = 0
 

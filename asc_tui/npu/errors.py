@@ -108,6 +108,61 @@ class ChipError(OperatorError):
     kind = "chip"
 
 
+class InternalError(OperatorError):
+    """asc-tui's own code failed (a bug to report): shown at the user's nearest line, with the
+    Python detail in the hint only, never as the message."""
+
+    kind = "internal"
+
+
+def internal_frame(tb) -> traceback.FrameSummary | None:
+    """The frame that raised, when it is asc-tui's own code: the innermost frame that is not a
+    library's (numpy raising for asc-tui's call is asc-tui's failure), if it is in asc_tui."""
+    frames = [f for f in traceback.extract_tb(tb) if not is_library_file(f.filename)]
+    if frames and frames[-1].filename.startswith(_PKG):
+        return frames[-1]
+    return None
+
+
+def internal_error(
+    exc: BaseException, file: str | None = None, line: int | None = None, doing: str = ""
+) -> InternalError | None:
+    """An exception raised inside asc-tui, as the error the user sees: "internal error in
+    asc-tui" at the innermost user frame of its traceback (else `file`:`line`); None when the
+    exception was raised by the user's own code."""
+    inner = internal_frame(exc.__traceback__)
+    if inner is None:
+        return None
+    users = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if is_user_file(f.filename) and not is_library_file(f.filename)
+    ]
+    if users:
+        file, line = users[-1].filename, users[-1].lineno
+    return InternalError(
+        "internal error in asc-tui" + (f" {doing}" if doing else "") + (" at this line" if line else ""),
+        file,
+        line,
+        hint=report_hint(exc),
+    )
+
+
+def report_hint(exc: BaseException) -> str:
+    """The Python detail of a failure inside asc-tui, for a bug report (a hint, not the message)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not is_library_file(f.filename)]
+    at = ""
+    if frames:
+        where = Path(frames[-1].filename).resolve()
+        try:
+            rel = where.relative_to(PACKAGE_DIR.parent)
+        except ValueError:
+            rel = where.name
+        at = f" at {rel}:{frames[-1].lineno}"
+    detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"please report it: {type(exc).__name__}{at}" + (f" ({detail})" if detail else "")
+
+
 def is_user_file(filename: str) -> bool:
     return not filename.startswith(_PKG) and not filename.startswith("<")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import signal
 import threading
 import weakref
@@ -28,7 +29,7 @@ from .columns import ClosedBlock, timelines
 from .coop import Blocks, may_wait
 from .core import Core
 from .cores import CoreType
-from .errors import KernelError, KernelException, OperatorError, location_from_traceback
+from .errors import KernelError, KernelException, OperatorError, internal_error, location_from_traceback
 from .memory.gm import GM_ADDR, GmBuffer
 from .memory.lockstep import Groups
 from .memory.shared_hbm import share_hbm, transfers_unless_lockstep
@@ -255,6 +256,34 @@ def _template_run(fn, gm_args, tiling, core) -> None:
         raise _StepByStep from None
 
 
+def _user_error(kernel, exc: Exception, suffix: str) -> OperatorError:
+    """What the user sees for an exception out of a block: the kernel's own words for it (a C++
+    kernel's `explain`: C++ words, not Python's), "internal error in asc-tui" when asc-tui's code
+    raised, else the user's Python exception at its line."""
+    explain = getattr(kernel, "explain", None)
+    err = explain(exc) if explain is not None else None
+    if err is None:
+        err = internal_error(exc, doing="while running the kernel")
+    if err is None:
+        file, line = location_from_traceback(exc.__traceback__)
+        err = KernelException(f"{type(exc).__name__}: {exc}", file, line, hint=_python_hint(exc))
+    err.message += suffix
+    return err
+
+
+_DTYPE_CALLED = re.compile(r"'numpy\.dtypes\.(\w+)DType' object is not callable")
+
+
+def _python_hint(exc: Exception) -> str | None:
+    """A hint for a Python kernel's own mistake that reads like asc-tui's (a twin dtype called
+    like the C++ functional cast `half(x)`)."""
+    m = _DTYPE_CALLED.search(str(exc))
+    if m:
+        name = m.group(1).lower()
+        return f"the kernel API's types are numpy dtypes: write np.{name}(x) (or dtype.type(x)) for a value"
+    return None
+
+
 def _wrote_gm(core) -> bool:
     return core.gm_write > 0 or any(r is not None and r[3] == "SetValue(GM)" for r in core.rec)
 
@@ -370,12 +399,9 @@ def _launch(
             except RecursionError as exc:
                 file, line = location_from_traceback(exc.__traceback__)
                 raise KernelException("RecursionError in the kernel", file, line) from None
-            except Exception as exc:  # the user's kernel code raised
+            except Exception as exc:  # the user's kernel code raised, or asc-tui's
                 bad = coop.failed[0] if coop is not None and coop.failed else b
-                file, line = location_from_traceback(exc.__traceback__)
-                raise KernelException(
-                    f"{type(exc).__name__}: {exc}" + (f" (block {bad})" if block_dim > 1 else ""), file, line
-                ) from None
+                raise _user_error(kernel, exc, f" (block {bad})" if block_dim > 1 else "") from None
             finally:
                 state.core = None
                 for name in installed:
@@ -735,7 +761,7 @@ class _deadline:
         f = next((u for u in subs if u is not None), None) or user(frame)
         f = f or frame
         raise KernelTimeout(
-            f"the kernel did not finish within {self.seconds:g} s; it was running this line"
+            f"the kernel did not finish within {self.seconds:.3g} s; it was running this line"
             + _progress(state.core),
             f.f_code.co_filename,
             f.f_lineno,

@@ -21,6 +21,21 @@ from ..lineage import gm_written
 from ..mmad_numbers import flush_cube
 
 
+def value_words(v) -> str:
+    """What a value is, in the user's words (C++ or Python), never an internal class name."""
+    if isinstance(v, bool):
+        return "a bool"
+    if isinstance(v, (int, np.integer)) or type(v).__name__ == "BlockIndex":
+        return "an integer"
+    if isinstance(v, (float, np.floating)):
+        return "a floating-point number"
+    if isinstance(v, np.dtype):
+        return f"the type {dtype_name(v)}"
+    if type(v).__name__ == "SimpleNamespace":  # a host struct passed by value (cxx/host/structs.py)
+        return "a struct value"
+    return f"a {type(v).__name__}"
+
+
 class GlobalTensor:
     """`GlobalTensor<T>`: a window of GM. Bounds are checked on every access."""
 
@@ -44,7 +59,11 @@ class GlobalTensor:
             )
         if not isinstance(addr, GM_ADDR):
             file, line = user_location()
-            raise KernelError(f"SetGlobalBuffer expects a GM_ADDR, got {type(addr).__name__}", file, line)
+            raise KernelError(
+                f"SetGlobalBuffer expects a GM address (a __gm__ pointer, GM_ADDR), got {value_words(addr)}",
+                file,
+                line,
+            )
         buf = addr.buffer
         if self.dtype is None:
             self.dtype = buf.dtype

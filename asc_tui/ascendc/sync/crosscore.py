@@ -87,7 +87,12 @@ def _parse(args, default_pipe):
         return 2, default_pipe, int(args[0])
     if len(args) == 3:
         return int(args[0]), Pipe(args[1]), int(args[2])
-    raise TypeError("expected (flagId) or (modeId, pipe, flagId)")
+    fr = user_frame()
+    raise KernelError(
+        f"CrossCore flag calls take (flagId) or (modeId, pipe, flagId), got {len(args)} arguments",
+        fr.f_code.co_filename if fr else None,
+        fr.f_lineno if fr else None,
+    )
 
 
 class _CrossCore:

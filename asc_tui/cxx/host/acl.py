@@ -113,6 +113,9 @@ class AclRuntime:
         self.n_alloc = 0
         self.device = None
         self.addresses: dict[int, int] = {}  # id(Buffer) -> its device address
+        #: (path, where) -> None, called before WriteFile writes: the sample runner puts aside
+        #: a file that gen_data.py wrote (devkit/pristine.SampleFiles)
+        self.before_write = None
 
     def address_of(self, p: Ptr) -> int:
         """The numeric address of a pointer (`(uintptr_t)p`): buffers 4 GiB apart; a device
@@ -221,6 +224,12 @@ class AclRuntime:
                 f"ReadFile: {path} has {len(raw)} bytes, main() expects {want}",
                 hint="gen_data.py and main() disagree on the shape or the dtype",
             )
+        if ptr.off + len(raw) > len(ptr.buf.data):
+            self.fail(
+                where,
+                f"ReadFile: {path}'s {len(raw)} bytes from offset {ptr.off} overrun {ptr.buf.name!r} "
+                f"({len(ptr.buf.data)} bytes)",
+            )
         ptr.buf.data[ptr.off : ptr.off + len(raw)] = raw
         if hasattr(size, "set"):
             size.set(len(raw))
@@ -231,6 +240,14 @@ class AclRuntime:
         d = os.path.dirname(path)
         if d and not os.path.isdir(d):
             self.fail(where, f"WriteFile: no directory {d!r} for {path!r}")
+        if ptr.off + int(size) > len(ptr.buf.data):
+            self.fail(
+                where,
+                f"WriteFile of {int(size)} bytes from offset {ptr.off} overruns {ptr.buf.name!r} "
+                f"({len(ptr.buf.data)} bytes)",
+            )
+        if self.before_write is not None:
+            self.before_write(path, where)
         ptr.buf.data[ptr.off : ptr.off + int(size)].tofile(path)
         return True
 

@@ -77,6 +77,16 @@ def _image(h, ref, where) -> Ptr:
     return Ptr(buf)
 
 
+def _within(h, where, call: str, p: Ptr, n: int, what: str) -> None:
+    """`n` bytes from `p` lie inside its buffer (a C library call would overrun it silently)."""
+    size = len(p.buf.data)
+    if n < 0 or p.off < 0 or p.off + n > size:
+        h.acl.fail(
+            where,
+            f"{call} {what} {p.buf.name!r}: {n} bytes from offset {p.off} overrun its {size} bytes",
+        )
+
+
 def call_builtin(h, name: str, args: list, node):
     """(True, value) when `name` is a library call this module knows; else (False, None)."""
     where = h.where(node)
@@ -104,11 +114,14 @@ def call_builtin(h, name: str, args: list, node):
         return True, abs(args[0])
     if short in ("memset",) and isinstance(args[0], Ptr):
         p = args[0]
+        _within(h, where, short, p, int(args[2]), "destination")
         p.buf.data[p.off : p.off + int(args[2])] = int(args[1]) & 0xFF
         return True, p
     if short in ("memcpy", "memcpy_s") and isinstance(args[0], Ptr):
         dst, src, n = args[0], args[-2], int(args[-1])
         if isinstance(src, Ptr):
+            _within(h, where, short, src, n, "source")
+            _within(h, where, short, dst, n, "destination")
             dst.buf.data[dst.off : dst.off + n] = src.buf.data[src.off : src.off + n]
             return True, 0
     if short in ("CHECK_ACL", "ACL_CHECK", "CHECK_RET", "static_cast", "void"):
@@ -118,6 +131,8 @@ def call_builtin(h, name: str, args: list, node):
     if name == "std::equal" and all(isinstance(a, Ptr) for a in args[:3]):
         first, last, other = args[:3]
         n = last.off - first.off
+        _within(h, where, name, first, n, "range")
+        _within(h, where, name, other, n, "second range")
         return True, bool(
             (first.buf.data[first.off : last.off] == other.buf.data[other.off : other.off + n]).all()
         )

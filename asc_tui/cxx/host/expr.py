@@ -4,6 +4,7 @@ host functions of the file, and kernel launches."""
 
 from __future__ import annotations
 
+from ..ctype import SCALARS
 from ..errors import CxxError
 from . import lib as hostlib
 from .acl import CONSTANTS, Ptr
@@ -356,6 +357,8 @@ class Expressions:
             self.error(
                 n, f"kernel {short} called like a host function; launch it with <<<blocks, nullptr, stream>>>"
             )
+        if name in SCALARS and len(args) <= 1:  # a functional cast: half(x), uint32_t(), float(v)
+            return self.conv(name, args[0] if args else 0)
         self.unsupported(fn, f"call to {name}")
 
     def library_method(self, obj, fn, args_node, env):

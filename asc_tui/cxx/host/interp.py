@@ -19,7 +19,7 @@ import numpy as np
 
 from ...npu.errors import OperatorError
 from .. import runtime as R
-from ..errors import CxxError, Unsupported
+from ..errors import CxxError, Unsupported, host_failure
 from . import lib as hostlib
 from .acl import AclRuntime, Ptr
 from .expr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
@@ -120,9 +120,7 @@ class Host(StructMixin, Expressions):
         except (_Return, _Break, _Continue, OperatorError, SystemExit):
             raise
         except Exception as exc:  # an interpreter limit: still the user's line
-            raise Unsupported(
-                f"host code this statement needs ({type(exc).__name__}: {exc})", *self.where(n)
-            ) from None
+            raise host_failure(exc, *self.where(n)) from None
 
     def _stmt(self, n, env):
         t = n.type

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...ascendc.memory.tensors import value_words
 from ...npu.launch import launch as npu_launch
+from ...npu.memory.gm import GM_ADDR
 from ..cache import get_program
 from ..errors import CxxError
 from ..operator import SIDE_MACROS, CxxKernel, CxxLaunch
@@ -49,7 +51,10 @@ def run_host(
     defines: dict | None = None,
     sanitizer=None,
     configure=None,
+    before_write=None,
 ) -> AclRuntime:
+    """Interpret the sample's main() on the ACL twin; `before_write(path, where)` is called
+    before each WriteFile."""
     overrides = dict(overrides or {})
     defines = dict(defines or {})
     kfiles, kcol, mfiles, mcol = _units(kernel_file, main_file, overrides, defines)
@@ -77,6 +82,7 @@ def run_host(
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostexpr.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
+    acl.before_write = before_write
 
     def launch(where, name, targs, blocks, args):
         f = kinfo.get(name)
@@ -99,7 +105,14 @@ def run_host(
             if len(args) != len(prog.params):
                 acl.fail(where, f"{name} takes {len(prog.params)} arguments, the launch passes {len(args)}")
             gms, fields = [], {}
-            for p, v in zip(prog.params, gm_args):
+            for i, (p, v) in enumerate(zip(prog.params, gm_args)):
+                if p.kind == "gm" and not (v is None or isinstance(v, GM_ADDR)):
+                    acl.fail(
+                        where,
+                        f"{name}'s parameter {i + 1} ({p.name}) is a GM pointer (GM_ADDR); the launch "
+                        f"passes {value_words(v)}",
+                        hint="pass device memory from aclrtMalloc, in the kernel's parameter order",
+                    )
                 if p.kind == "gm":
                     gms.append(v)
                 else:

@@ -97,6 +97,8 @@ class CallGen:
 
     def functional_cast(self, t: T.CType, args, ctx, node) -> Val:
         if t.is_arith:
+            if not args:  # `half()`: value-initialised, zero
+                return self.cast(Val("0", T.INT32), t, ctx, node)
             if len(args) != 1:
                 raise self.err(ctx.pf, node, f"{t}(...) takes one argument")
             return self.cast(self.expr(args[0], ctx), t, ctx, node)
@@ -125,6 +127,8 @@ class CallGen:
             return cmath_call(self, name, args, ctx, node)
         if not twin and isinstance(ctx.tmap.get(name), T.CType):  # T(x) with a type parameter
             return self.functional_cast(ctx.tmap[name], args, ctx, node)
+        if name in T.SCALARS and ctx.lookup(name) is None and not self._user_fn(name, ctx):
+            return self.functional_cast(T.SCALARS[name], args, ctx, node)  # half(x), int32_t(x)
         if not twin:
             if ctx.cls is not None and self._has_method(ctx.cls, name):
                 return self.invoke_method(

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ...ascendc.sync.hccl import CollectiveCall, Communicator, HcclContext
 from ...npu import state
 from ...npu.chip import load_chip
-from ...npu.errors import ErrorInfo, OperatorError, is_user_file
+from ...npu.errors import ErrorInfo, OperatorError, internal_error, is_user_file, location_from_traceback
 from ...npu.launch import launch
 from ..run.loader import OperatorModule, load_operator
 from ..run.runner import prepare
@@ -151,7 +151,12 @@ class RankScheduler:
                     self.stop = "error"
         except Exception as exc:  # noqa: BLE001 - a bug outside the kernel; report, don't hang
             me.status = RankStatus.ERROR
-            me.error = ErrorInfo("exception", f"{type(exc).__name__}: {exc}")
+            err = internal_error(exc, path, None)
+            if err is None:
+                file, line = location_from_traceback(exc.__traceback__)
+                me.error = ErrorInfo("exception", f"{type(exc).__name__}: {exc}", file, line)
+            else:
+                me.error = err.info()
             with self.cv:
                 if self.stop is None:
                     self.stop = "error"
@@ -200,7 +205,7 @@ def run_ranks(
     case_obj = setups[0][0]
 
     def body(r: int) -> None:
-        _c, _p, _s, lnch, _arrays, gm_args = setups[r]
+        lnch, gm_args = setups[r].lnch, setups[r].gm_args
         ctx = HcclContext(r, sched.comm)
         em = launch(
             op.kernel,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ...config import DEFAULT_WORKER_TIMEOUT
-from ...npu.errors import ErrorInfo
+from ...npu.errors import ErrorInfo, internal_error
 from ..outcome import Verdict, outcome
 from ..precision import PrecisionReport
 from ..run.loader import load_operator
@@ -124,7 +125,11 @@ def debug(req: DebugRequest) -> DebugReport:
     try:
         op = load_operator(req.op)
     except Exception as exc:  # noqa: BLE001 - BuildError and friends become report errors
-        info = exc.info() if hasattr(exc, "info") else ErrorInfo("build", str(exc))
+        if hasattr(exc, "info"):
+            info = exc.info()
+        else:
+            err = internal_error(exc, str(req.op) if Path(str(req.op)).is_file() else None, None)
+            info = err.info() if err is not None else ErrorInfo("build", f"{type(exc).__name__}: {exc}")
         return DebugReport(
             str(req.op),
             None,

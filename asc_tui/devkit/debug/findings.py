@@ -19,6 +19,7 @@ TITLES = {
     "use-after-free": "Use-after-free detected",
     "illegal-free": "Illegal free detected",
     "leak": "Memory leak detected",
+    "input-overwrite": "Write into an input detected",
     "capacity": "Buffer capacity overflow detected",
     "alloc-exhausted": "Buffer exhaustion detected",
     "race-raw": "Read-after-write race detected",

@@ -5,7 +5,9 @@ the report carries tensor, offset, size and direction. Everything else is checke
 access: the tensor's buffer must not be free, and a local operand must start on its memory's
 alignment (32 B in UB and L1, 512 B in L0A/L0B, 64 B in L0C — from the chip file). At the end of
 each block, every queue buffer still allocated or enqueued is a leak. DataCopy lengths that
-hardware silently rounds down arrive as run warnings and are reported by `debug.py`.
+hardware silently rounds down arrive as run warnings and are reported by `debug.py`. A write
+into one of the operator's inputs (`Sanitizer.watch_inputs`) is reported at its line: the golden
+reads the inputs as they were, so the precision check fails it too.
 """
 
 from __future__ import annotations
@@ -54,6 +56,19 @@ class MemCheck:
 
     def access(self, core, t, start, count, is_write, fr, span=False) -> None:
         if type(t) is GlobalTensor:
+            if is_write and t.buffer in self.san.inputs:
+                name = self.san.inputs[t.buffer]
+                self._report(
+                    core,
+                    "input-overwrite",
+                    t,
+                    start,
+                    count,
+                    True,
+                    fr,
+                    f"writes into input {name!r} of the operator; its golden reads {name} as it was "
+                    "before the launch",
+                )
             return
         slot = t.slot
         if slot is not None and slot.state is FREE:

@@ -35,6 +35,7 @@ class Sanitizer:
             )
         self.tools = tools
         self._found: dict[tuple, list] = {}
+        self.inputs: dict = {}  # the operator's input GM buffers -> names (`watch_inputs`)
         made = {"memcheck": MemCheck, "racecheck": RaceCheck, "initcheck": InitCheck, "synccheck": SyncCheck}
         self.checkers = [made[t](self) for t in TOOLS if t in tools] + list(extra)
         self._access = [c.access for c in self.checkers if hasattr(c, "access")]
@@ -50,6 +51,11 @@ class Sanitizer:
         # the per-instruction hooks are bound straight to the tools (no dispatch loop)
         self.access = _fan_out(self._access, _no_access)
         self.queue = _fan_out(self._queue, _no_queue)
+
+    def watch_inputs(self, buffers: dict) -> None:
+        """The operator's input GM buffers (GmBuffer -> tensor name): memcheck reports a kernel
+        write into one, at its line (the golden reads the inputs as they were)."""
+        self.inputs = dict(buffers)
 
     # ---- sink ----------------------------------------------------------------------------------
     def report(self, finding: Finding) -> None:

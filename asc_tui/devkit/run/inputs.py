@@ -66,12 +66,21 @@ def cached_inputs(key: tuple | None) -> dict[str, np.ndarray] | None:
     return {name: arr.copy() for name, arr in kept.items()}
 
 
+def untouched(key: tuple | None) -> dict[str, np.ndarray] | None:
+    """The kept arrays themselves, read only: what the inputs were before any kernel ran
+    (devkit/pristine.py compares a run's inputs with them instead of copying them again)."""
+    return None if key is None else _cache.get(key)
+
+
 def keep_inputs(key: tuple | None, arrays: dict[str, np.ndarray]) -> None:
     """Remember copies of a run's freshly drawn inputs (before the kernel touches them);
     the least recently used cases go beyond `_KEEP` cases or `budget()` bytes."""
     if key is None:
         return
-    _cache[key] = {name: arr.copy() for name, arr in arrays.items()}
+    kept = {name: arr.copy() for name, arr in arrays.items()}
+    for arr in kept.values():
+        arr.flags.writeable = False  # (a slip that writes the cache would change later goldens)
+    _cache[key] = kept
     _cache.move_to_end(key)
     limit = budget()
     while len(_cache) > _KEEP or (len(_cache) > 1 and _held() > limit):

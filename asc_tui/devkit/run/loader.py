@@ -125,13 +125,32 @@ class OperatorModule:
                 self.spec_path,
                 _line_of(self.spec_path, "def tiling"),
             )
-        if not isinstance(result.block_dim, int) or result.block_dim < 1:
+        from ...cxx.host.acl import MAX_BLOCKS
+
+        bd = result.block_dim
+        if not isinstance(bd, int) or isinstance(bd, bool) or not 1 <= bd <= MAX_BLOCKS:
+            file, line = result.where
+            if file is None or Path(file).resolve() != Path(self.spec_path).resolve():
+                file, line = self.spec_path, self._return_line("tiling")
             raise TilingError(
-                f"tiling returned block_dim={result.block_dim!r}; it must be a positive integer",
-                self.spec_path,
-                _line_of(self.spec_path, "def tiling"),
+                f"tiling returned block_dim={bd!r}; it must be a whole number from 1 to {MAX_BLOCKS}",
+                file,
+                line,
             )
         return result
+
+    def _return_line(self, fname: str) -> int | None:
+        """The last `return` of the spec's function `fname` (else its `def`)."""
+        import inspect
+
+        fn = getattr(self.module, fname, None)
+        fn = getattr(fn, "__wrapped__", fn)
+        try:
+            lines, start = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            return _line_of(self.spec_path, f"def {fname}")
+        returns = [start + i for i, t in enumerate(lines) if t.strip().startswith("return")]
+        return returns[-1] if returns else start
 
     def flops(self, case: Case) -> float:
         fn = getattr(self.module, "flops", None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -15,11 +16,12 @@ from ...npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ...npu.launch import launch, make_gm
 from ...npu.results import EmulationResult
 from ..emulation import Emulation
-from ..precision import PrecisionReport, compare
+from ..precision import InputOverwrite, PrecisionReport, compare
 from ..present.text import size_text
+from ..pristine import Originals
 from ..profile.timing import timing
-from ..samples.sample import run_sample
-from .inputs import cache_key, cached_inputs, keep_inputs
+from ..samples.sample import run_sample, time_left
+from .inputs import cache_key, cached_inputs, keep_inputs, untouched
 from .loader import OperatorModule, _line_of, load_operator
 
 
@@ -134,7 +136,27 @@ def _seed_for(op: str, case: str, seed: int) -> int:
     return zlib.crc32(f"{op}/{case}/{seed}".encode())
 
 
-def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only: bool, seed: int):
+class Setup(tuple):
+    """One run, ready to launch: `(case, params, specs, lnch, arrays, gm_args)` (callers unpack
+    the six), and `originals`, what the golden needs of the inputs (None when timing-only)."""
+
+    def __new__(cls, case, params, specs, lnch, arrays: dict, gm_args: list, originals: Originals | None):
+        self = super().__new__(cls, (case, params, specs, lnch, arrays, gm_args))
+        self.originals = originals
+        return self
+
+    def __getnewargs__(self):  # (pickle and copy rebuild it through __new__)
+        return (*self, self.originals)
+
+    case = property(itemgetter(0))
+    params = property(itemgetter(1))
+    specs = property(itemgetter(2))
+    lnch = property(itemgetter(3))
+    arrays = property(itemgetter(4))  # name -> array (none when timing-only)
+    gm_args = property(itemgetter(5))
+
+
+def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only: bool, seed: int) -> Setup:
     """Case, params, launch, GM arguments and input arrays (none when `timing_only`) for one run."""
     case = op.case(case_name)
     p = op.resolve_params(params)
@@ -176,7 +198,10 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
             ) from None
     if kept is None:
         keep_inputs(key, {n: a for n, a in arrays.items() if not specs.specs[n].is_output})
-    return case, p, specs, lnch, arrays, gm_args
+    originals = (
+        None if timing_only else Originals.before_launch(specs.inputs, arrays, untouched(key), rng_seed)
+    )
+    return Setup(case, p, specs, lnch, arrays, gm_args, originals)
 
 
 def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
@@ -196,9 +221,9 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
         chip = load_chip(request.chip)
         if op is None:
             op = load_operator(request.op, request.root)
-        case, params, specs, lnch, arrays, gm_args = prepare(
-            op, request.case, request.params, request.timing_only, request.seed
-        )
+        setup = prepare(op, request.case, request.params, request.timing_only, request.seed)
+        case, params, specs, lnch, arrays, gm_args = setup
+        originals = setup.originals
         stages.append(
             Stage(
                 "build", time.perf_counter() - t0, True, f"{op.name} [{case.name}] block_dim={lnch.block_dim}"
@@ -210,6 +235,9 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
         return _report(request, op, case, chip, params, lnch, stages, None, None, errors, specs)
     t1 = time.perf_counter()
     emulation = None
+    watch = getattr(sanitizer, "watch_inputs", None)
+    if watch is not None:
+        watch({g.buffer: n for g, (n, s) in zip(gm_args, specs.specs.items()) if not s.is_output})
     try:
         emulation = launch(
             op.kernel,
@@ -219,7 +247,7 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
             chip,
             numeric,
             sanitizer=sanitizer,
-            timeout_s=request.timeout_s,
+            timeout_s=time_left(request.timeout_s, t0),
             configure=configure,
         )
         stages.append(
@@ -233,7 +261,7 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
     if numeric:
         t2 = time.perf_counter()
         try:
-            precision = verify(op, case, specs, arrays)
+            precision = verify(op, case, specs, arrays, originals.restore(arrays))
             stages.append(Stage("verify", time.perf_counter() - t2, True, precision.verdict))
         except OperatorError as exc:
             errors.append(exc.info())
@@ -255,7 +283,11 @@ def _is_sample(ref) -> bool:
     return s is not None and (p.is_dir() or p.resolve() == s.kernel.resolve())
 
 
-def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
+def verify(
+    op: OperatorModule, case, specs, arrays: dict, overwritten: tuple[InputOverwrite, ...] = ()
+) -> PrecisionReport:
+    """The outputs against golden() of the inputs as they were before the launch (the caller
+    restored them: `Originals.restore`, whose notes `overwritten` are, each a FAIL)."""
     inputs = {k: arrays[k] for k in specs.inputs}
     want = op._call("golden", case, *inputs.values())
     outs = list(specs.outputs)
@@ -292,7 +324,7 @@ def verify(op: OperatorModule, case, specs, arrays: dict) -> PrecisionReport:
                 hint="make golden() return the shape tensors() declares for this output",
             )
         results.append(compare(name, got.reshape(-1), w.reshape(-1).astype(got.dtype), overrides))
-    return PrecisionReport(tuple(results))
+    return PrecisionReport(tuple(results), tuple(overwritten))
 
 
 def _golden_return_line(op: OperatorModule) -> int | None:

@@ -310,7 +310,7 @@ class RunWorker:
                 return done("cancelled")
             return done("crashed", error=ErrorInfo("crash", "the worker process did not start"))
         if not isinstance(request, Call) and (
-            request.timeout_s is None or (timeout and request.timeout_s > timeout)
+            request.timeout_s is None or (timeout and request.timeout_s > timeout - 0.5)
         ):
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)

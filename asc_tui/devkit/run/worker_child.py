@@ -15,8 +15,16 @@ import signal
 import sys
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from pathlib import Path
 
-from ...npu.errors import ErrorInfo, is_library_file, is_user_file, location_from_traceback, source_line
+from ...npu.errors import (
+    ErrorInfo,
+    internal_error,
+    is_library_file,
+    is_user_file,
+    location_from_traceback,
+    source_line,
+)
 
 
 def _child_entry(rfd: int, wfd: int, dump_path: str, memory_mb: int | None = None) -> None:
@@ -80,7 +88,9 @@ def _child_main(conn, dump_path: str) -> None:
     np.seterr(all="ignore")
 
     with open(dump_path, "w") as dump:  # noqa: SIM115 - lives as long as the process
-        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=False)
+        # every thread: blocks that meet at SyncAll run as threads (npu/coop.py), and the one
+        # stuck in a loop is not the main thread
+        faulthandler.register(signal.SIGUSR1, file=dump, all_threads=True)
         faulthandler.enable(file=dump, all_threads=False)  # a native crash names its line too
         _dump_stack_before_dying(dump)
         baseline_modules = set(sys.modules)
@@ -104,22 +114,32 @@ def _child_main(conn, dump_path: str) -> None:
                 else:
                     answer = ("ok", runner.run(msg))
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
-                file, line = location_from_traceback(exc.__traceback__)
-                answer = (
-                    "raised",
-                    ErrorInfo(
-                        "crash",
-                        f"{type(exc).__name__}: {exc}",
-                        file,
-                        line,
-                        "operator code must not exit the process" if isinstance(exc, SystemExit) else None,
-                        source_line(file, line),
-                    ),
-                )
+                answer = ("raised", escaped(exc, msg))
             try:
                 conn.send(answer)
             except Exception as exc:  # an unpicklable result: say so instead of hanging
                 conn.send(("raised", ErrorInfo("crash", f"result could not be returned: {exc}")))
+
+
+def escaped(exc: BaseException, request) -> ErrorInfo:
+    """An exception that left a run or a tool, as the user sees it: asc-tui's own failure is
+    "internal error in asc-tui" at the user's nearest line (else the operator's file), never a
+    bare Python exception; the user's own code raising is its exception at its line."""
+    if isinstance(exc, Exception):
+        ref = getattr(request, "op", None)
+        own = ref if isinstance(ref, str) and Path(ref).is_file() else None
+        err = internal_error(exc, own, None)
+        if err is not None:
+            return err.info()
+    file, line = location_from_traceback(exc.__traceback__)
+    return ErrorInfo(
+        "crash",
+        f"{type(exc).__name__}: {exc}",
+        file,
+        line,
+        "operator code must not exit the process" if isinstance(exc, SystemExit) else None,
+        source_line(file, line),
+    )
 
 
 def _dump_stack_before_dying(dump) -> None:
@@ -155,9 +175,21 @@ def _forget_user_modules(keep: set[str]) -> None:
 _FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 
 
+_THREAD = re.compile(r"^(?:Current thread|Thread) 0x[0-9a-f]+", re.M)
+
+
 def innermost_user_frame(dump: str) -> tuple[str | None, int | None]:
-    """faulthandler lists the most recent call first; return the first frame in user code."""
-    for m in _FRAME.finditer(dump):
-        if _is_user_path(m["file"]):
-            return m["file"], int(m["line"])
+    """faulthandler lists the most recent call first; the first frame in user code. With
+    several threads, a thread running user code itself (its innermost frame is the user's: the
+    block in an endless loop) comes before threads waiting inside asc-tui (blocks at SyncAll)."""
+    starts = [m.start() for m in _THREAD.finditer(dump)] or [0]
+    threads = [dump[a:b] for a, b in zip(starts, [*starts[1:], len(dump)])]
+    for t in threads:
+        first = _FRAME.search(t)
+        if first and _is_user_path(first["file"]):
+            return first["file"], int(first["line"])
+    for t in sorted(threads, key=lambda t: not t.startswith("Current")):
+        for m in _FRAME.finditer(t):
+            if _is_user_path(m["file"]):
+                return m["file"], int(m["line"])
     return None, None

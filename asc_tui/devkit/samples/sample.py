@@ -30,6 +30,7 @@ from ...cxx.files import SampleLayout, sample_for, sample_layout
 from ...npu.chip import load_chip
 from ...npu.errors import BuildError, ErrorInfo, OperatorError
 from ..precision import PrecisionReport, compare
+from ..pristine import SampleFiles
 
 #: CMake architectures → chip models; any other architecture is out of scope.
 ARCH_CHIPS = {"dav-2201": "ascend910b"}
@@ -131,6 +132,7 @@ def scratch_copy(s: SampleLayout) -> Path:
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
     `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
+    started = time.perf_counter()
     s = sample_for(Path(request.op).resolve())
     stages: list[tuple] = []
     errors: list[ErrorInfo] = []
@@ -185,7 +187,12 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         step = "emulate"
         overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
         _check_params(s, overrides, defines)
-        acl = _host(s, build, chip, request, overrides, defines, sanitizer, configure)
+        guard = SampleFiles(build, _outputs(s, build, defines))
+        left = time_left(request.timeout_s, started)
+        acl = _host(
+            s, build, chip, request, left, overrides, defines, sanitizer, configure, guard.before_write
+        )
+        overwritten = guard.restore()  # verify and the golden read gen_data.py's files as written
         extra["stdout"] = acl.out.getvalue()
         extra["exit_code"] = acl.exit_code
         if acl.exit_code:
@@ -239,7 +246,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         dt = output_dtype(s)
         got, want = np.fromfile(out_bin, dt), np.fromfile(golden, dt)
         if got.size == want.size:
-            precision = PrecisionReport((compare("output", got, want),))
+            precision = PrecisionReport((compare("output", got, want),), overwritten)
         else:
             errors.append(
                 ErrorInfo(
@@ -255,11 +262,26 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         extra["precision"] = "not checked: main() writes no output/output.bin to compare with golden.bin"
     else:
         extra["precision"] = "not checked: no golden"
+    if precision is None:  # (else its verdict carries them)
+        errors += [ErrorInfo("precision", o.message, o.file, o.line, None, None) for o in overwritten]
     _cleanup(build)
     return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
 
 
-def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
+def _outputs(s, build: Path, defines: dict) -> tuple[Path, ...]:
+    """The files main() is meant to write: output/output.bin and the verify script's first
+    argument (the output it checks)."""
+    args = s.script_args("verify_result.py", defines) if s.verify is not None else []
+    return (build / "output" / "output.bin", *([build / args[0]] if args else []))
+
+
+def time_left(timeout_s: float | None, since: float) -> float | None:
+    """What is left of a run's timeout for its launches: the emulator's deadline (which names
+    the kernel line) then comes before the worker's, which counts from the start of the run."""
+    return None if timeout_s is None else max(timeout_s - (time.perf_counter() - since), 0.1)
+
+
+def _host(s, build, chip, request, timeout_s, overrides, defines, sanitizer, configure, before_write=None):
     from ...cxx.host.run import run_host
 
     old = os.getcwd()
@@ -270,11 +292,12 @@ def _host(s, build, chip, request, overrides, defines, sanitizer, configure):
             str(s.main) if s.main else None,
             chip=chip,
             numeric=not request.timing_only,
-            timeout_s=request.timeout_s,
+            timeout_s=timeout_s,
             overrides=overrides,
             defines=defines,
             sanitizer=sanitizer,
             configure=configure,
+            before_write=before_write,
         )
     finally:
         os.chdir(old)

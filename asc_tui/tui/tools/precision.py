@@ -47,3 +47,5 @@ class PrecisionController(ToolController):
             )
             for w in list(o.worst)[:5]:
                 self.app.log_line(f"    worst: {w}", Level.DIM)
+        for note in msg.report.overwritten:
+            self.app.log_line(f"{name}: precision FAIL: {note.message}", Level.ERROR)

@@ -103,6 +103,8 @@ class LogPane(RichLog):
                     f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
                     Level.OK if p["verdict"] == "PASS" else Level.ERROR,
                 )
+                for note in rep.precision.overwritten:
+                    self.add(f"{name}: {note.message}", Level.ERROR)
         for e in result.errors:
             self.add_error(name, e)
         if result.status in ("timeout", "crashed", "raised") and rep is None and not result.errors:
