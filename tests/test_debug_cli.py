@@ -13,14 +13,14 @@ BUGS = Path(__file__).resolve().parents[1] / "operators" / "bugs"
 def test_clean_operator_exits_zero_and_says_clean(capsys):
     assert main(["debug", "vector_add_bias", "--precision-check"]) == 0
     out = capsys.readouterr().out
-    assert "clean: 0 report(s), precision PASS" in out
+    assert "PASS: 0 report(s), precision PASS" in out
 
 
 def test_out_of_bounds_exits_one_with_the_mssanitizer_line(capsys):
     assert debug_main([str(BUGS / "add_tail_oob.py")]) == 1
     out = capsys.readouterr().out
     assert "Out-of-bounds access detected: File: add_tail_oob.py, Line: " in out
-    assert "PROBLEMS FOUND: 1 report(s) (memcheck 1)" in out
+    assert "FAIL: 1 report(s) (memcheck 1)" in out
 
 
 def test_json_lists_findings_counts_and_clean_flag(capsys):

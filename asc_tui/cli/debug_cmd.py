@@ -1,7 +1,8 @@
 """`asc-tui debug OP` (alias `asc-debug`): sanitizer tools, precision check, deadlock check.
 
-Exit status: 0 when nothing is reported, 1 when any tool reports, an error stops the run, the
-precision check is not PASS or the ranks deadlock; 2 for bad arguments.
+The verdict and the exit status are `devkit.outcome`'s: 0 for PASS (or RAN: nothing was
+checked), 1 for WARN, FAIL or ERROR (a finding, an error, precision not PASS, ranks that
+deadlock); 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ..devkit.debug.debugger import DebugReport, DebugRequest
 from ..devkit.debug.sanitizer import TOOLS
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
+from ..devkit.present.report_lines import origin_line, output_lines, plain
 from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
 
@@ -82,7 +84,7 @@ def main(args) -> int:
     ]
     results = debug_isolated(requests, args.timeout, t.config.worker_memory_mb)
     reports = show_results(args, results, print_report)
-    return 0 if all(r.clean for r in reports) else 1
+    return max((r.verdict.exit_code for r in reports), default=0)
 
 
 def _exists(op: str, root) -> bool:
@@ -115,7 +117,6 @@ def print_report(r: DebugReport, out=None) -> None:
     for f in r.findings:
         counts[f.tool] = counts.get(f.tool, 0) + 1
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
-    verdict = "clean" if r.clean else "PROBLEMS FOUND"
     extra = ""
     if r.errors:
         extra += f", {len(r.errors)} error(s)"
@@ -124,7 +125,7 @@ def print_report(r: DebugReport, out=None) -> None:
     if r.deadlock is not None:
         extra += f", ranks {r.deadlock.outcome}"
     w(
-        f"  {verdict}: {len(r.findings)} report(s)"
+        f"  {r.verdict}: {len(r.findings)} report(s)"
         + (f" ({summary})" if summary else "")
         + extra
         + f"  [{r.seconds:.2f} s]\n\n"
@@ -135,14 +136,6 @@ def _print_precision(r: DebugReport, w) -> None:
     if r.precision is None:
         w("  precision: not checked (the run did not finish)\n")
         return
-    for o in r.precision.outputs:
-        cosine = "invalid" if o.cosine_invalid else f"{o.cosine_similarity:.6f}"
-        w(
-            f"  precision {o.name} ({o.dtype}): {o.verdict}  NaN {o.nan}, Inf {o.inf}, max abs err "
-            f"{o.max_abs_error:.4g} (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err "
-            f"{o.mean_rel_error:.4g}, cosine {cosine}\n      why: {o.reason}\n"
-        )
-        for i, got, want in o.worst:
-            w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    w(plain(ln for o in r.precision.outputs for ln in output_lines(o)))
     if r.nonfinite is not None:
-        w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")
+        w(plain([origin_line(r.nonfinite)]))

@@ -117,6 +117,8 @@ def _debug_outcome(report: DebugReport) -> Verdict:
     dl = report.deadlock
     if dl is not None and not dl.ok:
         return Verdict.ERROR if dl.outcome in ("error", "timeout") else Verdict.FAIL
+    if dl is not None and dl.precision is not None and dl.precision.verdict == "WARN":
+        return Verdict.WARN  # (the ranks' results: close, not wrong)
     if report.precision_checked:
         if report.precision is None:
             return Verdict.ERROR

@@ -2,8 +2,8 @@
 
 `debug(DebugRequest(...)) -> DebugReport`: the run report plus every finding in msSanitizer's
 shape, the precision figures (verdict, worst elements) and the deadlock check's per-rank states.
-`DebugReport.clean` is what the exit code follows: no finding, no error, precision not FAIL/WARN
-(when asked) and no deadlock.
+`DebugReport.verdict` is `devkit.outcome`'s rule (PASS, WARN, FAIL, ERROR or RAN) and the exit
+code follows it; `clean` is the verdict being PASS or RAN.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 
 from ...config import DEFAULT_WORKER_TIMEOUT
 from ...npu.errors import ErrorInfo
+from ..outcome import Verdict, outcome
 from ..precision import PrecisionReport
 from ..run.loader import load_operator
 from ..run.runner import RunReport, RunRequest, run
@@ -53,12 +54,12 @@ class DebugReport:
     nonfinite: NonFiniteOrigin | None = None  # --precision-check: where the first NaN/Inf came from
 
     @property
+    def verdict(self) -> Verdict:
+        return outcome(self)
+
+    @property
     def clean(self) -> bool:
-        if self.findings or self.errors:
-            return False
-        if self.precision_checked and (self.precision is None or self.precision.verdict != "PASS"):
-            return False
-        return self.deadlock is None or self.deadlock.ok
+        return self.verdict.ok
 
     def to_dict(self) -> dict:
         return {
@@ -66,6 +67,7 @@ class DebugReport:
             "path": self.path,
             "case": self.case,
             "tools": list(self.tools),
+            "verdict": self.verdict.value,
             "clean": self.clean,
             "seconds": self.seconds,
             "findings": [f.to_dict() for f in self.findings],
