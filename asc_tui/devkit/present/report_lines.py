@@ -134,9 +134,8 @@ def stage_lines(report: RunReport, host_times: bool = True) -> list[Line]:
     """One line per stage with its host time (left out for reproducible logs)."""
     lines = []
     for s in report.stages:
-        took = (
-            f" {figure(s.seconds * 1000 if s.seconds is not None else None, '9.1f')} ms" if host_times else ""
-        )
+        ms = s.seconds * 1000 if s.seconds is not None else None
+        took = f" {figure(ms, '.1f'):>9} ms" if host_times else ""
         detail = (s.detail or "").removeprefix(f"{report.operator} ")
         mark = "ok " if s.ok else "ERR"
         lines.append(Line(f"{mark} {s.name:<8}{took}  {detail}".rstrip(), Level.OK if s.ok else Level.ERROR))
