@@ -7,6 +7,7 @@ report reads the same everywhere. What each verdict means is written once, below
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -94,8 +95,6 @@ def _run_outcome(report: RunReport) -> Verdict:
 
 def _main_says_pass(stdout: str) -> bool:
     """A sample without a golden file that checks itself: main() prints "pass" and no "fail"."""
-    import re
-
     out = stdout.lower()
     return re.search(r"\b(test )?pass(ed)?\b", out) is not None and re.search(r"\bfail", out) is None
 
