@@ -22,7 +22,7 @@ def test_chips_json_lists_every_bundled_chip_with_its_figures(capsys):
 def test_chips_lists_the_ub_a_vector_kernel_gets_as_the_profile_does(capsys):
     """One size convention: `asc-tui chips` and the profile's capacity line agree on the UB."""
     from asc_tui.devkit.chips import load_chip
-    from asc_tui.devkit.present.text import size_text
+    from asc_tui.devkit.text import size_text
 
     assert cli_main(["chips"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("ascend910b "))

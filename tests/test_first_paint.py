@@ -19,7 +19,7 @@ def test_what_the_workbench_needs_before_first_paint_does_not_load_numpy():
         "emulation",
         "errors",
         "present.bench",
-        "present.text",
+        "text",
     )
     code = (
         "; ".join(f"import asc_tui.devkit.{m}" for m in light) + "; import sys; print('numpy' in sys.modules)"

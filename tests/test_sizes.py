@@ -1,4 +1,4 @@
-"""Memory sizes print one way everywhere: binary units (1 KiB = 1024 B), `present.text.size_text`."""
+"""Memory sizes print one way everywhere: binary units (1 KiB = 1024 B), `devkit.text.size_text`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.present.text import size_in, size_text
+from asc_tui.devkit.text import size_in, size_text
 
 PACKAGE = Path(__file__).resolve().parents[1] / "asc_tui"
 

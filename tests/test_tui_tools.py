@@ -11,6 +11,7 @@ from test_tui_app import SRC, log_text, make_app, started, until
 from textual.worker import Worker, WorkerState
 
 from asc_tui.config import Config
+from asc_tui.devkit.outcome import Verdict
 from asc_tui.tui.messages import ToolFailed
 from asc_tui.tui.tools import (
     BenchFinished,
@@ -81,7 +82,7 @@ def test_debug_key_posts_a_clean_sanitizer_outcome(ops):
     seen = drive(ops, press("d", wait_for=DebugFinished))
     (msg,) = of(seen, DebugFinished)
     out = msg.outcome
-    assert out.clean and out.findings == () and out.errors == () and out.deadlock is None
+    assert out.verdict is Verdict.PASS and out.findings == () and out.errors == () and out.deadlock is None
     assert set(out.tools) == {"memcheck", "racecheck", "initcheck", "synccheck"}
     assert out.report is not None and out.report.passed
 

@@ -15,8 +15,8 @@ from ..devkit.errors import OperatorError
 from ..devkit.isolated import bench_isolated
 from ..devkit.present.bench import bench_table_text, history_rows
 from ..devkit.present.report import render
-from ..devkit.present.text import sparkline
 from ..devkit.store import Store
+from ..devkit.text import sparkline
 from .common import add_emulation_options, add_target_options, parse_params, print_json, print_output
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..devkit.chips import chip_summaries
-from ..devkit.present.text import size_text
+from ..devkit.text import size_text
 from .common import print_json
 
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import sys
 
 from ..config import DEFAULT_WORKER_TIMEOUT
-from ..devkit.conformance import conformance, counts, rate_line, read_scope, to_json, to_markdown
+from ..devkit.conformance import (
+    conformance,
+    counts,
+    exit_code,
+    rate_line,
+    read_scope,
+    to_json,
+    to_markdown,
+)
 from .common import print_json
 
 
@@ -54,4 +62,4 @@ def main(args) -> int:
         sys.stdout.write(", ".join(f"{k}: {v}" for k, v in c.items()) + f" (of {len(rows)})\n")
         if scope is not None:
             sys.stdout.write(rate_line(rows) + "\n")
-    return 0 if all(r.status in ("PASS", "RAN", "OUT OF SCOPE") for r in rows) else 1
+    return exit_code(rows)

@@ -16,6 +16,7 @@ from ..devkit.debug.debugger import DebugReport, DebugRequest
 from ..devkit.debug.sanitizer import TOOLS
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
+from ..devkit.present.report_lines import origin_line, output_lines, overwrite_lines, plain
 from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
 
@@ -148,20 +149,11 @@ def _print_precision(r: DebugReport, w) -> None:
     if r.precision is None:
         w("  precision: not checked (the run did not finish)\n")
         return
-    for o in r.precision.outputs:
-        cosine = "invalid" if o.cosine_invalid else f"{o.cosine_similarity:.6f}"
-        w(
-            f"  precision {o.name} ({o.dtype}): {o.verdict}  NaN {o.nan}, Inf {o.inf}, max abs err "
-            f"{o.max_abs_error:.4g} (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err "
-            f"{o.mean_rel_error:.4g}, cosine {cosine}\n      why: {o.reason}\n"
-        )
-        for i, got, want in o.worst:
-            w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
-    for note in r.precision.overwritten:
-        w(f"  precision FAIL: {note.message}\n")
+    w(plain(ln for o in r.precision.outputs for ln in output_lines(o)))
+    w(plain(overwrite_lines(r.precision)))
     if r.precision.verdict != "PASS":
         related = [f for f in r.findings if f.kind in RELATED_KINDS]
         for f in related:
             w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
-        w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")
+        w(plain([origin_line(r.nonfinite)]))

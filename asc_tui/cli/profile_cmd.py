@@ -13,6 +13,7 @@ from ..config import ConfigError
 from ..devkit.bench.history import record_run
 from ..devkit.errors import OperatorError
 from ..devkit.isolated import run_isolated
+from ..devkit.present.report_lines import origin_line, precision_line
 from ..devkit.run.runner import RunRequest
 from .common import (
     add_emulation_options,
@@ -216,8 +217,9 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
     if report is not None:
         passed = report.passed
         if report.precision is not None:
-            v = report.precision.verdict
-            extras.insert(0, f"precision {v}")
+            extras.insert(0, precision_line(report.precision).text)
+        if report.nonfinite is not None:
+            extras.insert(1, origin_line(report.nonfinite).text)
     if args.json:
         d = prof.to_dict()
         d.update(out)
@@ -226,6 +228,7 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
                 "stages": [{"name": s.name, "seconds": s.seconds, "ok": s.ok} for s in report.stages],
                 "precision": report.precision.to_dict() if report.precision else None,
                 "errors": [e.to_dict() for e in report.errors],
+                "verdict": report.verdict.value,
                 "passed": passed,
             }
         print_json(d)

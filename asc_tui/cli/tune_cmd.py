@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import install_hint
 from ..devkit.errors import OperatorError
-from ..devkit.present.text import size_in
+from ..devkit.text import size_in
 from ..devkit.tune import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
 from ..devkit.tune.apply import plan_apply
 from .common import add_target_options, parse_params, print_json

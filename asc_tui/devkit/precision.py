@@ -124,6 +124,11 @@ class PrecisionReport:
         order = {"PASS": 0, "WARN": 1, "FAIL": 2}
         return max((o.verdict for o in self.outputs), key=order.get, default="PASS")
 
+    @property
+    def made_nonfinite(self) -> bool:
+        """Some output holds NaN/Inf where the golden is finite: the kernel made them."""
+        return any(o.cosine_invalid is not None for o in self.outputs)
+
     def _worst(self, key: str, lo: bool = False) -> float:
         vals = [getattr(o, key) for o in self.outputs]
         if not vals:
@@ -155,6 +160,30 @@ class PrecisionReport:
             "outputs": [o.to_dict() for o in self.outputs],
             "inputs_overwritten": [o.to_dict() for o in self.overwritten],
         }
+
+
+@dataclass(frozen=True)
+class NonFiniteOrigin:
+    """The first non-finite value the kernel produced: instruction, line, block, element, value."""
+
+    op: str
+    file: str
+    line: int
+    block: int
+    element: int  # index in the written tensor
+    value: str  # "inf", "-inf" or "nan"
+    tensor: str | None = None
+    from_input: bool = False  # the inputs in GM already held it (nothing in the kernel made it)
+
+    def describe(self) -> str:
+        where = f"{os.path.basename(self.file)}:{self.line}, block {self.block}, element {self.element}"
+        if self.from_input:
+            return f"the input already holds {self.value}: first read by {self.op} at {where}"
+        what = "produced NaN" if self.value == "nan" else f"overflowed to {self.value}"
+        return f"{self.op} {what} at {where}"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "message": self.describe()}
 
 
 def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:

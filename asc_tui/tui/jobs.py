@@ -6,6 +6,8 @@ import signal
 from dataclasses import dataclass
 
 from ..devkit.errors import ErrorInfo
+from ..devkit.outcome import Verdict
+from ..devkit.precision import NonFiniteOrigin
 from ..devkit.run.runner import RunReport, RunRequest
 
 
@@ -24,8 +26,9 @@ class DebugOutcome:
     findings: tuple[str, ...]
     errors: tuple[ErrorInfo, ...]
     tools: tuple[str, ...]
-    clean: bool
+    verdict: Verdict  # `devkit.outcome`'s, of the whole debug report
     deadlock: DeadlockSummary | None  # multi-rank operators only
+    nonfinite: NonFiniteOrigin | None = None  # where the first NaN/Inf came from
 
 
 def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> DebugOutcome:
@@ -55,8 +58,9 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> Debu
         tuple(_where(f) + f.format() for f in rep.findings),
         tuple(rep.errors),
         tuple(rep.tools),
-        rep.clean,
+        rep.verdict,
         None if dl is None else DeadlockSummary(dl.ok, dl.ranks, dl.format()),
+        rep.nonfinite,
     )
 
 

@@ -93,8 +93,6 @@ class RunResults:
             app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
             for pane in app.log_panes():
                 pane.add_result(msg.path.stem, res, app.show_host_times)
-            if rep is not None and rep.sample:  # a sample directory: main()'s and verify's output
-                self._log_sample(msg.path.stem, rep.sample)
             if st.status is Status.REGRESSION:
                 app.log_line(
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
@@ -108,17 +106,6 @@ class RunResults:
                 self.show(st)
             app.update_status()
         self.bench.record(rep)
-
-    def _log_sample(self, name: str, sample: dict) -> None:
-        for line in (sample.get("stdout") or "").splitlines()[:20]:
-            self.app.log_line(f"{name}: main: {line}")
-        v = sample.get("verify")
-        if v is not None:
-            level = Level.INFO if v["exit"] == 0 else Level.ERROR
-            for line in v["output"].strip().splitlines()[-10:]:
-                self.app.log_line(f"{name}: verify_result.py: {line}", level)
-        elif sample.get("precision"):
-            self.app.log_line(f"{name}: precision {sample['precision']}")
 
     def cancelled(self, msg: RunCancelled) -> None:
         """The run in flight ended without a result: the operator is back where it was."""

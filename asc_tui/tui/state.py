@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..devkit.bench.regression import is_regression
+from ..devkit.outcome import Verdict, outcome
 
 if TYPE_CHECKING:
     from ..devkit.run.runner import RunReport
@@ -19,9 +20,10 @@ class Status(enum.StrEnum):
 
     NEW = "new"
     RUNNING = "running"
-    PASS = "pass"
-    FAIL = "fail"  # ran, but the precision check failed
-    ERROR = "error"  # did not build or run
+    PASS = "pass"  # the verdict (`devkit.outcome.Verdict`) is PASS, or RAN: nothing to check
+    WARN = "warn"  # the verdict is WARN
+    FAIL = "fail"  # the verdict is FAIL
+    ERROR = "error"  # the verdict is ERROR
     REGRESSION = "regression"  # slower than the previous run by more than the threshold
     SANITIZER = "sanitizer"  # the debug tools found something
 
@@ -44,12 +46,21 @@ class OperatorState:
         return self.good is not None and (self.last is None or self.last.report is not self.good)
 
 
+#: The mark a verdict gives an operator; a run that passes may still be a regression.
+VERDICT_STATUS = {
+    Verdict.PASS: Status.PASS,
+    Verdict.RAN: Status.PASS,
+    Verdict.WARN: Status.WARN,
+    Verdict.FAIL: Status.FAIL,
+    Verdict.ERROR: Status.ERROR,
+}
+
+
 def classify(result: WorkResult, previous_us: float | None, regression: float) -> Status:
+    """The run's verdict (`devkit.outcome`) as a status; a passing run slower than the previous
+    one beyond the threshold is a REGRESSION."""
     rep = result.report
-    if rep is None or rep.emulation is None or rep.errors:
-        return Status.ERROR
-    if rep.precision is not None and rep.precision.verdict != "PASS":
-        return Status.FAIL
-    if is_regression(rep.emulation.time_us, previous_us, regression):
+    status = VERDICT_STATUS[outcome(rep)]
+    if status is Status.PASS and is_regression(rep.emulation.time_us, previous_us, regression):
         return Status.REGRESSION
-    return Status.PASS
+    return status

@@ -56,6 +56,7 @@ class DebugReport:
 
     @property
     def verdict(self) -> Verdict:
+        """The one outcome rule's verdict (`devkit.outcome`)."""
         return outcome(self)
 
     @property

@@ -11,36 +11,13 @@ instruction (dst is src) that creates the first NaN is named by its read.
 
 from __future__ import annotations
 
-import os
-from dataclasses import asdict, dataclass
-
 import numpy as np
 
 from ...ascendc.memory.tensors import GlobalTensor
-
-
-@dataclass(frozen=True)
-class NonFiniteOrigin:
-    """The first non-finite value the kernel produced: instruction, line, block, element, value."""
-
-    op: str
-    file: str
-    line: int
-    block: int
-    element: int  # index in the written tensor
-    value: str  # "inf", "-inf" or "nan"
-    tensor: str | None = None
-    from_input: bool = False  # the inputs in GM already held it (nothing in the kernel made it)
-
-    def describe(self) -> str:
-        where = f"{os.path.basename(self.file)}:{self.line}, block {self.block}, element {self.element}"
-        if self.from_input:
-            return f"the input already holds {self.value}: first read by {self.op} at {where}"
-        what = "produced NaN" if self.value == "nan" else f"overflowed to {self.value}"
-        return f"{self.op} {what} at {where}"
-
-    def to_dict(self) -> dict:
-        return {**asdict(self), "message": self.describe()}
+from ..precision import NonFiniteOrigin
+from ..run.loader import OperatorModule
+from ..run.runner import RunRequest, run
+from .sanitizer import Sanitizer
 
 
 class NonFiniteTrace:
@@ -74,3 +51,13 @@ class NonFiniteTrace:
             str(op), fr.f_code.co_filename, fr.f_lineno, core.block, start + i, value, None, from_input
         )
         self.done = True
+
+
+def locate(request: RunRequest, op: OperatorModule | None = None) -> NonFiniteOrigin | None:
+    """Run `request` again under the trace alone and name the first NaN/Inf the kernel made
+    (None when this run meets none, or stops first). Costs one more run: for reports whose
+    outputs hold NaN/Inf the golden does not (`PrecisionReport.made_nonfinite`)."""
+    trace = NonFiniteTrace()
+    with np.errstate(all="ignore"):  # overflow is what is being looked for
+        run(request, op=op, sanitizer=Sanitizer((), extra=(trace,)))
+    return trace.origin

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..bench.regression import Mark, is_regression, mark, slowdown, slowdown_text
-from .text import sparkline
+from ..text import sparkline
 
 if TYPE_CHECKING:  # the workbench imports this module before the emulator stack loads
     from ..bench.figures import BenchResult, CaseResult

@@ -12,8 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..profile.profiler import Profile, ProfileSource
-from .text import size_text
-from .text import us_text as _us
+from ..text import size_text
+from ..text import us_text as _us
 
 _BAR = 24
 _SEV = {"high": "bold red", "medium": "yellow", "info": "cyan"}

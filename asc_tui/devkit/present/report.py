@@ -14,9 +14,9 @@ from html import escape
 
 from ..bench.figures import BenchResult, CaseResult
 from ..bench.history import RunRecord
+from ..text import sparkline
 from .bench import change_text, history_changes, history_rows
 from .svg import breakdown_svg, timeline_svg, trend_svg
-from .text import sparkline
 
 
 @dataclass

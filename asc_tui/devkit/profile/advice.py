@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from ..present.text import size_text
+from ..text import size_text
 
 OVERLAP_MIN = 0.5
 PRODUCER_WAIT_MIN = 0.05

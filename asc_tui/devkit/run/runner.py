@@ -16,11 +16,12 @@ from ...npu.errors import BuildError, ErrorInfo, OperatorError, TilingError
 from ...npu.launch import launch, make_gm
 from ...npu.results import EmulationResult
 from ..emulation import Emulation
-from ..precision import InputOverwrite, PrecisionReport, compare
-from ..present.text import size_text
+from ..outcome import Verdict, outcome
+from ..precision import InputOverwrite, NonFiniteOrigin, PrecisionReport, compare
 from ..pristine import Originals
 from ..profile.timing import timing
 from ..samples.sample import run_sample, time_left
+from ..text import size_text
 from .inputs import cache_key, cached_inputs, keep_inputs, untouched
 from .loader import OperatorModule, _line_of, load_operator
 
@@ -67,14 +68,17 @@ class RunReport:
     io_bytes: int = 0
     baseline: str | None = None
     sample: dict | None = None  # a sample directory's run (devkit/samples/sample.py): launches, verify, out
+    nonfinite: NonFiniteOrigin | None = None  # where the first NaN/Inf the golden lacks came from
+
+    @property
+    def verdict(self) -> Verdict:
+        """PASS, WARN, FAIL, ERROR or RAN: `devkit.outcome`'s rule, the one every front end shows."""
+        return outcome(self)
 
     @property
     def ok(self) -> bool:
-        return (
-            not self.errors
-            and self.emulation is not None
-            and (self.precision is None or self.precision.verdict != "FAIL")
-        )
+        """The run's figures count (bench, tune): `Verdict.usable`."""
+        return self.verdict.usable
 
     @property
     def emulation_kind(self) -> Emulation | None:
@@ -83,8 +87,8 @@ class RunReport:
 
     @property
     def passed(self) -> bool:
-        """Success and precision PASS (or no precision check in timing-only mode)."""
-        return self.ok and (self.precision is None or self.precision.verdict == "PASS")
+        """A check run succeeds (`Verdict.ok`: PASS, or RAN when nothing was checked)."""
+        return self.verdict.ok
 
     def to_dict(self) -> dict[str, Any]:
         em = self.emulation
@@ -110,6 +114,7 @@ class RunReport:
             "bytes": {"gm_read": em.gm_read if em else 0, "gm_write": em.gm_write if em else 0},
             "flops": self.flops,
             "precision": self.precision.to_dict() if self.precision else None,
+            "nonfinite_origin": self.nonfinite.to_dict() if self.nonfinite else None,
             "warnings": [w.to_dict() for w in em.warnings] if em else [],
             "log": [
                 {
@@ -125,6 +130,7 @@ class RunReport:
             if em
             else [],
             "errors": [e.to_dict() for e in self.errors],
+            "verdict": self.verdict.value,
             "passed": self.passed,
         }
         if self.sample is not None:

@@ -76,12 +76,13 @@ class Call:
 
 
 def _child_main(conn, dump_path: str) -> None:
-    """The worker loop: receive a RunRequest or a Call, send back ("ok", value) or ("raised", info)."""
+    """The worker loop: receive a RunRequest (run with its NaN origin, `devkit.pipeline`) or a Call,
+    send back ("ok", value) or ("raised", info)."""
     import importlib
 
     import numpy as np
 
-    from . import runner  # warm imports happen here, before "ready"
+    from ..pipeline import run_located  # warm imports happen here, before "ready"
 
     # Overflow and NaN are results here (the precision check counts them), not warnings that
     # would land in the operator's output as if the operator had printed them.
@@ -112,7 +113,7 @@ def _child_main(conn, dump_path: str) -> None:
                         kwargs[msg.progress_kw] = lambda *a, **k: conn.send(("progress", (a, k)))
                     answer = ("ok", func(*msg.args, **kwargs))
                 else:
-                    answer = ("ok", runner.run(msg))
+                    answer = ("ok", run_located(msg))
             except BaseException as exc:  # SystemExit, KeyboardInterrupt and bugs alike
                 answer = ("raised", escaped(exc, msg))
             try:

@@ -1,8 +1,27 @@
-"""Small text forms shared by the presenters: the sparkline, durations in µs, memory sizes."""
+"""Figures as text for every room and both front ends: nan/inf/n/a, the sparkline, µs, memory sizes."""
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Iterable
+
+#: How a figure that is not there reads (a field the run never filled, a JSON null).
+MISSING = "n/a"
+
+
+def figure(x: float | int | None, spec: str = "g") -> str:
+    """A figure with its format spec; NaN reads 'nan', infinities 'inf' and '-inf', a missing
+    figure `MISSING`: the one convention of every presenter (a NaN output must not crash one)."""
+    if x is None:
+        return MISSING
+    if isinstance(x, numbers.Real) and not isinstance(x, numbers.Integral) and not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    try:
+        return format(x, spec)
+    except (TypeError, ValueError):  # (a count given as a float, a figure as text)
+        return str(x)
+
 
 SPARK = "▁▂▃▄▅▆▇█"
 
@@ -24,8 +43,8 @@ def sparkline(values: Iterable[float | None], width: int | None = None) -> str:
 
 def us_text(x: float | None) -> str:
     """A duration given in µs, shown in µs below 1 ms and in ms above: '12.500 µs', '1.250 ms'."""
-    if x is None:
-        return "n/a"
+    if x is None or not math.isfinite(x):
+        return figure(x)
     if x >= 1000:
         return f"{x / 1000:,.3f} ms"
     return f"{x:,.3f} µs"
