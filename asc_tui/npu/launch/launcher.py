@@ -150,7 +150,7 @@ def _l2_counts(run: Run, kernel, gm_args, tiling, block_dim: int, chip, timeout_
     one with the same tiling, npu/l2guess.check_full; returns what `_check_guess` needs), else
     counted by the pre-pass."""
     from ..memory import l2guess
-    from ..memory.l2 import prepass_counts
+    from ..memory.prepass import prepass_counts
 
     full = run.numeric
     watched = full and (run.san is not None or run.hccl is not None)  # (a pre-pass it is, then)
