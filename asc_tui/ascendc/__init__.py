@@ -163,12 +163,7 @@ from .vector.basic import (
     Add,
     Adds,
     And,
-    Axpy,
-    Cast,
-    Compare,
-    CompareScalar,
     Div,
-    Duplicate,
     Exp,
     Ln,
     Max,
@@ -180,12 +175,8 @@ from .vector.basic import (
     Not,
     Or,
     Reciprocal,
-    ReduceMax,
-    ReduceMin,
-    ReduceSum,
     Relu,
     Rsqrt,
-    Select,
     Sqrt,
     Sub,
 )
@@ -250,6 +241,17 @@ from .vector.transpose import (
     Transpose,
     TransposeParamsExt,
     TransposeType,
+)
+from .vector.typed import (
+    Axpy,
+    Cast,
+    Compare,
+    CompareScalar,
+    Duplicate,
+    ReduceMax,
+    ReduceMin,
+    ReduceSum,
+    Select,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -14,7 +14,7 @@ from ...npu import state
 from ...npu.pipes import MTE1
 from ..dtypes import dtype_name, int4b_t
 from ..int4 import as_bytes
-from ..lineage import load_map
+from ..lineage_maps import load_map
 from ..memory.tensors import LocalTensor
 from .fractal import FRACTAL_BYTES, load_numbers, load_plan
 from .load3d import LoadData3DParamsV2, load3d_v2

@@ -40,9 +40,11 @@ from ...npu.pipes import MTE2, M
 from ...npu.positions import TPosition
 from ..dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
 from ..int4 import as_bytes, unpack
-from ..lineage import lazy_of, nd2nz_map
+from ..lineage import lazy_of
+from ..lineage_maps import nd2nz_map
 from ..memory.tensors import GlobalTensor, LocalTensor
-from ..mmad_numbers import KSteps, Pending, flush_cube
+from ..mmad_numbers import Pending, flush_cube
+from ..mmad_operands import KSteps
 from .fractal import Nd2NzPlan, nd2nz_numbers, nd2nz_plan
 
 _PKG = str(PACKAGE_DIR)

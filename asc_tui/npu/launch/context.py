@@ -93,11 +93,11 @@ class Run:
         self.l2_tally = False
         self.l2_enabled = True
         # Mmad operands widened in this launch, reused when their raw fractals recur
-        # (ascendc/mmad_numbers.py)
+        # (ascendc/mmad_operands.Widened)
         self.mmad_widened = None
         # keep cube operands in L1/L0 as GM lineage rather than bytes (ascendc/lineage.py), and
         # the fp32 twins of GM buffers they are read from: (buffer id, dtype, version) ->
-        # (twin, grids widened so far) (ascendc/mmad_numbers.wide_grid)
+        # (twin, grids widened so far) (ascendc/mmad_operands.wide_grid)
         self.lineage = True
         self.wide = None
         # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
