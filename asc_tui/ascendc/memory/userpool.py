@@ -11,7 +11,7 @@ BUFID_SIZE is an error at the user's line.
 from __future__ import annotations
 
 from ..enums import TPosition
-from .bufpool import TBufPool, _round_up
+from .bufpool import TBufPool, round_up
 
 
 class ExternBufPool(TBufPool):
@@ -60,7 +60,7 @@ class ExternBufPool(TBufPool):
         if not 0 <= int(handle) < self.buf_ids:
             self._fail(f"InitBufHandle with handle {int(handle)}: the pool has {self.buf_ids} buffer ids")
         align = max(self.pipe.core.chip.alignment.get(self.mem, 32), 32)
-        n = _round_up(int(length), align)
+        n = round_up(int(length), align)
         if addr % align or addr < self.base or addr + n > self.base + self.size:
             self._fail(
                 f"InitBufHandle places {n} B at {self.mem.upper()}+{addr}, outside the pool "
