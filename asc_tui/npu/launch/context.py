@@ -100,7 +100,7 @@ class Run:
         # (twin, grids widened so far) (ascendc/mmad_operands.wide_grid)
         self.lineage = True
         self.wide = None
-        # this rank's collective context (ascendc/hccl.HcclContext): handed in by a multi-rank
+        # this rank's collective context (ascendc/sync/hccl.HcclContext): handed in by a multi-rank
         # run (devkit/debug/deadlock.py), else made on first GetHcclContext as a world of one
         self.hccl = None
         # the shared HBM (npu/memory/hbm.py): cores made so far (a core's index into `hbm_plan`), the
