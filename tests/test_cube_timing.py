@@ -197,7 +197,7 @@ def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, 
     ],
 )
 def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, monkeypatch):
-    from asc_tui.ascendc.memory.pipe import TQue
+    from asc_tui.ascendc.memory.queue import TQue
     from asc_tui.npu.memory.prepass import prepass_counts
 
     op = load_operator(name)

@@ -110,7 +110,8 @@ from .matmul.matmul import (  # Tier 3: the high-level Matmul object and its hos
 )
 from .matmul.tiling import MatmulApiTiling
 from .memory.bufpool import TBufPool
-from .memory.pipe import TBuf, TPipe, TQue, TQueBind
+from .memory.pipe import TBuf, TPipe
+from .memory.queue import TQue, TQueBind
 from .memory.tensorlist import ListTensorDesc, TensorDesc
 from .memory.tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .memory.userpool import ExternBufPool

@@ -28,7 +28,8 @@ from ...npu.replay.blockindex import trange
 from ..cube.mmad import c0_of, gm_extent
 from ..dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from ..enums import TPosition
-from ..memory.pipe import TBuf, TPipe, TQue
+from ..memory.pipe import TBuf, TPipe
+from ..memory.queue import TQue
 from ..memory.tensors import GlobalTensor
 from ..sync.crosscore import GetCoreType
 from .block import BaseBlock

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ...npu.errors import KernelError, user_frame
 from ..enums import POSITION_MEMORY, TPosition
-from .pipe import TBuf, TPipe, pool_of
+from .pipe import TBuf, TPipe
+from .queue import pool_of
 
 
 def round_up(n: int, a: int) -> int:

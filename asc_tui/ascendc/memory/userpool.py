@@ -3,7 +3,7 @@ expands the macro into an `ExternBufPool` member and the macro's methods forward
 
 The pool's memory comes from `pipe.InitBufPool(pool, len)` as for a TBufPool; the user then
 places each buffer himself (`que.InitStartBufHandle(handle, num, len)` and
-`que.InitBufHandle(pool, i, handle, addr, len)`, pipe.py), anywhere inside the pool, which lets
+`que.InitBufHandle(pool, i, handle, addr, len)`, queue.py), anywhere inside the pool, which lets
 queues share or skip memory. A buffer outside the pool, misaligned, or a handle past
 BUFID_SIZE is an error at the user's line.
 """

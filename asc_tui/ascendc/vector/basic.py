@@ -51,7 +51,7 @@ def check(op: str, n, fr, *tensors) -> int:
             )
     for t in tensors:
         if n > t.count:
-            from ..memory.pipe import name_in_frame
+            from ..memory.queue import name_in_frame
 
             name = name_in_frame(t, fr) or "tensor"
             core = state.core

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...ascendc.memory.pipe import EXTERN_FIELD
+from ...ascendc.memory.queue import EXTERN_FIELD
 from ..errors import CxxError, Unsupported
 from .scan import outside_strings
 

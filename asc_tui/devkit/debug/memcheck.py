@@ -10,7 +10,7 @@ hardware silently rounds down arrive as run warnings and are reported by `debug.
 
 from __future__ import annotations
 
-from ...ascendc.memory.pipe import FREE, name_in_frame
+from ...ascendc.memory.queue import FREE, name_in_frame
 from ...ascendc.memory.tensors import GlobalTensor
 from .findings import Finding
 
