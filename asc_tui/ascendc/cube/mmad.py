@@ -261,6 +261,53 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         params = bias_or_params
     else:
         bias = bias_or_params
+    out_t = _checked_types(core, dst, fm, filter_, params, fr)
+    m, n, k = int(params.m), int(params.n), int(params.k)
+    if m <= 0 or n <= 0 or k <= 0:
+        fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
+    c0 = c0_of(fm.dtype)
+    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
+    need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
+    # fp32 with kDirectionAlign: L0A rows hold k padded to 16 (two 8-wide fractals), and the
+    # cube skips the padding fractals when it reads them
+    a_k1 = -(-k // 16) * 2 if params.kDirectionAlign and c0 == 8 else k1
+    span_a = m1 * a_k1 * 16 * c0
+    if need_c > dst.count and span_a <= fm.count and need_b <= filter_.count:
+        # n (or m) rounded up past the tile: the extra fractals land after it, Fixpipe skips them
+        dst = past_tensor(core, dst, need_c, f"Mmad m={m} n={n}", fr)
+    if span_a > fm.count or need_b > filter_.count or need_c > dst.count:
+        _mmad_too_small(
+            ((fm, span_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
+            m,
+            n,
+            k,
+            m1,
+            n1,
+            k1,
+            fr,
+        )
+    packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
+    if core.numeric:
+        pend = _pending_tile(core, dst, params, bias, out_t, m, n, m1, n1)
+        _stack_operands(core, pend, fm, filter_, k, k1, c0, need_a, need_b, m1, a_k1, span_a, packed)
+    if core.trace is not None:  # its numbers: the traced job of its tile (npu/replay/cubetrace.py)
+        core.trace.cover(len(core.rec))
+    core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
+    san = core.san
+    if san is not None:
+        ab = (
+            (as_bytes(fm), span_a // 2, as_bytes(filter_), need_b // 2)
+            if packed
+            else (fm, span_a, filter_, need_b)
+        )
+        san.access(core, ab[0], 0, ab[1], False, fr, span=True)
+        san.access(core, ab[2], 0, ab[3], False, fr, span=True)
+        san.access(core, dst, 0, need_c, True, fr, span=True)
+
+
+def _checked_types(core, dst, fm, filter_, params, fr):
+    """The accumulator type of an Mmad of these operands, after refusing what the cube cannot
+    run: other than MmadParams, an AIV, operands outside L0C/L0A/L0B, other type combinations."""
     if not isinstance(params, MmadParams):
         fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
     if core.kind == CoreType.AIV:
@@ -288,75 +335,49 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
             f"tensor is {dtype_name(dst.dtype)}",
             fr,
         )
-    m, n, k = int(params.m), int(params.n), int(params.k)
-    if m <= 0 or n <= 0 or k <= 0:
-        fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
-    c0 = c0_of(fm.dtype)
-    m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
-    need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
-    # fp32 with kDirectionAlign: L0A rows hold k padded to 16 (two 8-wide fractals), and the
-    # cube skips the padding fractals when it reads them
-    a_k1 = -(-k // 16) * 2 if params.kDirectionAlign and c0 == 8 else k1
-    span_a = m1 * a_k1 * 16 * c0
-    if need_c > dst.count and span_a <= fm.count and need_b <= filter_.count:
-        # n (or m) rounded up past the tile: the extra fractals land after it, Fixpipe skips them
-        dst = past_tensor(core, dst, need_c, f"Mmad m={m} n={n}", fr)
-    if span_a > fm.count or need_b > filter_.count or need_c > dst.count:
-        _mmad_too_small(
-            ((fm, span_a, "A (L0A)"), (filter_, need_b, "B (L0B)"), (dst, need_c, "C (L0C)")),
-            m,
-            n,
-            k,
-            m1,
-            n1,
-            k1,
-            fr,
-        )
-    packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
-    if core.numeric:
-        key = (dst.mem, dst.offset, m, n)
-        start = _initial_c(core, params, bias, out_t, n)
-        init = params.cmatrixInitVal or start is not None
-        pend = core.mmad_pending
-        if pend is not None and (pend.key != key or init):
-            if pend.key == key:
-                core.mmad_pending = None  # about to be overwritten: never computed
-            else:
-                pend.flush(core)
-        pend = core.mmad_pending
-        if pend is None:
-            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, start)
-        # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
-        vt = int8 if packed else fm.dtype
-        steps = pend.runs[-1] if pend.runs else None
-        if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != vt:
-            steps = KSteps(k, k1, c0, need_a, need_b, vt, pend)
-            pend.runs.append(steps)
-        if packed:
-            if core.lazy is not None:
-                core.lazy.settle_range("l0a", fm.offset, fm.offset + need_a // 2)
-                core.lazy.settle_range("l0b", filter_.offset, filter_.offset + need_b // 2)
-            steps.add(core, fm, filter_, unpack(fm.arr[: need_a // 2]), unpack(filter_.arr[: need_b // 2]))
-        elif a_k1 == k1:
-            steps.add(core, fm, filter_)
+    return out_t
+
+
+def _pending_tile(core, dst, params: MmadParams, bias, out_t, m: int, n: int, m1: int, n1: int) -> Pending:
+    """The L0C tile this Mmad accumulates into, computed lazily (ascendc/mmad_numbers.py): the
+    pending one when it continues it, else a new one (the other flushed first)."""
+    key = (dst.mem, dst.offset, m, n)
+    start = _initial_c(core, params, bias, out_t, n)
+    init = params.cmatrixInitVal or start is not None
+    pend = core.mmad_pending
+    if pend is not None and (pend.key != key or init):
+        if pend.key == key:
+            core.mmad_pending = None  # about to be overwritten: never computed
         else:
-            if core.lazy is not None:
-                core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
-            rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
-            steps.add(core, fm, filter_, rows.reshape(-1))
-    if core.trace is not None:  # its numbers: the traced job of its tile (npu/replay/cubetrace.py)
-        core.trace.cover(len(core.rec))
-    core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
-    san = core.san
-    if san is not None:
-        ab = (
-            (as_bytes(fm), span_a // 2, as_bytes(filter_), need_b // 2)
-            if packed
-            else (fm, span_a, filter_, need_b)
-        )
-        san.access(core, ab[0], 0, ab[1], False, fr, span=True)
-        san.access(core, ab[2], 0, ab[3], False, fr, span=True)
-        san.access(core, dst, 0, need_c, True, fr, span=True)
+            pend.flush(core)
+    pend = core.mmad_pending
+    if pend is None:
+        pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, start)
+    return pend
+
+
+def _stack_operands(
+    core, pend: Pending, fm, filter_, k, k1, c0, need_a, need_b, m1, a_k1, span_a, packed: bool
+) -> None:
+    """Keep this Mmad's L0A/L0B operands in the pending tile's K steps (`KSteps`)."""
+    # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
+    vt = int8 if packed else fm.dtype
+    steps = pend.runs[-1] if pend.runs else None
+    if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != vt:
+        steps = KSteps(k, k1, c0, need_a, need_b, vt, pend)
+        pend.runs.append(steps)
+    if packed:
+        if core.lazy is not None:
+            core.lazy.settle_range("l0a", fm.offset, fm.offset + need_a // 2)
+            core.lazy.settle_range("l0b", filter_.offset, filter_.offset + need_b // 2)
+        steps.add(core, fm, filter_, unpack(fm.arr[: need_a // 2]), unpack(filter_.arr[: need_b // 2]))
+    elif a_k1 == k1:
+        steps.add(core, fm, filter_)
+    else:
+        if core.lazy is not None:
+            core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
+        rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
+        steps.add(core, fm, filter_, rows.reshape(-1))
 
 
 def _initial_c(core, params: MmadParams, bias, out_t, n: int):
