@@ -104,7 +104,7 @@ def test_the_high_level_matmul_takes_its_replayed_numbers_from_the_trace(traced)
 
 def test_rows_a_copy_leaves_unwritten_do_not_stop_the_replay(traced):
     """baseM 256 over a core's 128 rows: the L1 tile's rows 128-255 are holes of every copy of
-    A (lineage.Map.hole), outside the product — the blocks still replay from the trace."""
+    A (lineage_maps.Map.hole), outside the product — the blocks still replay from the trace."""
     _same_both_ways(load_operator("matmul_official"), "default", dict(base_m=256, base_n=64))
     assert len(traced) > 12, traced
 

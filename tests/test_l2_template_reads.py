@@ -11,7 +11,8 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from asc_tui.npu.memory.l2 import L2Model, Prepass
+from asc_tui.npu.memory.l2 import L2Model
+from asc_tui.npu.memory.prepass import Prepass
 from asc_tui.npu.replay.blockindex import BlockIndex
 from asc_tui.npu.replay.replay import Guards
 

@@ -49,6 +49,7 @@ ROOMS: dict[str, frozenset[str]] = {
     "npu.replay": frozenset({"npu.numbers"}),
     "npu.memory": frozenset({"npu.replay"}),
     "npu.extrapolate": frozenset({"npu.memory", "npu.replay"}),
+    "npu.launch": frozenset({"npu.numbers", "npu.replay", "npu.memory"}),
     "ascendc.memory": frozenset(),
     "ascendc.vector": frozenset({"ascendc.memory"}),
     "ascendc.sync": frozenset({"ascendc.memory"}),

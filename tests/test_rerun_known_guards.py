@@ -17,10 +17,10 @@ from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TPipe, TQue, half
 from asc_tui.devkit.run.loader import load_operator
 from asc_tui.devkit.run.runner import prepare
-from asc_tui.npu import launch as launch_mod
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch, make_gm
+from asc_tui.npu.launch import launcher as launch_mod
 
 FAST = settings(
     max_examples=12,

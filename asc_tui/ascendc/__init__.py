@@ -110,7 +110,8 @@ from .matmul.matmul import (  # Tier 3: the high-level Matmul object and its hos
 )
 from .matmul.tiling import MatmulApiTiling
 from .memory.bufpool import TBufPool
-from .memory.pipe import TBuf, TPipe, TQue, TQueBind
+from .memory.pipe import TBuf, TPipe
+from .memory.queue import TQue, TQueBind
 from .memory.tensorlist import ListTensorDesc, TensorDesc
 from .memory.tensors import GM_ADDR, GlobalTensor, LocalTensor
 from .memory.userpool import ExternBufPool
@@ -163,12 +164,7 @@ from .vector.basic import (
     Add,
     Adds,
     And,
-    Axpy,
-    Cast,
-    Compare,
-    CompareScalar,
     Div,
-    Duplicate,
     Exp,
     Ln,
     Max,
@@ -180,12 +176,8 @@ from .vector.basic import (
     Not,
     Or,
     Reciprocal,
-    ReduceMax,
-    ReduceMin,
-    ReduceSum,
     Relu,
     Rsqrt,
-    Select,
     Sqrt,
     Sub,
 )
@@ -250,6 +242,17 @@ from .vector.transpose import (
     Transpose,
     TransposeParamsExt,
     TransposeType,
+)
+from .vector.typed import (
+    Axpy,
+    Cast,
+    Compare,
+    CompareScalar,
+    Duplicate,
+    ReduceMax,
+    ReduceMin,
+    ReduceSum,
+    Select,
 )
 
 __all__ = [name for name in dir() if not name.startswith("_")]

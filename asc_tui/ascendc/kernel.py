@@ -76,7 +76,9 @@ def GetSubBlockNum() -> int:
     return state.core.sub_block_num
 
 
-def _log(text: str, fr, level: str = "info") -> None:
+def log(text: str, fr, level: str = "info") -> None:
+    """One line of the kernel's own output (printf, DumpTensor, assert) in the launch's log, at
+    `fr`'s line; it costs a scalar instruction."""
     core = state.core
     core.scalar(core.chip.scalar_value, "printf", fr)
     core.run.log_entry(core, fr, text, level)
@@ -89,7 +91,7 @@ def printf(fmt: str, *args) -> None:
         text = fmt % args if args else fmt
     except (TypeError, ValueError):
         text = fmt + " " + " ".join(map(str, args))
-    _log(text.rstrip("\n"), fr)
+    log(text.rstrip("\n"), fr)
 
 
 PRINTF = printf
@@ -109,7 +111,7 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
         elif state.core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             state.core.lazy.settle()
         data = np.asarray(tensor.arr[start : start + int(dumpSize)])
-    _log(f"DumpTensor desc={desc} size={dumpSize}: {dump_text(data)}", fr)
+    log(f"DumpTensor desc={desc} size={dumpSize}: {dump_text(data)}", fr)
 
 
 def dump_text(data: np.ndarray | None) -> str:
@@ -133,7 +135,7 @@ def ascendc_assert(cond, fmt: str = "assertion failed", *args) -> None:
         text = fmt % args if args else fmt
     except (TypeError, ValueError):
         text = fmt
-    _log(f"assert failed: {text}", fr, "error")
+    log(f"assert failed: {text}", fr, "error")
     core = state.core
     raise KernelAssert(
         f"ascendc_assert failed in block {core.block}: {text}", fr.f_code.co_filename, fr.f_lineno

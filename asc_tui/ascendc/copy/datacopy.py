@@ -71,7 +71,7 @@ def _where(fr):
 
 
 def _local_oob(t: LocalTensor, need: int, what: str, fr):
-    from ..memory.pipe import name_in_frame
+    from ..memory.queue import name_in_frame
 
     name = name_in_frame(t, fr) or "local tensor"
     msg = (

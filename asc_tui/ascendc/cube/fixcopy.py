@@ -17,7 +17,7 @@ from ..corestate import registers
 from ..memory.tensors import LocalTensor
 from .fixpipe import FixOut, fix_out, vector_words
 from .fixquant import VECTOR_MODES, QuantMode_t
-from .mmad import _fail
+from .mmad import fail as _fail
 
 
 @dataclass

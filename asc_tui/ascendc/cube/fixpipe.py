@@ -33,7 +33,8 @@ from ..mmad_numbers import flush_cube
 from . import fixquant
 from .fixquant import QUANT_TYPES, VECTOR_MODES, QuantMode_t
 from .fractal import strided
-from .mmad import _fail, _gm_extent, _need_mem
+from .mmad import fail as _fail
+from .mmad import gm_extent, need_mem
 
 
 class CO2Layout(Enum):
@@ -155,7 +156,7 @@ def vector_words(t, n: int, mems: tuple, role: str, fr):
 
 def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
     """Check, move and convert one L0C → dst transfer on PIPE_FIX (and let the sanitizer see it)."""
-    _need_mem(src, ("l0c",), op, "src", fr)
+    need_mem(src, ("l0c",), op, "src", fr)
     n, m, sstride, dstride = p.n, p.m, p.sstride, p.dstride
     if n <= 0 or m <= 0:
         _fail(f"{op} params (nSize={n}, mSize={m}): both must be positive", fr)
@@ -199,10 +200,10 @@ def fix_out(core, dst, src, p: FixOut, op: str, fr) -> None:
         )
     to_gm = type(dst) is GlobalTensor
     if to_gm:
-        if d_need > _gm_extent(dst):
+        if d_need > gm_extent(dst):
             _fail(
                 f"{op} writes {d_need} elements of GlobalTensor '{dst.name}' from element "
-                f"{dst.start}, but only {_gm_extent(dst)} are there",
+                f"{dst.start}, but only {gm_extent(dst)} are there",
                 fr,
                 hint="check mSize/nSize of the last (tail) tile",
             )

@@ -22,9 +22,10 @@ import numpy as np
 from ...npu.pipes import MTE1
 from ..dtypes import int4b_t, nbytes_of
 from ..int4 import as_bytes, move_arrays, pack
-from ..lineage import moved_map
+from ..lineage_maps import moved_map
 from .fractal import strided
-from .mmad import _fail, c0_of, past_tensor
+from .mmad import c0_of, past_tensor
+from .mmad import fail as _fail
 
 
 @dataclass

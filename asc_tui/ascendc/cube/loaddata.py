@@ -14,11 +14,12 @@ from ...npu import state
 from ...npu.pipes import MTE1
 from ..dtypes import dtype_name, int4b_t
 from ..int4 import as_bytes
-from ..lineage import load_map
+from ..lineage_maps import load_map
 from ..memory.tensors import LocalTensor
 from .fractal import FRACTAL_BYTES, load_numbers, load_plan
 from .load3d import LoadData3DParamsV2, load3d_v2
-from .mmad import _fail, _need_mem
+from .mmad import fail as _fail
+from .mmad import need_mem
 
 
 @dataclass
@@ -43,7 +44,7 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
         return  # the L2 pre-pass only counts GM reads (npu/memory/l2.py); this moves none
     if type(params) is LoadData3DParamsV2:
         fr = sys._getframe(1)
-        _load_operands(dst, src, fr)
+        load_operands(dst, src, fr)
         return load3d_v2(core, dst, src, params, fr)
     if dst.dtype == int4b_t and src.dtype == int4b_t:  # 512 B fractals either way: move bytes
         if params.ifTranspose:
@@ -102,7 +103,7 @@ def load_rows(
             if i * dst_step > dst.count:
                 dst[i * dst_step]  # raises what the offset tensor would
         return
-    isz = _load_operands(dst, src, fr)
+    isz = load_operands(dst, src, fr)
     for i in range(count):
         doff = i * dst_step
         if doff > dst.count:
@@ -115,7 +116,7 @@ def _load(core, dst, doff: int, src, soff: int, params, fr) -> None:
     `soff` (the source operand)."""
     if not isinstance(params, LoadData2DParams):
         _fail(f"LoadData expects LoadData2DParams, got {type(params).__name__}", fr)
-    isz = _load_operands(dst, src, fr)
+    isz = load_operands(dst, src, fr)
     _load_one(
         core,
         dst,
@@ -132,12 +133,12 @@ def _load(core, dst, doff: int, src, soff: int, params, fr) -> None:
     )
 
 
-def _load_operands(dst, src, fr) -> int:
-    """Check LoadData's memories and types; the element size."""
+def load_operands(dst, src, fr) -> int:
+    """Check LoadData's memories and types (LoadDataWithTranspose's too); the element size."""
     if type(dst) is not LocalTensor or (dst.mem != "l0a" and dst.mem != "l0b"):
-        _need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
+        need_mem(dst, ("l0a", "l0b"), "LoadData", "dst", fr)
     if type(src) is not LocalTensor or src.mem != "l1":
-        _need_mem(src, ("l1",), "LoadData", "src", fr)
+        need_mem(src, ("l1",), "LoadData", "src", fr)
     isz = src.dtype.itemsize
     if isz != dst.dtype.itemsize:
         _fail(f"LoadData: src is {dtype_name(src.dtype)} but dst is {dtype_name(dst.dtype)}", fr)

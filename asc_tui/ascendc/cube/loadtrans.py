@@ -21,8 +21,8 @@ from ...npu.pipes import MTE1
 from ..dtypes import dtype_name, int4b_t, nbytes_of
 from ..int4 import as_bytes, move_arrays, pack
 from .fractal import FRACTAL_BYTES, strided
-from .loaddata import _load_operands
-from .mmad import _fail
+from .loaddata import load_operands
+from .mmad import fail as _fail
 
 
 @dataclass
@@ -53,7 +53,7 @@ def LoadDataWithTranspose(dst, src, params: LoadData2dTransposeParams) -> None:
     fr = sys._getframe(1)
     if not isinstance(params, LoadData2dTransposeParams):
         _fail(f"LoadDataWithTranspose expects LoadData2dTransposeParams, got {type(params).__name__}", fr)
-    _load_operands(dst, src, fr)
+    load_operands(dst, src, fr)
     if src.dtype.itemsize not in (1, 2, 4):
         _fail(f"LoadDataWithTranspose of {dtype_name(src.dtype)} is not supported", fr)
     rep, start, sstride = int(params.repeatTimes), int(params.startIndex), int(params.srcStride)

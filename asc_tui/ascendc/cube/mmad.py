@@ -40,9 +40,11 @@ from ...npu.pipes import MTE2, M
 from ...npu.positions import TPosition
 from ..dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
 from ..int4 import as_bytes, unpack
-from ..lineage import lazy_of, nd2nz_map
+from ..lineage import lazy_of
+from ..lineage_maps import nd2nz_map
 from ..memory.tensors import GlobalTensor, LocalTensor
-from ..mmad_numbers import KSteps, Pending, flush_cube
+from ..mmad_numbers import Pending, flush_cube
+from ..mmad_operands import KSteps
 from .fractal import Nd2NzPlan, nd2nz_numbers, nd2nz_plan
 
 _PKG = str(PACKAGE_DIR)
@@ -50,11 +52,13 @@ _PKG = str(PACKAGE_DIR)
 
 def _frame():
     """The calling frame: inside the high-level Matmul that is its own line (a detailed
-    timeline); errors are moved to the user's line by `_fail`."""
+    timeline); errors are moved to the user's line by `fail`."""
     return sys._getframe(2)
 
 
-def _fail(msg: str, fr, hint: str | None = None):
+def fail(msg: str, fr, hint: str | None = None):
+    """Raise a KernelError at the kernel's line: `fr`, or the user's frame when `fr` is inside
+    asc_tui (a cube call made by the high-level Matmul); every cube instruction fails this way."""
     if fr.f_code.co_filename.startswith(_PKG):  # raised inside asc_tui (e.g. Matmul)
         fr = user_frame(3) or fr
     raise KernelError(msg, fr.f_code.co_filename, fr.f_lineno, hint=hint)
@@ -66,7 +70,7 @@ def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
     cap = core.chip.usable.get(t.mem, 0)
     nb = nbytes_of(t.dtype, need)
     if t.offset + nb > cap:
-        _fail(
+        fail(
             f"{what} writes {nb} B from {t.mem.upper()}+{t.offset}, past the end of the memory ({cap} B)",
             fr,
         )
@@ -87,10 +91,12 @@ def c0_of(dtype) -> int:
     return 64 if dt == int4b_t else 32 // dt.itemsize
 
 
-def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
+def need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
+    """Refuse operand `t` (the `role` of instruction `what`) unless it is a local tensor in one
+    of `mems`."""
     if not isinstance(t, LocalTensor) or t.mem not in mems:
         where = f"{t.pos.name} ({t.mem.upper()})" if isinstance(t, LocalTensor) else type(t).__name__
-        _fail(
+        fail(
             f"{what}: {role} must be a local tensor in {' or '.join(m.upper() for m in mems)}, got {where}",
             fr,
             hint="A1/B1 live in L1, A2 in L0A, B2 in L0B, CO1 in L0C",
@@ -115,7 +121,8 @@ class Nd2NzParams:
     dstNzMatrixStride: int = 0
 
 
-def _gm_extent(g: GlobalTensor) -> int:
+def gm_extent(g: GlobalTensor) -> int:
+    """Elements of `g` inside its GM buffer: its size, or fewer when the buffer ends first."""
     buf = g.buffer
     return min(g.size, buf.count * buf.dtype.itemsize // g.dtype.itemsize - g.start)
 
@@ -124,12 +131,12 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
     """DataCopy(dst_L1, src_GM, Nd2NzParams): called by `DataCopy` for this parameter type."""
     fr = fr or _frame()
     if type(src) is not GlobalTensor:
-        _fail("DataCopy with Nd2NzParams copies GM → L1: the source must be a GlobalTensor", fr)
+        fail("DataCopy with Nd2NzParams copies GM → L1: the source must be a GlobalTensor", fr)
     if type(dst) is not LocalTensor or dst.mem != "l1":
-        _need_mem(dst, ("l1",), "DataCopy with Nd2NzParams", "the destination", fr)
+        need_mem(dst, ("l1",), "DataCopy with Nd2NzParams", "the destination", fr)
     dt = src.dtype
     if dt != dst.dtype:
-        _fail(
+        fail(
             f"DataCopy with Nd2NzParams: source is {dtype_name(dt)} but destination is "
             f"{dtype_name(dst.dtype)} (Nd2Nz does not convert types)",
             fr,
@@ -149,19 +156,19 @@ def copy_nd2nz(core, dst, src, p: Nd2NzParams, fr=None) -> None:
     if type(plan) is not Nd2NzPlan:
         if plan is None:
             return
-        _fail(plan[0], fr, hint=plan[1])
+        fail(plan[0], fr, hint=plan[1])
     if dst.offset % 32:
-        _fail(f"DataCopy with Nd2NzParams: destination offset {dst.offset} B in L1 is not 32 B aligned", fr)
-    if plan.s_need > _gm_extent(src):
-        _fail(
+        fail(f"DataCopy with Nd2NzParams: destination offset {dst.offset} B in L1 is not 32 B aligned", fr)
+    if plan.s_need > gm_extent(src):
+        fail(
             f"DataCopy with Nd2NzParams reads {plan.s_need} elements of GlobalTensor "
-            f"'{src.name}' from element {src.start}, but only {_gm_extent(src)} are there",
+            f"'{src.name}' from element {src.start}, but only {gm_extent(src)} are there",
             fr,
             hint="check nValue/dValue/srcDValue of the last (tail) tile",
         )
     if plan.d_need > dst.count:
         c0 = 32 // isz
-        _fail(
+        fail(
             f"DataCopy with Nd2NzParams writes {plan.d_need} elements ({plan.d_need * isz} B) "
             f"of NZ tile but the L1 tensor holds {dst.count} ({dst.count * isz} B)",
             fr,
@@ -254,36 +261,10 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         params = bias_or_params
     else:
         bias = bias_or_params
-    if not isinstance(params, MmadParams):
-        _fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
-    if core.kind == CoreType.AIV:
-        _fail(
-            "Mmad on a vector core (AIV): the cube runs on the AIC",
-            fr,
-            hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`",
-        )
-    if type(dst) is not LocalTensor or dst.mem != "l0c":
-        _need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
-    if type(fm) is not LocalTensor or fm.mem != "l0a":
-        _need_mem(fm, ("l0a",), "Mmad", "A", fr)
-    if type(filter_) is not LocalTensor or filter_.mem != "l0b":
-        _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
-    out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
-    if out_t is None:
-        _fail(
-            f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
-            "type combination (half/bf16 → float, int8 → int32, float → float)",
-            fr,
-        )
-    if dst.dtype != out_t:
-        _fail(
-            f"Mmad of {dtype_name(fm.dtype)} accumulates in {dtype_name(out_t)}, but the L0C "
-            f"tensor is {dtype_name(dst.dtype)}",
-            fr,
-        )
+    out_t = _checked_types(core, dst, fm, filter_, params, fr)
     m, n, k = int(params.m), int(params.n), int(params.k)
     if m <= 0 or n <= 0 or k <= 0:
-        _fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
+        fail(f"MmadParams(m={m}, n={n}, k={k}): all must be positive", fr)
     c0 = c0_of(fm.dtype)
     m1, n1, k1 = -(-m // 16), -(-n // 16), -(-k // c0)
     need_a, need_b, need_c = m1 * k1 * 16 * c0, k1 * n1 * 16 * c0, m1 * n1 * 256
@@ -307,36 +288,8 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         )
     packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
     if core.numeric:
-        key = (dst.mem, dst.offset, m, n)
-        start = _initial_c(core, params, bias, out_t, n)
-        init = params.cmatrixInitVal or start is not None
-        pend = core.mmad_pending
-        if pend is not None and (pend.key != key or init):
-            if pend.key == key:
-                core.mmad_pending = None  # about to be overwritten: never computed
-            else:
-                pend.flush(core)
-        pend = core.mmad_pending
-        if pend is None:
-            pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, start)
-        # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
-        vt = int8 if packed else fm.dtype
-        steps = pend.runs[-1] if pend.runs else None
-        if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != vt:
-            steps = KSteps(k, k1, c0, need_a, need_b, vt, pend)
-            pend.runs.append(steps)
-        if packed:
-            if core.lazy is not None:
-                core.lazy.settle_range("l0a", fm.offset, fm.offset + need_a // 2)
-                core.lazy.settle_range("l0b", filter_.offset, filter_.offset + need_b // 2)
-            steps.add(core, fm, filter_, unpack(fm.arr[: need_a // 2]), unpack(filter_.arr[: need_b // 2]))
-        elif a_k1 == k1:
-            steps.add(core, fm, filter_)
-        else:
-            if core.lazy is not None:
-                core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
-            rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
-            steps.add(core, fm, filter_, rows.reshape(-1))
+        pend = _pending_tile(core, dst, params, bias, out_t, m, n, m1, n1)
+        _stack_operands(core, pend, fm, filter_, k, k1, c0, need_a, need_b, m1, a_k1, span_a, packed)
     if core.trace is not None:  # its numbers: the traced job of its tile (npu/replay/cubetrace.py)
         core.trace.cover(len(core.rec))
     core.work(M, core.chip.cube_timing["mmad_startup"] + m1 * n1 * k1, "Mmad", 0, fr)
@@ -350,6 +303,81 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         san.access(core, ab[0], 0, ab[1], False, fr, span=True)
         san.access(core, ab[2], 0, ab[3], False, fr, span=True)
         san.access(core, dst, 0, need_c, True, fr, span=True)
+
+
+def _checked_types(core, dst, fm, filter_, params, fr):
+    """The accumulator type of an Mmad of these operands, after refusing what the cube cannot
+    run: other than MmadParams, an AIV, operands outside L0C/L0A/L0B, other type combinations."""
+    if not isinstance(params, MmadParams):
+        fail(f"Mmad expects MmadParams, got {type(params).__name__}", fr)
+    if core.kind == CoreType.AIV:
+        fail(
+            "Mmad on a vector core (AIV): the cube runs on the AIC",
+            fr,
+            hint="guard cube code with `if AscendC.ASCEND_IS_AIC:`",
+        )
+    if type(dst) is not LocalTensor or dst.mem != "l0c":
+        need_mem(dst, ("l0c",), "Mmad", "dst (C)", fr)
+    if type(fm) is not LocalTensor or fm.mem != "l0a":
+        need_mem(fm, ("l0a",), "Mmad", "A", fr)
+    if type(filter_) is not LocalTensor or filter_.mem != "l0b":
+        need_mem(filter_, ("l0b",), "Mmad", "B", fr)
+    out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
+    if out_t is None:
+        fail(
+            f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
+            "type combination (half/bf16 → float, int8 → int32, float → float)",
+            fr,
+        )
+    if dst.dtype != out_t:
+        fail(
+            f"Mmad of {dtype_name(fm.dtype)} accumulates in {dtype_name(out_t)}, but the L0C "
+            f"tensor is {dtype_name(dst.dtype)}",
+            fr,
+        )
+    return out_t
+
+
+def _pending_tile(core, dst, params: MmadParams, bias, out_t, m: int, n: int, m1: int, n1: int) -> Pending:
+    """The L0C tile this Mmad accumulates into, computed lazily (ascendc/mmad_numbers.py): the
+    pending one when it continues it, else a new one (the other flushed first)."""
+    key = (dst.mem, dst.offset, m, n)
+    start = _initial_c(core, params, bias, out_t, n)
+    init = params.cmatrixInitVal or start is not None
+    pend = core.mmad_pending
+    if pend is not None and (pend.key != key or init):
+        if pend.key == key:
+            core.mmad_pending = None  # about to be overwritten: never computed
+        else:
+            pend.flush(core)
+    pend = core.mmad_pending
+    if pend is None:
+        pend = core.mmad_pending = Pending(key, dst, m, n, m1, n1, out_t, init, start)
+    return pend
+
+
+def _stack_operands(
+    core, pend: Pending, fm, filter_, k, k1, c0, need_a, need_b, m1, a_k1, span_a, packed: bool
+) -> None:
+    """Keep this Mmad's L0A/L0B operands in the pending tile's K steps (`KSteps`)."""
+    # snapshots: L0A/L0B may be reloaded before the pending Mmads are computed
+    vt = int8 if packed else fm.dtype
+    steps = pend.runs[-1] if pend.runs else None
+    if steps is None or steps.k != k or steps.k1 != k1 or steps.dtype != vt:
+        steps = KSteps(k, k1, c0, need_a, need_b, vt, pend)
+        pend.runs.append(steps)
+    if packed:
+        if core.lazy is not None:
+            core.lazy.settle_range("l0a", fm.offset, fm.offset + need_a // 2)
+            core.lazy.settle_range("l0b", filter_.offset, filter_.offset + need_b // 2)
+        steps.add(core, fm, filter_, unpack(fm.arr[: need_a // 2]), unpack(filter_.arr[: need_b // 2]))
+    elif a_k1 == k1:
+        steps.add(core, fm, filter_)
+    else:
+        if core.lazy is not None:
+            core.lazy.settle_range("l0a", fm.offset, fm.offset + span_a * 4)
+        rows = fm.arr[:span_a].reshape(m1, a_k1, 16 * c0)[:, :k1]
+        steps.add(core, fm, filter_, rows.reshape(-1))
 
 
 def _initial_c(core, params: MmadParams, bias, out_t, n: int):
@@ -369,7 +397,7 @@ def _mmad_too_small(operands, m, n, k, m1, n1, k1, fr) -> None:
     for t, need, role in operands:
         if need > t.count:
             isz = t.dtype.itemsize
-            _fail(
+            fail(
                 f"Mmad m={m} n={n} k={k} needs {need * isz} B of {role} "
                 f"({'x'.join(map(str, _fr_shape(role, m1, n1, k1)))} fractals) but the "
                 f"tensor holds {t.count * isz} B",

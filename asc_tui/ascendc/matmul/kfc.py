@@ -26,7 +26,7 @@ from ..copy.datacopy import DataCopy, DataCopyParams
 from ..cube.mmad import c0_of
 from ..enums import Pipe
 from ..memory.tensors import GlobalTensor
-from ..sync.crosscore import _latency
+from ..sync.crosscore import cross_core_latency
 
 _S, _FIX = int(Pipe.PIPE_S), int(Pipe.PIPE_FIX)
 
@@ -48,7 +48,7 @@ def _send(core, key, msg, pipe: int, what: str, fr) -> None:
     t = core.set_time(pipe) - core.ev_lat
     core.rec.append(record(pipe, t, t, what, fr, kind=KIND_SET, link=core.last[pipe]))
     core.ts += core.issue
-    core.group.push(key, t + _latency(core), msg)
+    core.group.push(key, t + cross_core_latency(core), msg)
 
 
 def serve(objs: list, fr) -> None:

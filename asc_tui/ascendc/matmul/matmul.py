@@ -9,15 +9,11 @@ Per core the object computes C[singleCoreM × singleCoreN] = A[· × K] · B[K �
 baseM × baseN blocks. For each block it walks K in baseK slices, copying A into L1 every stepKa
 slices and B every stepKb slices (depthA1/stepKa L1 buffers each, so depth = 2·step means
 double-buffered L1); each slice goes through L0A/L0B (dbL0A/dbL0B buffers) into one L0C
-accumulator (dbL0C buffers) that a single Fixpipe writes out per block.
-
-Past 400 lines; the seam to split on: the object's set-up and iteration | how one block moves
-through L1/L0 (_block, _write, _copy_*, _load_*).
+accumulator (dbL0C buffers) that a single Fixpipe writes out per block (block.py).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass
 
@@ -29,17 +25,16 @@ from ...npu.errors import KernelError, user_frame
 from ...npu.extrapolate.periodic import Periodic
 from ...npu.memory.gm import GM_ADDR, GmBuffer
 from ...npu.replay.blockindex import trange
-from ..copy.datacopy import DataCopy, DataCopyExtParams, DataCopyPad
-from ..cube.fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
-from ..cube.loaddata import LoadData2DParams, load_at, load_rows
-from ..cube.mmad import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
+from ..cube.mmad import c0_of, gm_extent
 from ..dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
 from ..enums import TPosition
-from ..memory.pipe import TBuf, TPipe, TQue
+from ..memory.pipe import TBuf, TPipe
+from ..memory.queue import TQue
 from ..memory.tensors import GlobalTensor
 from ..sync.crosscore import GetCoreType
+from .block import BaseBlock
 from .kfc import Client, in_mix_group, serve
-from .tiling import CubeFormat, MultiCoreMatmulTiling, TCubeTiling, _up, check_tiling, tiling_footprint
+from .tiling import CubeFormat, MultiCoreMatmulTiling, TCubeTiling, check_tiling, tiling_footprint, up
 
 
 @dataclass(frozen=True)
@@ -83,13 +78,10 @@ def GetMDLConfig(*_args) -> MatmulConfig:
     return CFG_MDL
 
 
-#: L1 rounds from which a base block's K loop is worth watching for its periodic regime
-_LONG_K = 12
-
 _ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
 
 
-class Matmul:
+class Matmul(BaseBlock):
     """`Matmul<A, B, C, Bias>`: SetTensorA/B, SetBias, SetTail, IterateAll or Iterate +
     GetTensorC, End."""
 
@@ -128,7 +120,7 @@ class Matmul:
         self.pipe = pipe
         isz = self.dt.itemsize
         self.c0 = c0_of(self.dt)
-        self.bm, self.bn, self.bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, self.c0)
+        self.bm, self.bn, self.bk = up(t.baseM, 16), up(t.baseN, 16), up(t.baseK, self.c0)
         self.q_a1 = TQue(TPosition.A1, 1)
         self.q_b1 = TQue(TPosition.B1, 1)
         self.q_a2 = TQue(TPosition.A2, 1)
@@ -170,7 +162,7 @@ class Matmul:
     def c_ld(self) -> int:
         """C's row stride in GM: N, or N rounded up to 32 bytes for CubeFormat::ND_ALIGN."""
         n = self.shape[1]
-        return _up(n, 32 // self.cdt.itemsize) if self.c_type.format == CubeFormat.ND_ALIGN else n
+        return up(n, 32 // self.cdt.itemsize) if self.c_type.format == CubeFormat.ND_ALIGN else n
 
     @property
     def shape(self) -> tuple[int, int, int, int]:
@@ -223,7 +215,7 @@ class Matmul:
         ld = self.c_ld
         ext = None
         if len(blocks) > 2 and all(
-            (m0 + mt - 1) * ld + n0 + nt <= _gm_extent(c) for m0, n0, mt, nt, _ in blocks
+            (m0 + mt - 1) * ld + n0 + nt <= gm_extent(c) for m0, n0, mt, nt, _ in blocks
         ):
             ext = Periodic.of(
                 state.core,
@@ -298,144 +290,6 @@ class Matmul:
             self._write(c, co, mt, nt, nt)
         else:
             self._write(c[m0 * self.c_ld + n0], co, mt, nt, self.c_ld)
-
-    def _block(self, m0: int, n0: int, mt: int, nt: int, sk: int):
-        """Accumulate one block in L0C; returns the CO1 tensor (enqueued for the fixpipe)."""
-        t = self.tiling
-        co = self.q_c.AllocTensor(self.acc)
-        bias_t = None
-        if self.bt is not None:
-            bias_t = self.bt.Get(self.bias.dtype)
-            DataCopyPad(bias_t, self.bias[n0], DataCopyExtParams(1, nt * self.bias.dtype.itemsize, 0, 0, 0))
-        ka, kb = t.baseK * t.stepKa, t.baseK * t.stepKb
-        a1 = b1 = None
-        steps = trange(0, sk, t.baseK)
-        # Extrapolated (npu/extrapolate/periodic.py) in whole L1 rounds of `per` K steps, after which A and
-        # B are both loaded afresh: a round's stream is decided by its steps' keys apart from
-        # GM addresses, which are affine in its first ks. Only long loops: the first rounds
-        # (the pipeline filling, then two periods to compare) run anyway.
-        per = math.lcm(t.stepKa, t.stepKb)
-        keys = [(ks % ka, ks % kb, min(t.baseK, sk - ks), min(ka, sk - ks), min(kb, sk - ks)) for ks in steps]
-        ext = None
-        if len(keys) >= _LONG_K * per:
-            ext = Periodic.of(
-                state.core,
-                (self.q_a1, self.q_b1, self.q_a2, self.q_b2),
-                [tuple(keys[r : r + per]) for r in range(0, len(keys), per)],
-                list(steps[::per]),
-            )
-        i = 0
-        while i < len(keys):
-            if ext is not None and i % per == 0:
-                i += ext.at(i // per) * per
-                if i >= len(keys):
-                    break
-            ks = steps[i]
-            i += 1
-            kt = min(t.baseK, sk - ks)
-            if ks % ka == 0:  # a new L1 chunk of A (stepKa base slices)
-                if a1 is not None:
-                    self.q_a1.FreeTensor(a1)
-                a1 = self.q_a1.AllocTensor(self.dt)
-                self._copy_a(a1, m0, ks, mt, min(ka, sk - ks))
-                self.q_a1.EnQue(a1)
-                a1 = self.q_a1.DeQue(self.dt)
-            if ks % kb == 0:
-                if b1 is not None:
-                    self.q_b1.FreeTensor(b1)
-                b1 = self.q_b1.AllocTensor(self.dt)
-                self._copy_b(b1, n0, ks, nt, min(kb, sk - ks))
-                self.q_b1.EnQue(b1)
-                b1 = self.q_b1.DeQue(self.dt)
-            a2 = self.q_a2.AllocTensor(self.dt)
-            self._load_a(a2, a1, mt, ks % ka, kt)
-            self.q_a2.EnQue(a2)
-            b2 = self.q_b2.AllocTensor(self.dt)
-            self._load_b(b2, b1, nt, ks % kb, kt)
-            self.q_b2.EnQue(b2)
-            a2 = self.q_a2.DeQue(self.dt)
-            b2 = self.q_b2.DeQue(self.dt)
-            p = MmadParams(mt, nt, kt, cmatrixInitVal=ks == 0)
-            if ks == 0 and bias_t is not None:
-                Mmad(co, a2, b2, bias_t, p)
-            else:
-                Mmad(co, a2, b2, p)
-            self.q_a2.FreeTensor(a2)
-            self.q_b2.FreeTensor(b2)
-        if ext is not None:
-            ext.done()
-        self.q_a1.FreeTensor(a1)
-        self.q_b1.FreeTensor(b1)
-        self.q_c.EnQue(co)
-        return co
-
-    def _write(self, dst: GlobalTensor, co, mt: int, nt: int, stride: int) -> None:
-        co = self.q_c.DeQue(self.acc)
-        quant = QuantMode_t.NoQuant
-        if self.cdt != self.acc:
-            quant = {half: QuantMode_t.F322F16, bfloat16: QuantMode_t.F322BF16}.get(
-                self.cdt, QuantMode_t.NoQuant
-            )
-            if self.acc == int32 and self.cdt == half:
-                quant = QuantMode_t.DEQF16
-        Fixpipe(
-            dst,
-            co,
-            FixpipeParamsV220(nSize=nt, mSize=mt, srcStride=_up(mt, 16), dstStride=stride, quantPre=quant),
-        )
-        self.q_c.FreeTensor(co)
-
-    # L1 holds A as NZ (column blocks of C0, baseM padded rows each) so that a baseK slice is a
-    # contiguous run of fractals per row group; B as ZZ rows of 16 (one ND matrix per 16 rows of
-    # K) so that a baseK slice is one contiguous run LoadData can transpose in one go.
-    def _copy_a(self, a1, m0: int, kc: int, mt: int, kl: int) -> None:
-        ka = self.shape[2]
-        DataCopy(a1, self.a[m0 * ka + kc], Nd2NzParams(1, mt, kl, 0, ka, self.bm, 1, 0))
-
-    def _copy_b(self, b1, n0: int, kc: int, nt: int, kl: int) -> None:
-        _m, n, _ka, kb = self.shape
-        if self.b_type.isTrans:  # B stored N x K: NZ of the N×K tile is L0B's order per k1
-            DataCopy(b1, self.b[n0 * kb + kc], Nd2NzParams(1, nt, kl, 0, kb, self.bn, 1, 0))
-            return
-        full, rem = kl // 16, kl % 16
-        n1 = -(-nt // 16)
-        frac = n1 * 256
-        if full:
-            DataCopy(b1, self.b[kc * n + n0], Nd2NzParams(full, 16, nt, 16 * n, n, 16, 1, frac))
-        if rem:
-            DataCopy(
-                b1[full * frac],
-                self.b[(kc + full * 16) * n + n0],
-                Nd2NzParams(1, rem, nt, 0, n, 16, 1, 0),
-            )
-
-    def _load_a(self, a2, a1, mt: int, ks: int, kt: int) -> None:
-        m1 = -(-mt // 16)
-        bm1 = self.bm // 16
-        k1s, k1 = ks // self.c0, -(-kt // self.c0)
-        per = 512 // self.dt.itemsize
-        # ZZ in L0A: row group r < m1 takes fractals (k1s.., r) of the NZ tile into a2[r·k1·per]
-        load_rows(
-            a2, k1 * per, a1, m1, k1s * bm1, 1, k1, bm1, False
-        )  # LoadData2DParams(k1s * bm1 + r, k1, bm1, 0, 0, False)
-
-    def _load_b(self, b2, b1, nt: int, ks: int, kt: int) -> None:
-        k1s, k1 = ks // self.c0, -(-kt // self.c0)
-        per = 512 // self.dt.itemsize
-        if self.b_type.isTrans:
-            bn1 = self.bn // 16
-            n1 = -(-nt // 16)
-            # K row r < k1 takes the n1 fractals of NZ row group k1s + r into b2[r·n1·per]
-            load_rows(
-                b2, n1 * per, b1, k1, k1s * bn1, bn1, n1, 1, False
-            )  # LoadData2DParams((k1s + r) * bn1, n1, 1, 0, 0, False)
-            return
-        n1 = -(-nt // 16)
-        total = k1 * n1
-        for f in range(0, total, 255):
-            load_at(
-                b2, f * per, b1, (k1s * n1 + f) * per, LoadData2DParams(0, min(255, total - f), 1, 0, 0, True)
-            )
 
 
 def block_order(m_iter: int, n_iter: int, step_m: int, step_n: int, iterate_order: int) -> list:

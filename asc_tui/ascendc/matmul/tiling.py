@@ -114,7 +114,8 @@ class TCubeTiling:
 TILING_FIELDS = tuple(f.name for f in fields(TCubeTiling))
 
 
-def _up(x: int, a: int) -> int:
+def up(x: int, a: int) -> int:
+    """x rounded up to a multiple of a (fractal and buffer sizes)."""
     return -(-x // a) * a
 
 
@@ -122,7 +123,7 @@ def tiling_footprint(t: TCubeTiling, dtype=half) -> dict[str, int]:
     """Bytes of L1/L0A/L0B/L0C (and BiasTable) the tiling needs, padded to fractals."""
     isz = np.dtype(dtype).itemsize
     c0 = c0_of(dtype)
-    bm, bn, bk = _up(t.baseM, 16), _up(t.baseN, 16), _up(t.baseK, c0)
+    bm, bn, bk = up(t.baseM, 16), up(t.baseN, 16), up(t.baseK, c0)
     a1 = bm * bk * t.stepKa * isz
     b1 = bk * t.stepKb * bn * isz
     return {
@@ -315,9 +316,9 @@ class MultiCoreMatmulTiling:
             bm, bn, bk = split_base
         elif bm <= 0 or bn <= 0 or bk <= 0:
             bm0, bn0 = (128, 256) if sn >= sm else (256, 128)
-            bm = bm if bm > 0 else min(bm0, _up(sm, 16))
-            bn = bn if bn > 0 else min(bn0, _up(sn, 16))
-            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, _up(sk, c0))
+            bm = bm if bm > 0 else min(bm0, up(sm, 16))
+            bn = bn if bn > 0 else min(bn0, up(sn, 16))
+            bk = bk if bk > 0 else min(64 * 2 // np.dtype(self.dtype).itemsize, up(sk, c0))
         order = max(0, self.traverse - 1)
         k_slices = -(-sk // bk)
         sa, sb = max(1, min(self.step_ka, k_slices)), max(1, min(self.step_kb, k_slices))
@@ -361,7 +362,7 @@ class MultiCoreMatmulTiling:
         bits = np.dtype(self.dtype).itemsize * 8
         bm = fix_m if fix_m > 0 else (256 if self.memory.get("l0c") == 262144 else 128)
         bn = fix_n if fix_n > 0 else 256
-        bk = min(128 * 8 // bits, _up(self.k or self._shape()[2], c0_of(self.dtype)))
+        bk = min(128 * 8 // bits, up(self.k or self._shape()[2], c0_of(self.dtype)))
         a_bytes = b_bytes = bits // 8
         ranked = []
         for m_dim in (d for d in range(1, self.dim + 1) if self.dim % d == 0):
@@ -386,7 +387,7 @@ class MultiCoreMatmulTiling:
         align = 256 // np.dtype(self.b.dtype).itemsize
         if self.b.trans or n_dim <= 1 or n % align:
             return sn
-        aligned = _up(sn, align)
+        aligned = up(sn, align)
         return aligned if aligned < -(-n // (n_dim - 1)) else sn
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from ...npu.errors import KernelError, user_frame
 from ..enums import POSITION_MEMORY, TPosition
-from .pipe import TBuf, TPipe, pool_of
+from .pipe import TBuf, TPipe
+from .queue import pool_of
 
 
-def _round_up(n: int, a: int) -> int:
+def round_up(n: int, a: int) -> int:
+    """n rounded up to a multiple of a (buffer sizes and alignments, bytes)."""
     return (n + a - 1) // a * a
 
 
@@ -36,7 +38,7 @@ class TBufPool:
         pipe = owner if isinstance(owner, TPipe) else owner.pipe
         core = pipe.core
         align = max(core.chip.alignment.get(self.mem, 32), 32)
-        length = _round_up(length, align)
+        length = round_up(length, align)
         self.pipe, self.size, self.cursor = pipe, length, 0
         if shared is not None:
             if length > shared.size:
@@ -73,7 +75,7 @@ class TBufPool:
         core = self.pipe.core
         nbuf, nbytes = (1, int(num_or_len)) if isinstance(que, TBuf) else (int(num_or_len), int(length))
         align = max(core.chip.alignment.get(self.mem, 32), 32)
-        need = nbuf * _round_up(max(nbytes, 0), align)
+        need = nbuf * round_up(max(nbytes, 0), align)
         if self.cursor + need > self.size:
             self._fail(
                 f"TBufPool.InitBuffer needs {need} B but the pool has {self.size - self.cursor} B "

@@ -3,7 +3,7 @@ expands the macro into an `ExternBufPool` member and the macro's methods forward
 
 The pool's memory comes from `pipe.InitBufPool(pool, len)` as for a TBufPool; the user then
 places each buffer himself (`que.InitStartBufHandle(handle, num, len)` and
-`que.InitBufHandle(pool, i, handle, addr, len)`, pipe.py), anywhere inside the pool, which lets
+`que.InitBufHandle(pool, i, handle, addr, len)`, queue.py), anywhere inside the pool, which lets
 queues share or skip memory. A buffer outside the pool, misaligned, or a handle past
 BUFID_SIZE is an error at the user's line.
 """
@@ -11,7 +11,7 @@ BUFID_SIZE is an error at the user's line.
 from __future__ import annotations
 
 from ..enums import TPosition
-from .bufpool import TBufPool, _round_up
+from .bufpool import TBufPool, round_up
 
 
 class ExternBufPool(TBufPool):
@@ -60,7 +60,7 @@ class ExternBufPool(TBufPool):
         if not 0 <= int(handle) < self.buf_ids:
             self._fail(f"InitBufHandle with handle {int(handle)}: the pool has {self.buf_ids} buffer ids")
         align = max(self.pipe.core.chip.alignment.get(self.mem, 32), 32)
-        n = _round_up(int(length), align)
+        n = round_up(int(length), align)
         if addr % align or addr < self.base or addr + n > self.base + self.size:
             self._fail(
                 f"InitBufHandle places {n} B at {self.mem.upper()}+{addr}, outside the pool "

@@ -78,7 +78,9 @@ def _track(core, is_set: bool, mode: int, flag: int, defaulted: bool) -> int:
     return mode
 
 
-def _latency(core) -> float:
+def cross_core_latency(core) -> float:
+    """Cycles until a cross-core flag or message is seen by the other core (the chip file's
+    `cube.cross_core_latency_cycles`)."""
     return float(core.chip.section("cube").get("cross_core_latency_cycles", 100))
 
 
@@ -125,7 +127,7 @@ class _CrossCore:
             t = core.set_time(p) - core.ev_lat
             core.rec.append(record(p, t, t, what, fr, kind=KIND_SET, link=core.last[p]))
             core.ts += core.issue
-            t_vis = t + _latency(core)
+            t_vis = t + cross_core_latency(core)
             if mode == 2 and core.kind == CoreType.AIC:
                 for j in range(n_aiv):
                     g.push((flag, 2, CoreType.AIV, j), t_vis)
@@ -170,7 +172,7 @@ class _CrossCore:
             core.rec.append(record(p, t, t, what, fr, kind=KIND_SET, link=core.last[p]))
             core.ts += core.issue
             k = coop.next(who, ("set", flag))
-            coop.post(("CrossCore0", kind, flag, k), t + _latency(core))
+            coop.post(("CrossCore0", kind, flag, k), t + cross_core_latency(core))
             return
         core.ts += core.issue
         key = ("CrossCore0", kind, flag, coop.next(who, ("wait", flag)))

@@ -2,7 +2,7 @@
 `(…, mask, repeatTimes, params)` forms: LeakyRelu, AddRelu, SubRelu, Ors, Ands, ShiftLeft,
 ShiftRight, CreateVecIndex, Brcb, Copy (transposes: `transpose.py`).
 
-Built with `vector.py`'s factories so that they record, time and sanitize exactly as Add or
+Built with `basic.py`'s factories so that they record, time and sanitize exactly as Add or
 Adds do. Spelling rules for template arguments: `level0.py`.
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from ...npu import state
 from . import level0 as L
-from .basic import _binary, _scalar_op
+from .basic import binary, scalar_op
 from .l0 import unary
 
 
@@ -41,13 +41,13 @@ def _shift_right(a, n, out):
     np.right_shift(a, a.dtype.type(n), out=out)
 
 
-LeakyRelu = _scalar_op("LeakyRelu", _leaky)
-AddRelu = _binary("AddRelu", _add_relu)
-SubRelu = _binary("SubRelu", _sub_relu)
-Ors = _scalar_op("Ors", np.bitwise_or)
-Ands = _scalar_op("Ands", np.bitwise_and)
-ShiftLeft = _scalar_op("ShiftLeft", _shift_left)
-ShiftRight = _scalar_op("ShiftRight", _shift_right)
+LeakyRelu = scalar_op("LeakyRelu", _leaky)
+AddRelu = binary("AddRelu", _add_relu)
+SubRelu = binary("SubRelu", _sub_relu)
+Ors = scalar_op("Ors", np.bitwise_or)
+Ands = scalar_op("Ands", np.bitwise_and)
+ShiftLeft = scalar_op("ShiftLeft", _shift_left)
+ShiftRight = scalar_op("ShiftRight", _shift_right)
 
 
 def CreateVecIndex(*args) -> None:

@@ -297,7 +297,7 @@ def indices(op: str, t: LocalTensor, p: Plan, blk: int, rep: int, fr, is_write: 
 
 
 def oob(op: str, t: LocalTensor, need: int, fr, is_write: bool, reps: int) -> None:
-    from ..memory.pipe import name_in_frame
+    from ..memory.queue import name_in_frame
 
     name = name_in_frame(t, fr) or "tensor"
     msg = (

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import ASCENDC_ARCH
-from ...ascendc.memory.pipe import EXTERN_FIELD
+from ...ascendc.memory.queue import EXTERN_FIELD
 from ..errors import CxxError, Unsupported
 from .scan import outside_strings
 

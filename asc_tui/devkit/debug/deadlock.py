@@ -20,7 +20,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ...ascendc.sync.hccl import CollectiveCall, Communicator, HcclContext
+from ...ascendc.sync.communicator import CollectiveCall, Communicator
+from ...ascendc.sync.hccl import HcclContext
 from ...npu import state
 from ...npu.chip import load_chip
 from ...npu.errors import ErrorInfo, OperatorError, internal_error, is_user_file, location_from_traceback

@@ -12,7 +12,7 @@ reads the inputs as they were, so the precision check fails it too.
 
 from __future__ import annotations
 
-from ...ascendc.memory.pipe import FREE, name_in_frame
+from ...ascendc.memory.queue import FREE, name_in_frame
 from ...ascendc.memory.tensors import GlobalTensor
 from .findings import Finding
 

@@ -114,7 +114,7 @@ def _noop(*args, **kwargs):
 def _queue_depths(frame, levels: int = 6) -> float | None:
     """Share of the TQues visible from the kernel's frames (locals and `self.` attributes)
     that have two or more buffers: how much copy/compute overlap the config allows."""
-    from ...ascendc.memory.pipe import TQue
+    from ...ascendc.memory.queue import TQue
 
     found: dict[int, int] = {}
     f = frame

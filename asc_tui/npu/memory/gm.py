@@ -1,7 +1,7 @@
 """Global memory as the emulator holds it: one `GmBuffer` per kernel argument, and the typed
 address (`GM_ADDR`) a kernel receives for it.
 
-The launcher (`npu/launch.py`) wraps the operator's inputs and outputs in these; the kernel API
+The launcher (`npu/launch/`) wraps the operator's inputs and outputs in these; the kernel API
 (`asc_tui.ascendc`) re-exports `GM_ADDR` and views the buffers through its GlobalTensor.
 """
 

@@ -9,9 +9,10 @@ hardware.
 How (deliberately simple, stated so users can judge it):
 - GM is tracked in 512 B chunks per buffer. Blocks are emulated one after another, so "who
   reads first" in emulation order says nothing about who pays in emulated time. Cube launches
-  therefore run a cheap timing-only pre-pass that counts how often each chunk is read (R). In
-  the real pass every read of a chunk pays 1/R of it as an HBM miss and the rest as an L2 hit:
-  the launch's HBM traffic is exactly the distinct bytes read, spread evenly over the readers.
+  therefore run a cheap timing-only pre-pass (npu/memory/prepass.py) that counts how often
+  each chunk is read (R). In the real pass every read of a chunk pays 1/R of it as an HBM miss
+  and the rest as an L2 hit: the launch's HBM traffic is exactly the distinct bytes read,
+  spread evenly over the readers.
   A launch may instead run on counts guessed from earlier launches of the kernel, tallying its
   own reads to check them (npu/memory/l2guess.py): the kernel then runs once.
 - Without a pre-pass (reads outside cube launches) the first read in emulation order misses.
@@ -20,24 +21,19 @@ How (deliberately simple, stated so users can judge it):
 - Writes are not modelled as L2 fills (outputs go to HBM).
 Off (`run.l2_enabled = False`, or `l2_model = false` under [dma] in the chip file), every read is
 an HBM read — the setting under which the textbook GM-traffic formulas hold exactly.
-
-Past 400 lines; the seam to split on: the per-read model (L2Model) | the counting pre-pass
-(Prepass, prepass_counts).
 """
 
 from __future__ import annotations
 
 from collections import _count_elements
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
 
 import numpy as np
 
 from .. import state
-from ..errors import OperatorError
 from ..replay.blockindex import BlockIndex
-from .gm import shadows
+from .prepass import Prepass
 
 CHUNK = 512  # bytes per tracked GM chunk
 
@@ -422,35 +418,6 @@ class L2Model:
         return prepass.tally is not None and prepass.tally == (self.reads, self.sizes)
 
 
-@dataclass(frozen=True)
-class Prepass:
-    """What the counting pre-pass found: reads per chunk of each buffer, and every region
-    (buffer name, base, nd, rows, row bytes, stride, matrix stride) it read."""
-
-    counts: dict[str, np.ndarray]
-    regions: list[tuple]
-    # L2 capacity -> L2-hit bytes per read of each region (`L2Model._region_hits`): the same
-    # for every pass run on these counts (a full launch's HBM passes, later launches guessing them)
-    hits: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
-    # (times each region was read, bytes of each buffer read) it was counted from (`recorded`)
-    tally: tuple | None = field(default=None, compare=False, repr=False)
-    # L2 capacity -> those hits by region shape, then base address (`hits_by_base`)
-    by_base: dict[int, dict] = field(default_factory=dict, compare=False, repr=False)
-
-    def hits_by_base(self, capacity: int) -> dict[tuple, dict]:
-        """`hits[capacity]` by region shape (buffer name, nd, rows, row bytes, stride, matrix
-        stride), then base address (`L2Model._same_bases`)."""
-        by_shape = self.by_base.get(capacity)
-        if by_shape is None:
-            by_shape = self.by_base[capacity] = {}
-            for (name, base, *shape), hit in self.hits.get(capacity, {}).items():
-                known = by_shape.get((name, *shape))
-                if known is None:
-                    known = by_shape[(name, *shape)] = {}
-                known[base] = hit
-        return by_shape
-
-
 def l2_enabled(run) -> bool:
     return (
         run.l2_enabled
@@ -473,41 +440,3 @@ def l2_of(run) -> L2Model:
             tally=run.l2_tally,
         )
     return l2
-
-
-def prepass_counts(
-    launch_fn, kernel, gm_args, tiling, block_dim: int, chip, timeout_s=None
-) -> Prepass | None:
-    """Run the kernel once in timing-only mode, counting reads per GM chunk.
-
-    Control flow of a kernel does not depend on emulated time, so the counts are exact for the
-    real pass. Buffers are shadows and no hooks are installed: the pre-pass never writes the
-    user's arrays, logs, or reaches a debugger.
-    """
-    seen: list = []
-
-    def setup(run):
-        run.l2_record = True
-        run.san = None
-        seen.append(run)
-
-    try:
-        launch_fn(
-            kernel,
-            shadows(gm_args),
-            tiling,
-            block_dim,
-            chip,
-            numeric=False,
-            configure=setup,
-            timeout_s=timeout_s,
-        )
-    except OperatorError as exc:
-        if exc.kind == "timeout":
-            raise
-        # e.g. control flow that depends on GM data (shadows read as zeros): the real pass
-        # reports genuine errors; L2 falls back to first-read-misses for this launch
-        return None
-    run = seen[0] if seen else None
-    l2 = run.l2 if run is not None else None
-    return l2.recorded() if l2 is not None else None

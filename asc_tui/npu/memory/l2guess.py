@@ -153,7 +153,7 @@ def check_full(run, launch_fn, kernel, gm_args, tiling, block_dim: int, chip, ti
     a pre-passed full launch gives whenever its control flow does not depend on GM data (as the
     shared-HBM passes assume).
     """
-    from .l2 import prepass_counts
+    from .prepass import prepass_counts
 
     if run.l2 is None or run.l2.read_as(guess):
         return None

@@ -9,7 +9,7 @@ whose caps together exceed HBM / n. So `Core.dma` prices each transfer that way 
 (`lockstep_price`), and after the launch `lockstep_exact` checks, on the record columns, that
 the cores were indeed in lockstep and never contended inside one core. When both hold the
 priced timeline *is* the fluid model's solution and the launch is done in one pass; otherwise
-npu/launch.py falls back to solving the shared HBM (npu/memory/hbm.py `settle`).
+npu/launch/ falls back to solving the shared HBM (npu/memory/hbm.py `settle`).
 """
 
 from __future__ import annotations

@@ -157,7 +157,7 @@ class Offload:
                 job, writes, lane, _ = self.jobs.popleft()
                 self.lanes.add(lane)
             self._run(job, writes, lane)
-            job = writes = None  # (not kept alive until the next job: see launch.py)
+            job = writes = None  # (not kept alive until the next job: see npu/launch/launcher.py)
 
     def _run(self, job, writes, lane) -> None:
         try:

@@ -484,7 +484,7 @@ def trange(*args):
     """`range` for code that may loop over a block index (`range(GetBlockIdx(), n, B)`): with
     plain arguments the builtin range; with a block index, the same iterations as a range of
     its value, each a block index too, and a constraint that every admitted block makes as many.
-    Installed as the kernel module's `range` during template runs (npu/launch.py)."""
+    Installed as the kernel module's `range` during template runs (npu/launch/blocks.py)."""
     if BlockIndex not in map(type, args):
         return range(*args)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
