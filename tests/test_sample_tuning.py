@@ -56,3 +56,30 @@ def test_a_param_overrides_a_constexpr_local_of_a_host_function(tmp_path):
     _edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
     r = run(RunRequest(str(d), params={"blocks": "2"}))
     assert r.passed and r.block_dim == 2  # `constexpr` is a qualifier of the declaration, not its type
+
+
+def test_a_cancelled_sweep_returns_the_rows_that_finished_and_stops_the_one_in_flight(tmp_path):
+    import threading
+    import time
+
+    from asc_tui.devkit.tune.progress import CancelToken
+    from asc_tui.devkit.tune.sample_tune import sweep
+
+    d = _copy(tmp_path)
+    slow = tmp_path / "slow"  # from the second configuration on, gen_data takes 60 s
+    gen = d / "scripts/gen_data.py"
+    gen.write_text(
+        f"import os, time\nif os.path.exists({str(slow)!r}):\n    time.sleep(60)\n" + gen.read_text()
+    )
+    token, steps = CancelToken(), []
+
+    def progress(step):
+        steps.append(step)
+        slow.touch()
+        threading.Timer(1.5, token.cancel).start()  # while the second one runs
+
+    t0 = time.monotonic()
+    rows = sweep(str(d), {"TILE": [1024, 512, 256]}, {}, None, 120, None, progress, token)
+    assert time.monotonic() - t0 < 30  # not the 60 s of the one in flight
+    assert [r.params for r in rows] == [{"TILE": 1024}] and rows[0].ok
+    assert [(s.done, s.total) for s in steps] == [(1, 3)]

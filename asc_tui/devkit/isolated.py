@@ -71,13 +71,21 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
 
 
 def run_isolated(
-    requests: Iterable[RunRequest], timeout_s: float | None, memory_mb: int | None
+    requests: Iterable[RunRequest], timeout_s: float | None, memory_mb: int | None, cancel=None
 ) -> Iterator[Isolated]:
-    """Run each request in one worker (restarted after a crash); yields as each finishes."""
+    """Run each request in one worker (restarted after a crash); yields as each finishes.
+    `cancel` (a tuner `CancelToken`) stops the run in flight and ends the iteration: a cancelled
+    run yields nothing."""
     worker = RunWorker(timeout_s=timeout_s, memory_mb=memory_mb)
+    if cancel is not None:
+        cancel.when_cancelled(worker.cancel)
     try:
         for req in requests:
+            if cancel is not None and cancel.cancelled:
+                return
             res = worker.run(req)
+            if cancel is not None and cancel.cancelled:
+                return
             report = res.report if res.ok else _stand_in_run(req, res)
             yield Isolated(report, _exit(res), res.output, res.seconds)
     finally:

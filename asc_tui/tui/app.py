@@ -284,6 +284,7 @@ class Workbench(Navigation, DiffActions, App):
         else:
             tabs.show_tab("log")
         self.pane(WorkbenchFooter).set_narrow(small)
+        self.pane(BenchTable).set_stacked(narrow)  # the verdict and "vs base" stay in sight
         for tab_id, (long, short) in TAB_LABELS.items():  # every tab header stays reachable
             tabs.get_tab(tab_id).label = short if small else long
         self.update_status()
@@ -450,3 +451,4 @@ class Workbench(Navigation, DiffActions, App):
         """Every pane shows this operator's newest good result (marked stale if older); None
         (the last operator file was deleted) empties them."""
         self.runs.show(st)
+        self.tools.tune.follow(st)

@@ -106,9 +106,27 @@ def tune_job(request, progress=None):
         signal.signal(signal.SIGINT, old)
 
 
-def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s):
-    """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
-    run (gen_data, main(), verify) with the session's parameters `fixed` too."""
-    from ..devkit.tune.sample_tune import sweep
+@dataclass(frozen=True)
+class SweepOutcome:
+    """A sample's sweep as far as it got: the rows of the configurations that finished."""
 
-    return sweep(path, values, fixed, chip, timeout_s, None)
+    rows: tuple  # devkit.sample_tune.SweepRow
+    total: int  # configurations the sweep would run
+    cancelled: bool
+
+
+def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s, progress=None) -> SweepOutcome:
+    """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
+    run (gen_data, main(), verify) with the session's parameters `fixed` too. SIGINT
+    (`RunWorker.interrupt`) stops the configuration in flight and returns the rows so far."""
+    from ..devkit.tune.progress import CancelToken
+    from ..devkit.tune.sample_tune import combinations, sweep
+
+    token = CancelToken()
+    old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        rows = sweep(path, values, fixed, chip, timeout_s, None, progress, token)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    total = len(combinations(values))
+    return SweepOutcome(tuple(rows), total, token.cancelled and len(rows) < total)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..devkit.bench.regression import is_regression
 from ..devkit.outcome import Verdict, outcome
@@ -29,6 +29,33 @@ class Status(enum.StrEnum):
 
 
 @dataclass
+class TuneBoard:
+    """What the Tune pane shows for one operator: its newest tune or sweep, running or ended.
+    It lives with the operator, so the pane shows the selected operator's tune, not the last one
+    started. `total` is None until the tune knows its size."""
+
+    KEEP: ClassVar[int] = 10  # rows of the best-so-far table
+
+    status: str
+    running: bool = True
+    done: int = 0
+    total: int | None = None
+    ranked: list[tuple[tuple, float, dict]] = field(default_factory=list)  # (rank, µs, params)
+
+    def offer(self, time_us: float, params: dict, rank: tuple | None = None) -> None:
+        """A result: kept if among the best `KEEP`, in the tune's own order (`rank`: the same
+        tie-break as the tune's reported best)."""
+        self.ranked.append(((rank if rank is not None else (time_us,)), time_us, dict(params)))
+        self.ranked.sort(key=lambda t: t[0])
+        del self.ranked[self.KEEP :]
+
+    @property
+    def best(self) -> list[tuple[float, dict]]:
+        """(time µs, params), best first."""
+        return [(t, p) for _, t, p in self.ranked]
+
+
+@dataclass
 class OperatorState:
     path: Path
     status: Status = Status.NEW
@@ -39,6 +66,7 @@ class OperatorState:
     params: dict = field(default_factory=dict)  # applied (tuned) overrides
     history: dict = field(default_factory=dict)  # (case, chip) -> [time_us, ...] this session
     best_params: dict | None = None  # from the last tune
+    tune: TuneBoard | None = None  # the last tune's progress and best rows (the Tune pane)
 
     @property
     def stale(self) -> bool:

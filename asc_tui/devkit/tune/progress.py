@@ -49,9 +49,19 @@ class CancelToken:
 
     def __init__(self):
         self._event = threading.Event()
+        self._callbacks: list[Callable[[], None]] = []
 
     def cancel(self) -> None:
         self._event.set()
+        for fn in list(self._callbacks):
+            fn()
+
+    def when_cancelled(self, fn: Callable[[], None]) -> None:
+        """Also call `fn` on cancel (at once if already cancelled): stopping the run in flight,
+        not only the next one. `fn` may run in a signal handler: it must only set a flag."""
+        self._callbacks.append(fn)
+        if self.cancelled:
+            fn()
 
     @property
     def cancelled(self) -> bool:

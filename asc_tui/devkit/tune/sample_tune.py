@@ -31,6 +31,15 @@ class SweepRow:
     reason: str
 
 
+@dataclass(frozen=True)
+class SweepStep:
+    """One configuration finished: the progress stream of a sweep (`done` of `total`)."""
+
+    done: int
+    total: int
+    row: SweepRow
+
+
 def is_sample(path) -> bool:
     """A sample directory (or its kernel file) rather than an operator."""
     return sample_for(Path(path)) is not None
@@ -69,7 +78,17 @@ def tune_values(path, given: dict[str, list], project: dict | None = None) -> di
     return out
 
 
-def sweep(path, values: dict[str, list], fixed: dict, chip, timeout_s, memory_mb) -> list[SweepRow]:
+def combinations(values: dict[str, list]) -> list[dict]:
+    """Every combination of the values, in the order they were given."""
+    names = list(values)
+    return [dict(zip(names, c)) for c in itertools.product(*(values[n] for n in names))]
+
+
+def sweep(
+    path, values: dict[str, list], fixed: dict, chip, timeout_s, memory_mb, progress=None, cancel=None
+) -> list[SweepRow]:
+    """Run every combination; `progress(SweepStep)` after each one. `cancel` (a tuner
+    `CancelToken`) stops the configuration in flight: the rows of those that finished return."""
     s = sample_for(Path(path))
     known = sample_constants(str(s.kernel), str(s.main) if s.main else None, s.defines())
     bad = [k for k in values if k not in known and k not in s.cmake_vars]
@@ -79,17 +98,18 @@ def sweep(path, values: dict[str, list], fixed: dict, chip, timeout_s, memory_mb
             str(s.kernel),
             1,
         )
-    names = list(values)
-    combos = [dict(zip(names, c)) for c in itertools.product(*(values[n] for n in names))]
+    combos = combinations(values)
     reqs = [RunRequest(str(s.root), chip=chip, params={**fixed, **c}, timeout_s=timeout_s) for c in combos]
     rows = []
-    for c, res in zip(combos, run_isolated(reqs, timeout_s, memory_mb)):
+    for c, res in zip(combos, run_isolated(reqs, timeout_s, memory_mb, cancel)):
         r = res.report
         if r.passed and r.sample and r.sample.get("launches"):
             rows.append(SweepRow(c, sum(ln["time_us"] for ln in r.sample["launches"]), True, ""))
         else:
             reason = r.errors[0].message.splitlines()[0] if r.errors else "no launch"
             rows.append(SweepRow(c, None, False, reason))
+        if progress is not None:
+            progress(SweepStep(len(rows), len(combos), rows[-1]))
     return rows
 
 
