@@ -66,7 +66,7 @@ ROOMS: dict[str, frozenset[str]] = {
     "devkit.views": frozenset({"devkit.profile", "devkit.run"}),
     "devkit.debug": frozenset({"devkit.run"}),
     "devkit.bench": frozenset({"devkit.profile", "devkit.run"}),
-    "devkit.tune": frozenset({"devkit.profile", "devkit.run"}),
+    "devkit.tune": frozenset({"devkit.profile", "devkit.run", "devkit.samples"}),
     "devkit.present": frozenset({"devkit.profile", "devkit.bench", "devkit.run"}),
     "tui.widgets": frozenset(),
     "tui.screens": frozenset({"tui.widgets"}),

@@ -263,3 +263,14 @@ def test_a_verify_script_that_checks_part_of_the_output_passes_but_the_whole_out
     status, reason = classify(r)
     assert status == "FAIL"
     assert reason.startswith("verify_result.py passed, but asc-tui's precision check of the whole output.bin")
+
+
+def test_conformance_on_a_tree_with_nothing_to_run_fails_and_says_so(tmp_path, capsys):
+    from asc_tui.cli import main
+
+    assert main(["conformance", str(tmp_path)]) == 2
+    assert f"no samples or operators under {tmp_path}" in capsys.readouterr().err
+    assert main(["conformance", str(tmp_path), "--json"]) == 2
+    (err,) = json.loads(capsys.readouterr().out)["errors"]
+    assert err["message"] == f"no samples or operators under {tmp_path}"
+    assert (err["file"], err["line"], err["column"]) == (None, None, None)

@@ -78,7 +78,33 @@ def main(argv: list[str] | None = None) -> int:
         return _workbench([])
     mod = importlib.import_module(f"asc_tui.cli.{args.command}_cmd")
     _exit_cleanly_on_sigterm()
-    return int(mod.main(args) or 0)
+    try:
+        if getattr(args, "json", False) and args.command in ONE_DOCUMENT:
+            from .common import one_document
+
+            return one_document(f"asc-tui {args.command}", lambda: mod.main(args))
+        code = int(mod.main(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        return _reader_left()
+
+
+#: The commands whose `--json` is one document (`watch --json` streams one object a line).
+ONE_DOCUMENT = frozenset(COMMANDS) - {"watch", "serve"}
+
+
+def _reader_left() -> int:
+    """`asc-tui ... | head`: the reader closed the pipe. End quietly (no traceback, and none
+    from the interpreter's last flush either), with the status of a process killed by SIGPIPE."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141
 
 
 def _exit_cleanly_on_sigterm() -> None:

@@ -9,12 +9,15 @@ from ..devkit.conformance import (
     conformance,
     counts,
     exit_code,
+    nothing_to_run,
     rate_line,
     read_scope,
     to_json,
     to_markdown,
 )
-from .common import print_json
+from .common import fail, print_json
+
+PROG = "asc-tui conformance"
 
 
 def add_parser(sub) -> None:
@@ -46,10 +49,10 @@ def main(args) -> int:
         try:
             scope = read_scope(args.scope)
         except OSError as exc:
-            sys.stderr.write(
-                f"asc-tui conformance: cannot read the scope file {args.scope}: {exc.strerror}\n"
-            )
-            return 2
+            return fail(args, PROG, f"cannot read the scope file {args.scope}: {exc.strerror}")
+    nothing = nothing_to_run(args.path)
+    if nothing is not None:
+        return fail(args, PROG, nothing)
     rows = conformance(args.path, args.timeout, None, args.jobs, args.chip, on_row, scope)
     if args.json:
         print_json(to_json(rows, scoped=scope is not None))

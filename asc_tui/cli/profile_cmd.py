@@ -20,6 +20,7 @@ from .common import (
     add_target_options,
     apply_config,
     config_failure,
+    fail,
     parse_params,
     print_json,
     print_output,
@@ -89,11 +90,7 @@ def add_parser(sub) -> None:
 
 
 def _fail(args, message: str, info=None) -> int:
-    if args.json:
-        print_json({"errors": [info or {"kind": "usage", "message": message}]})
-    else:
-        print(f"asc-tui profile: {message}", file=sys.stderr)
-    return 2
+    return fail(args, "asc-tui profile", message, info)
 
 
 def main(args) -> int:

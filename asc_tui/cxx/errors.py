@@ -24,9 +24,8 @@ class CxxError(BuildError):
         column: int | None = None,
         hint: str | None = None,
     ):
-        self.column = column
         where = f" at {Path(file).name}:{line}:{column}" if file and line and column else ""
-        super().__init__(message + where, file, line, hint)
+        super().__init__(message + where, file, line, hint, column)
         self.bare_message = message
 
     def source(self) -> str | None:
@@ -53,7 +52,7 @@ class CxxError(BuildError):
         if src is not None:
             pad = " " * (4 + len(str(self.line)))
             snippet = f"{src}\n{pad} | {' ' * max((self.column or 1) - 1, 0)}^"
-        return ErrorInfo(self.kind, self.message, self.file, self.line, self.hint, snippet)
+        return ErrorInfo(self.kind, self.message, self.file, self.line, self.hint, snippet, self.column)
 
 
 class Unsupported(CxxError):

@@ -72,6 +72,25 @@ def read_scope(path: str | Path) -> list[str]:
     return out
 
 
+def nothing_to_run(root: str | Path) -> str | None:
+    """Why there is nothing to run under `root` (no sample directory), else None. An empty
+    list of rows must not read as success."""
+    root = Path(root)
+    if not root.is_dir():
+        return f"no samples or operators under {root}: not a directory"
+    if find_samples(root):
+        return None
+    from .run.discovery import find_operators
+
+    ops = find_operators(root)
+    if ops:
+        return (
+            f"no samples under {root}: conformance runs sample directories; "
+            f"run its {len(ops)} operator file(s) with `asc-tui run FILE`"
+        )
+    return f"no samples or operators under {root}"
+
+
 def conformance(
     root: str | Path,
     timeout_s: float | None,

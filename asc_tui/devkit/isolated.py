@@ -19,6 +19,7 @@ from .bench.figures import BenchRequest, BenchResult
 from .debug.debugger import DebugReport, DebugRequest
 from .run.runner import RunReport, RunRequest, Stage
 from .run.worker import Call, RunWorker, WorkResult
+from .samples.sample import SAMPLE_CASE, is_sample
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
     return RunReport(
         operator=path.stem if path.suffix == ".py" else req.op,
         path=str(path.resolve()) if path.suffix == ".py" else None,
-        case=req.case,
+        case=req.case or (SAMPLE_CASE if is_sample(req.op) else None),
         chip=req.chip or DEFAULT_CHIP,
         params=dict(req.params),
         block_dim=None,
@@ -139,7 +140,5 @@ def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
     if res.ok:
         report = res.report
     else:
-        report = BenchResult(
-            Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(e.format() for e in res.errors)
-        )
+        report = BenchResult(Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(res.errors))
     return Isolated(report, _exit(res), res.output, res.seconds)

@@ -24,6 +24,7 @@ class ErrorInfo:
     line: int | None = None
     hint: str | None = None
     snippet: str | None = None
+    column: int | None = None  # 1-based; None when only the line is known
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -31,7 +32,9 @@ class ErrorInfo:
     def location(self) -> str:
         if self.file is None:
             return ""
-        return f"{self.file}:{self.line}" if self.line else self.file
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
 
     def format(self) -> str:
         loc = self.location()
@@ -49,17 +52,29 @@ class OperatorError(Exception):
     kind = "operator"
 
     def __init__(
-        self, message: str, file: str | None = None, line: int | None = None, hint: str | None = None
+        self,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+        column: int | None = None,
     ):
         super().__init__(message)
         self.message = message
         self.file = file
         self.line = line
         self.hint = hint
+        self.column = column
 
     def info(self) -> ErrorInfo:
         return ErrorInfo(
-            self.kind, self.message, self.file, self.line, self.hint, source_line(self.file, self.line)
+            self.kind,
+            self.message,
+            self.file,
+            self.line,
+            self.hint,
+            source_line(self.file, self.line),
+            self.column,
         )
 
     def __str__(self) -> str:
@@ -212,5 +227,8 @@ def source_line(file: str | None, line: int | None) -> str | None:
     except OSError:
         return None
     if 1 <= line <= len(lines):
-        return lines[line - 1].strip()
+        text = lines[line - 1].strip()
+        if "\ufffd" in text or any(ord(ch) < 32 and ch != "\t" for ch in text):
+            return None  # a binary file's "line": control bytes would garble the terminal
+        return text
     return None

@@ -18,12 +18,12 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...config import Thresholds as ConfigThresholds
 from ...npu.chip import ChipModel, load_chip
-from ...npu.errors import OperatorError
+from ...npu.errors import ErrorInfo, OperatorError
 from ..profile.profiler import profile
 from ..profile.roofline import Roofline, element_bytes, roofline
 from ..run.loader import load_operator
@@ -146,7 +146,7 @@ class CaseResult:
     verdict: Verdict | None
     change: Change
     regression: Regression | None
-    errors: tuple[str, ...] = ()
+    errors: tuple[ErrorInfo, ...] = ()  # each with file, line, column (the run's, the baseline's)
     warnings: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
     report: RunReport | None = field(default=None, compare=False, repr=False)
@@ -174,7 +174,7 @@ class CaseResult:
             "run_id": self.record.id if self.record else None,
             "source_hash": self.record.source_hash if self.record else None,
             "params": self.record.params if self.record else {},
-            "errors": list(self.errors),
+            "errors": [e.to_dict() for e in self.errors],
             "warnings": list(self.warnings),
             "diff": self.diff.to_dict() if self.diff is not None else None,
         }
@@ -203,7 +203,7 @@ class BenchResult:
     baseline: str | None  # "operator X", "saved baseline NAME" or None
     thresholds: Thresholds
     cases: tuple[CaseResult, ...]
-    errors: tuple[str, ...] = ()
+    errors: tuple[ErrorInfo, ...] = ()
     notices: tuple[str, ...] = ()
 
     @property
@@ -243,7 +243,7 @@ class BenchResult:
             },
             "cases": [c.to_dict() for c in self.cases],
             "regressions": [r.to_dict() for r in self.regressions],
-            "errors": list(self.errors),
+            "errors": [e.to_dict() for e in self.errors],
             "notices": list(self.notices),
             "failures": self.failures(),
             "exit_code": self.exit_code,
@@ -266,7 +266,7 @@ def bench(
             None,
             req.thresholds,
             (),
-            errors=(exc.info().format(),),
+            errors=(exc.info(),),
             notices=notices,
         )
     try:
@@ -279,7 +279,7 @@ def bench(
             None,
             req.thresholds,
             (),
-            errors=(exc.info().format(),),
+            errors=(exc.info(),),
             notices=notices,
         )
     names = (op.default_case,) if req.cases is None else (req.cases or tuple(op.cases))
@@ -292,7 +292,7 @@ def bench(
             base_op = load_operator(base_ref, os.path.dirname(op.path))
             base_desc = f"operator {base_op.name}"
         except OperatorError as exc:
-            base_err = f"baseline {exc.info().format()}"
+            base_err = _baseline(exc.info())
     elif req.against:
         base_desc = f"saved baseline {req.against!r}"
     results = []
@@ -303,6 +303,11 @@ def bench(
     return BenchResult(
         op.name, op.path, chip.name, base_desc, req.thresholds, tuple(results), notices=notices
     )
+
+
+def _baseline(e: ErrorInfo) -> ErrorInfo:
+    """An error of the baseline's run, said to be the baseline's (its file and line kept)."""
+    return replace(e, message=f"baseline {e.message}")
 
 
 def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
@@ -320,12 +325,12 @@ def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
 
 
 def _bench_case(
-    req: BenchRequest, op, chip: ChipModel, case: str, store: Store, base_op, base_err: str | None
+    req: BenchRequest, op, chip: ChipModel, case: str, store: Store, base_op, base_err: ErrorInfo | None
 ) -> CaseResult:
-    errors: list[str] = []
+    errors: list[ErrorInfo] = []
     warnings: list[str] = []
     report = _run(req, op, chip, case, req.params)
-    errors += [e.format() for e in report.errors]
+    errors += report.errors
     rec = history.record_from_report(report, "bench")
     previous = history.previous_run(
         store, op.name, report.case or case, chip.name, params=dict(report.params)
@@ -347,7 +352,7 @@ def _bench_case(
             )
         else:
             base = _run(req, base_op, chip, case, {})
-            errors += [f"baseline {e.format()}" for e in base.errors]
+            errors += [_baseline(e) for e in base.errors]
             if req.record:
                 history.append(store, history.record_from_report(base, "bench"))
             base_time = base.emulation.time_us if base.emulation else None
@@ -361,8 +366,11 @@ def _bench_case(
         saved = history.load_baseline(store, req.against, case, chip.name, op.name)
         if saved is None:
             errors.append(
-                f"no baseline named {req.against!r} for case {case!r} on {chip.name} "
-                f"(save one with --save-baseline {req.against})"
+                ErrorInfo(
+                    "bench",
+                    f"no baseline named {req.against!r} for case {case!r} on {chip.name}",
+                    hint=f"save one with --save-baseline {req.against}",
+                )
             )
         else:
             base_time = saved.time_us

@@ -137,8 +137,8 @@ def build_sections(
         )
     )
     errs = (
-        [f"{c.case}: {e}" for c in result.cases for e in c.errors]
-        + list(result.errors)
+        [f"{c.case}: {e.format()}" for c in result.cases for e in c.errors]
+        + [e.format() for e in result.errors]
         + [f"{c.case}: warning: {w}" for c in result.cases for w in c.warnings]
     )
     if errs:

@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from ...ascendc.kernel import KernelFunction, Launch
+from ...config import written_at
 from ...cxx.files import CXX_SUFFIXES, kernel_for_spec, spec_for_kernel
 from ...npu.errors import BuildError, TilingError, location_from_traceback
 from ...operator import Case, Constraint, Param, Params, Tensors, TensorSpec
@@ -54,11 +55,12 @@ class OperatorModule:
     def case(self, name: str | None) -> Case:
         key = name or self.default_case
         if key not in self.cases:
-            raise BuildError(
-                f"operator {self.name} has no case {key!r}; cases: {', '.join(self.cases)}",
-                self.spec_path,
-                _line_of(self.spec_path, "CASES"),
-            )
+            message = f"operator {self.name} has no case {key!r}; cases: {', '.join(self.cases)}"
+            written = written_at(name)
+            if written is not None:  # the project config's `case`: its line is the one to fix
+                file, line, column = written
+                raise BuildError(f"config case: {message}", file, line, column=column)
+            raise BuildError(message, self.spec_path, _line_of(self.spec_path, "CASES"))
         return self.cases[key]
 
     def resolve_params(self, overrides: dict[str, Any] | None = None) -> Params:

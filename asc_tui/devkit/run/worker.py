@@ -35,7 +35,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from ... import PACKAGE_DIR
-from ...config import DEFAULT_WORKER_TIMEOUT
+from ...config import DEFAULT_WORKER_TIMEOUT, written_at
 from ...npu.errors import ErrorInfo, source_line
 from .runner import RunReport, RunRequest
 from .worker_child import Call, _child_entry, _Duplex, innermost_user_frame  # noqa: F401 - re-exported
@@ -360,20 +360,7 @@ class RunWorker:
             if deadline is not None and time.monotonic() > deadline:
                 where = self._where_stuck(proc)
                 self._kill()
-                file, line = where
-                return done(
-                    "timeout",
-                    error=ErrorInfo(
-                        "timeout",
-                        f"{name} did not finish within {timeout:g} s and was stopped: an endless "
-                        "loop, or a kernel too large to emulate in that time",
-                        file,
-                        line,
-                        "raise worker_timeout in the config (or run it --timing-only) if the kernel "
-                        "is just long",
-                        source_line(file, line),
-                    ),
-                )
+                return done("timeout", error=_timeout_info(name, timeout, where))
 
     def _where_died(self) -> tuple[str | None, int | None]:
         """The user line that called os._exit / killed itself, if the child dumped its stack."""
@@ -429,6 +416,27 @@ def _exit_words(exitcode: int | None) -> str:
         except ValueError:
             return f"signal {-exitcode}"
     return f"exit code {exitcode}"
+
+
+def _timeout_info(name: str, timeout: float, where=(None, None)) -> ErrorInfo:
+    """The worker's deadline passed: at the user line it was stuck on, else at the config's
+    `worker_timeout` when the limit came from there (a limit too small for any run)."""
+    file, line = where
+    column = None
+    written = written_at(timeout)
+    if file is None and written is not None:
+        file, line, column = written
+    return ErrorInfo(
+        "timeout",
+        f"{name} did not finish within {timeout:g} s and was stopped: an endless "
+        "loop, or a kernel too large to emulate in that time"
+        + (f" (the limit is the config's worker_timeout = {timeout:g})" if written else ""),
+        file,
+        line,
+        "raise worker_timeout in the config (or run it --timing-only) if the kernel is just long",
+        source_line(file, line),
+        column,
+    )
 
 
 def _crash_info(name: str, exitcode: int | None, where=(None, None)) -> ErrorInfo:

@@ -32,6 +32,8 @@ from ...npu.errors import BuildError, ErrorInfo, OperatorError
 from ..precision import PrecisionReport, compare
 from ..pristine import SampleFiles
 
+#: A sample's one case: it runs what its gen_data script generates (a spec could name others).
+SAMPLE_CASE = "default"
 #: CMake architectures → chip models; any other architecture is out of scope.
 ARCH_CHIPS = {"dav-2201": "ascend910b"}
 #: Constructs outside the scope (the SIMT/register API of dav-3510).
@@ -140,7 +142,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
     rep = dict(
         operator=s.name,
         path=str(s.kernel),
-        case=None,
+        case=SAMPLE_CASE,
         chip=None,
         params=dict(request.params),
         block_dim=None,
@@ -150,6 +152,9 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         errors=(),
         sample=extra,
     )
+    if request.case not in (None, SAMPLE_CASE):
+        errors.append(_no_such_case(s, request.case).info())
+        return dict(rep, case=str(request.case), errors=tuple(errors))
     why = out_of_scope(s)
     if why and not request.chip:
         extra["status"] = "OUT OF SCOPE"
@@ -279,6 +284,18 @@ def time_left(timeout_s: float | None, since: float) -> float | None:
     """What is left of a run's timeout for its launches: the emulator's deadline (which names
     the kernel line) then comes before the worker's, which counts from the start of the run."""
     return None if timeout_s is None else max(timeout_s - (time.perf_counter() - since), 0.1)
+
+
+def _no_such_case(s: SampleLayout, case: str) -> BuildError:
+    """A case a sample does not have: at the config's `case` line when it came from there."""
+    from ...config import written_at
+
+    message = f"sample {s.name} has one case, {SAMPLE_CASE!r}, not {case!r}"
+    written = written_at(case)
+    if written is not None:
+        file, line, column = written
+        return BuildError(f"config case: {message}", file, line, column=column)
+    return BuildError(message, str(s.kernel), hint="a sample runs the data its gen_data script writes")
 
 
 def _host(s, build, chip, request, timeout_s, overrides, defines, sanitizer, configure, before_write=None):

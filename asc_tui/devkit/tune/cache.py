@@ -54,6 +54,8 @@ class Outcome:
     error: str | None = None
     cached: bool = False
     transient: bool = False  # the worker died, not the config: never cached, retried next time
+    timed_out: bool = False  # hit the timeout (transient: a larger limit may finish it)
+    skipped: bool = False  # not run: its family timed out (families.py; transient too)
 
     @property
     def ok(self) -> bool:
@@ -68,6 +70,8 @@ class Outcome:
         else:
             d["error"] = self.error
         d["cached"] = self.cached
+        if self.timed_out or self.skipped:
+            d["stopped"] = "timeout" if self.timed_out else "skipped"
         return d
 
 

@@ -58,7 +58,8 @@ def evaluate(task: Task) -> Outcome:
     if report.errors or em is None:
         err = report.errors[0] if report.errors else None
         text = err.format() if err is not None else "no emulation result"
-        return Outcome(task.key, task.params, None, error=text)
+        timed_out = err is not None and err.kind == "timeout"
+        return Outcome(task.key, task.params, None, error=text, transient=timed_out, timed_out=timed_out)
     gflops = report.flops / (em.time_us * 1e3) if report.flops and em.time_us > 0 else None
     ub = em.capacity.get("ub", (None, None))[0] if em.capacity else None
     return Outcome(

@@ -112,5 +112,5 @@ def _error_from(info: ErrorInfo) -> OperatorError:
             cls = c
             break
         stack.extend(c.__subclasses__())
-    err = cls(info.message, info.file, info.line, info.hint)
+    err = cls(info.message, info.file, info.line, info.hint, column=info.column)
     return err

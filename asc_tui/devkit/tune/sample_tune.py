@@ -18,9 +18,15 @@ from pathlib import Path
 from ...cxx.apply import FileEdit, literal_edits
 from ...cxx.files import sample_for
 from ...cxx.host.run import sample_constants
+from ...npu.chip import DEFAULT_CHIP, load_chip
 from ...npu.errors import BuildError
 from ..isolated import run_isolated
 from ..run.runner import RunRequest
+from ..samples.sample import ARCH_CHIPS, SAMPLE_CASE
+from .cache import Outcome
+from .families import family
+from .session import TuneReport
+from .space import Config, SearchSpace, config_key
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,8 @@ class SweepRow:
     time_us: float | None  # total over the launches; None when the config failed
     ok: bool
     reason: str
+    stopped: str = ""  # "timeout", or "skipped" when its family timed out (tuner/families.py)
+    note: str = ""  # on a timed-out row: what its timeout stopped
 
 
 @dataclass(frozen=True)
@@ -87,8 +95,10 @@ def combinations(values: dict[str, list]) -> list[dict]:
 def sweep(
     path, values: dict[str, list], fixed: dict, chip, timeout_s, memory_mb, progress=None, cancel=None
 ) -> list[SweepRow]:
-    """Run every combination; `progress(SweepStep)` after each one. `cancel` (a tuner
-    `CancelToken`) stops the configuration in flight: the rows of those that finished return."""
+    """Every combination of `values`, in `itertools.product` order, each a whole run of the
+    sample in a worker; a timeout stops its family as in an operator's tune (families.py).
+    `progress(SweepStep)` after each row; `cancel` (a tuner `CancelToken`) stops the
+    configuration in flight: the rows of those that finished return."""
     s = sample_for(Path(path))
     known = sample_constants(str(s.kernel), str(s.main) if s.main else None, s.defines())
     bad = [k for k in values if k not in known and k not in s.cmake_vars]
@@ -98,19 +108,99 @@ def sweep(
             str(s.kernel),
             1,
         )
-    combos = combinations(values)
-    reqs = [RunRequest(str(s.root), chip=chip, params={**fixed, **c}, timeout_s=timeout_s) for c in combos]
-    rows = []
-    for c, res in zip(combos, run_isolated(reqs, timeout_s, memory_mb, cancel)):
-        r = res.report
-        if r.passed and r.sample and r.sample.get("launches"):
-            rows.append(SweepRow(c, sum(ln["time_us"] for ln in r.sample["launches"]), True, ""))
-        else:
-            reason = r.errors[0].message.splitlines()[0] if r.errors else "no launch"
-            rows.append(SweepRow(c, None, False, reason))
+    space = sweep_space(values)
+    combos = [c.params for c in space.valid]
+    rows: dict[str, SweepRow] = {}
+    sent: list[dict] = []
+
+    def requests():
+        for c in combos:
+            if config_key(c) not in rows:  # not stopped by a timeout meanwhile
+                sent.append(c)
+                yield RunRequest(str(s.root), chip=chip, params={**fixed, **c}, timeout_s=timeout_s)
+
+    completed = False
+
+    def step(row: SweepRow) -> None:
+        rows[config_key(row.params)] = row
         if progress is not None:
-            progress(SweepStep(len(rows), len(combos), rows[-1]))
-    return rows
+            progress(SweepStep(len(rows), len(combos), row))
+
+    for i, res in enumerate(run_isolated(requests(), timeout_s, memory_mb, cancel)):
+        c, r = sent[i], res.report  # results come in the order the requests were sent
+        if r.passed and r.sample and r.sample.get("launches"):
+            step(SweepRow(c, sum(ln["time_us"] for ln in r.sample["launches"]), True, ""))
+            completed = True
+            continue
+        reason = r.errors[0].message.splitlines()[0] if r.errors else "no launch"
+        if not any(e.kind == "timeout" for e in r.errors):
+            step(SweepRow(c, None, False, reason))
+            completed = True
+            continue
+        keys, what = family(space, c, completed)
+        limit = f"{timeout_s:g} s" if timeout_s is not None else "its limit"
+        stop = [k for k in keys if k not in rows and k != config_key(c)]
+        note = f"{_fmt(c)} timed out after {limit}: stopped {what}, {len(stop)} more config(s) not run"
+        step(SweepRow(c, None, False, reason, "timeout", note))
+        by_key = space.by_key()
+        for k in stop:
+            why = f"not run: {_fmt(c)} timed out after {limit} (stopped {what})"
+            step(SweepRow(by_key[k].params, None, False, why, "skipped"))
+    return [rows[config_key(c)] for c in combos if config_key(c) in rows]
+
+
+def sweep_space(values: dict[str, list]) -> SearchSpace:
+    """The product of the values as the tuner's search space (no static pruning: a sample has
+    no spec to prune with)."""
+    names = tuple(values)
+    valid = tuple(Config(c, config_key(c), 0) for c in combinations(values))
+    return SearchSpace(names, {n: tuple(values[n]) for n in names}, valid, ())
+
+
+def _fmt(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def tune_report(path, values: dict[str, list], rows: list[SweepRow], chip, seconds: float) -> TuneReport:
+    """The sweep as an operator's `TuneReport`, so `tune --json` has one schema whatever it
+    tunes: the sample's one case, its current constants, an exhaustive search in one worker."""
+    s = sample_for(Path(path))
+    space = sweep_space(values)
+    outcomes = tuple(
+        Outcome(
+            config_key(r.params),
+            dict(r.params),
+            r.time_us if r.ok else None,
+            error=None if r.ok else r.reason,
+            transient=bool(r.stopped),
+            timed_out=r.stopped == "timeout",
+            skipped=r.stopped == "skipped",
+        )
+        for r in rows
+    )
+    top = best(rows)
+    known = sample_constants(str(s.kernel), str(s.main) if s.main else None, s.defines())
+    current = {k: _num(known[k].text) if k in known else s.cmake_vars.get(k) for k in values}
+    return TuneReport(
+        operator=s.name,
+        path=str(s.kernel),
+        case=SAMPLE_CASE,
+        chip=load_chip(chip or ARCH_CHIPS.get(s.arch, DEFAULT_CHIP)).name,
+        strategy="exhaustive",
+        objective="time",
+        workers=1,
+        backend="local",
+        space_size=space.size,
+        invalid=(),
+        outcomes=outcomes,
+        best=next((o for o in outcomes if top is not None and o.key == config_key(top.params)), None),
+        cancelled=False,
+        seconds=seconds,
+        prune_seconds=0.0,
+        current=current,
+        order=tuple(c.key for c in space.valid),
+        notes=tuple(r.note for r in rows if r.note),
+    )
 
 
 def best(rows: list[SweepRow]) -> SweepRow | None:

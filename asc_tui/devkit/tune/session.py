@@ -15,6 +15,7 @@ from ...npu.chip import load_chip
 from ..store import Store
 from .cache import Outcome, TuneCache
 from .evaluate import LocalBackend, Task, default_workers
+from .families import family
 from .plan import plan
 from .progress import CancelToken, Listener, Progress
 from .space import Pruned, SearchSpace
@@ -61,6 +62,7 @@ class TuneReport:
     prune_seconds: float
     current: dict  # the operator's current choice (PARAMS defaults)
     order: tuple[str, ...] = ()  # valid config keys in enumeration order (tie-breaks)
+    notes: tuple[str, ...] = ()  # what the tuner decided on its own (a timed-out family stopped)
 
     @cached_property
     def _position(self) -> dict[str, int]:
@@ -80,7 +82,12 @@ class TuneReport:
 
     @property
     def evaluated(self) -> int:
-        return sum(1 for o in self.outcomes if not o.cached)
+        return sum(1 for o in self.outcomes if not o.cached and not o.skipped)
+
+    @property
+    def skipped(self) -> int:
+        """Configs not run because a config of their family timed out (families.py)."""
+        return sum(1 for o in self.outcomes if o.skipped)
 
     @property
     def cached(self) -> int:
@@ -120,6 +127,7 @@ class TuneReport:
             "invalid": len(self.invalid),
             "evaluated": self.evaluated,
             "cached": self.cached,
+            "skipped": self.skipped,
             "cancelled": self.cancelled,
             "seconds": self.seconds,
             "prune_seconds": self.prune_seconds,
@@ -141,6 +149,7 @@ class TuneReport:
                 {"params": o.params, "time_us": o.time_us, "ub_bytes": o.ub_bytes} for o in self.pareto()
             ],
             "results": results,
+            "notes": list(self.notes),
         }
 
 
@@ -193,13 +202,47 @@ def tune(
     def rank(o: Outcome) -> tuple:  # the same order as TuneReport.rank_key
         return objective_value(o, req.objective), o.ub_bytes or 0, order.get(o.key, 0)
 
+    completed = [False]  # has any config finished (not timed out, not skipped)?
+    pending: dict[str, dict] = {}  # submitted and not answered: key -> params
+    notes: list[str] = []
+    closed = [False]
+
     def record(o: Outcome) -> None:
         value = objective_value(o, req.objective)
         strategy.tell(o.key, value)
         outcomes.append(o)
+        completed[0] = completed[0] or not (o.timed_out or o.skipped)
         if value is not None and (best[0] is None or rank(o) < rank(best[0])):
             best[0] = o
         progress.result(o, best[0], rank(o) if value is not None else None)
+
+    def stop_family(o: Outcome) -> None:
+        """A config timed out: do not run its family (families.py), and say so."""
+        keys, what = family(space, o.params, completed[0])
+        first = not notes
+        stopped = {k: strategy.configs[k].params for k in strategy.skip(keys)}
+        if not completed[0] and pending:  # nothing can finish: stop the running ones too
+            backend.close()
+            closed[0] = True
+            stopped.update(pending)
+            pending.clear()
+        if not stopped and not first:
+            return
+        limit = f"{req.timeout_s:g} s" if req.timeout_s is not None else "its limit"
+        notes.append(
+            f"{_fmt(o.params)} timed out after {limit}: stopped {what}, {len(stopped)} more config(s) not run"
+        )
+        for key, params in stopped.items():
+            record(
+                Outcome(
+                    key,
+                    params,
+                    None,
+                    error=f"not run: {_fmt(o.params)} timed out after {limit} (stopped {what})",
+                    transient=True,
+                    skipped=True,
+                )
+            )
 
     try:
         while not cancel.cancelled:
@@ -215,22 +258,29 @@ def tune(
                             cache.put(hit)  # an equal launch's result: exact, keep it
                         record(hit)
                     else:
+                        pending[cfg.key] = cfg.params
                         backend.submit(
                             Task(p.path, p.source_hash, p.case, req.chip, cfg.key, cfg.params, req.timeout_s)
                         )
-            if backend.in_flight == 0:
-                break  # the strategy has nothing more to propose
+            if closed[0] or backend.in_flight == 0:
+                break  # the strategy has nothing more to propose, or every config is stopped
             for o in backend.wait(timeout=0.1):
+                pending.pop(o.key, None)
                 if not o.transient:
                     cache.put(o)
                     if launches.get(o.key) is not None:
                         same_launch[launches[o.key]] = o
                 record(o)
+                if o.timed_out:
+                    stop_family(o)
+                if closed[0]:
+                    break
     except KeyboardInterrupt:
         cancel.cancel()
     finally:
-        backend.cancel()
-        backend.close()
+        if not closed[0]:
+            backend.cancel()
+            backend.close()
     progress.finish(cancel.cancelled)
     return TuneReport(
         operator=p.operator,
@@ -250,7 +300,12 @@ def tune(
         prune_seconds=p.seconds,
         current=p.current,
         order=tuple(c.key for c in space.valid),
+        notes=tuple(notes),
     )
+
+
+def _fmt(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def _backend(req: TuneRequest, workers: int):

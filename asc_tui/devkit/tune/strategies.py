@@ -66,6 +66,14 @@ class Strategy:
     def tell(self, key: str, value: float | None) -> None:
         self.values[key] = value
 
+    def skip(self, keys) -> list[str]:
+        """Never propose `keys` (a timed-out family): the ones not asked yet, now counted as
+        asked (they use the budget like an evaluation would). Returns them."""
+        seen = set(self.asked)
+        out = [k for k in dict.fromkeys(keys) if k not in seen and k not in self.values and k in self.configs]
+        self.asked.extend(out)
+        return out
+
     def _propose(self, n: int) -> list[str]:
         raise NotImplementedError
 

@@ -90,10 +90,15 @@ def _progress(core) -> str:
 
 
 class deadline:
-    """Stop a runaway kernel after `seconds` (main thread, POSIX): raises KernelTimeout there."""
+    """Stop a runaway kernel after `seconds` (main thread, POSIX): raises KernelTimeout there,
+    at the kernel line that was running, else (the emulator's own work was running: the
+    numbers of replayed blocks, the timing) at the limit's config line when it came from the
+    config (a value with a `written` position, see `config.ConfigSeconds`) or the kernel's `def`:
+    never an asc-tui line."""
 
-    def __init__(self, seconds: float | None):
+    def __init__(self, seconds: float | None, kernel=None):
         self.seconds = seconds
+        self.kernel = kernel
         self.active = (
             seconds is not None
             and seconds > 0
@@ -128,14 +133,25 @@ class deadline:
             user(frames.get(t.ident)) for t in threading.enumerate() if t.name.startswith("asc-tui block")
         ]
         f = next((u for u in subs if u is not None), None) or user(frame)
-        f = f or frame
+        column = None
+        written = getattr(self.seconds, "written", None)  # (file, line, column) of a config value
+        if f is not None:
+            file, line, what = f.f_code.co_filename, f.f_lineno, "; it was running this line"
+        elif written is not None:
+            file, line, column = written
+            what = " (the config's worker_timeout), while asc-tui emulated it between its lines"
+        else:
+            code = getattr(self.kernel, "__code__", None)
+            user_code = code is not None and is_user_file(code.co_filename)
+            file, line = (code.co_filename, code.co_firstlineno) if user_code else (None, None)
+            what = ", while asc-tui emulated it between its lines"
         raise KernelTimeout(
-            f"the kernel did not finish within {self.seconds:.3g} s; it was running this line"
-            + _progress(state.core),
-            f.f_code.co_filename,
-            f.f_lineno,
+            f"the kernel did not finish within {self.seconds:.3g} s{what}" + _progress(state.core),
+            file,
+            line,
             hint="an endless loop issues few instructions; if the kernel is just long, raise the "
             "limit with --timeout or run it --timing-only",
+            column=column,
         )
 
     def __exit__(self, *exc):

@@ -90,7 +90,7 @@ def _launch(
     if _counts_l2(run):  # cube launches: count GM re-reads first (see npu/memory/l2.py)
         guessed = _l2_counts(run, kernel, gm_args, tiling, block_dim, chip, timeout_s)
     bpass = BlockPass(run, kernel, gm_args, tiling, n_cores, sanitizer)
-    with deadline(timeout_s), gc_paused(), numbers_done(numeric), stopped(bpass.coop):
+    with deadline(timeout_s, bpass.fn), gc_paused(), numbers_done(numeric), stopped(bpass.coop):
         bpass.run_blocks()
         retimed = None  # a full launch's timeline on the pre-pass's counts, if not the guessed
         if guessed is not None:
