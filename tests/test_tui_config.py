@@ -157,13 +157,13 @@ def test_the_emulators_deadline_outside_any_kernel_line_names_the_kernels_def():
     running then, and the frame is asc-tui's own; the user is shown their kernel."""
     import signal
 
-    from asc_tui.npu.launch import KernelTimeout, _deadline
+    from asc_tui.npu.launch.guards import KernelTimeout, deadline
 
     def my_kernel(x, y):
         return x
 
     with pytest.raises(KernelTimeout) as exc:
-        _deadline(0.5, my_kernel)._fire(signal.SIGALRM, None)
+        deadline(0.5, my_kernel)._fire(signal.SIGALRM, None)
     assert (exc.value.file, exc.value.line) == (__file__, my_kernel.__code__.co_firstlineno)
     assert "within 0.5 s" in exc.value.message
 
