@@ -1,6 +1,6 @@
 """C++ operators in the tools: --apply edits the C++ literal, saves of kernels/headers rerun."""
 
-from test_cxx_operator import copy_kernel, make_op
+from cxxop import copy_kernel, make_op
 
 from asc_tui.devkit.run.loader import load_operator
 from asc_tui.devkit.run.watch import classify

@@ -3,7 +3,7 @@ or the project config), and what a run says when a sample cannot be checked."""
 
 import json
 
-from test_samples import _copy, _edit
+from samplekit import copy_sample, edit
 
 from asc_tui.devkit.conformance import classify
 from asc_tui.devkit.run.runner import RunRequest, run
@@ -12,7 +12,7 @@ from asc_tui.devkit.run.runner import RunRequest, run
 def test_tune_sweeps_the_values_of_the_samples_sidecar_and_applies_the_best(tmp_path, capsys):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "asc-tui.toml").write_text("[tune]\nTILE = [128, 1024]\n")
     assert main(["tune", str(d), "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
@@ -29,7 +29,7 @@ def test_tune_takes_a_samples_values_from_the_project_config_and_reports_a_bad_s
 ):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (tmp_path / "asc-tui.toml").write_text("[tune]\nTILE = [512]\nOTHER_SAMPLES_N = [1, 2]\n")
     monkeypatch.chdir(tmp_path)
     assert main(["tune", str(d)]) == 0  # OTHER_SAMPLES_N is not this sample's: not swept
@@ -41,9 +41,9 @@ def test_tune_takes_a_samples_values_from_the_project_config_and_reports_a_bad_s
 
 
 def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_path):
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "scripts/verify_result.py").unlink()
-    _edit(d / "vadd.asc", 'WriteFile("./output/output.bin", zh, bytes);', "")
+    edit(d / "vadd.asc", 'WriteFile("./output/output.bin", zh, bytes);', "")
     r = run(RunRequest(str(d)))
     assert classify(r) == (
         "RAN",
@@ -52,8 +52,8 @@ def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_
 
 
 def test_a_param_overrides_a_constexpr_local_of_a_host_function(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
     r = run(RunRequest(str(d), params={"blocks": "2"}))
     assert r.passed and r.block_dim == 2  # `constexpr` is a qualifier of the declaration, not its type
 
@@ -65,7 +65,7 @@ def test_a_cancelled_sweep_returns_the_rows_that_finished_and_stops_the_one_in_f
     from asc_tui.devkit.tune.progress import CancelToken
     from asc_tui.devkit.tune.sample_tune import sweep
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     slow = tmp_path / "slow"  # from the second configuration on, gen_data takes 60 s
     gen = d / "scripts/gen_data.py"
     gen.write_text(
@@ -90,7 +90,7 @@ def test_a_samples_tune_json_has_the_operator_tunes_schema(tmp_path, capsys, wri
 
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     assert main(["tune", str(d), "--param-values", "TILE=128,256", "--json"]) == 0
     sample = json.loads(capsys.readouterr().out)
     op = str(write_operator("op", tune_op_source()))
@@ -112,8 +112,8 @@ def test_a_sample_sweep_that_loops_stops_after_its_first_timeout(tmp_path, capsy
 
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "        AscendC::DataCopy(a, xg[off], TILE);", "        while (true) {}")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "        AscendC::DataCopy(a, xg[off], TILE);", "        while (true) {}")
     t0 = time.perf_counter()
     code = main(["tune", str(d), "--param-values", "TILE=64,128,256,512", "--timeout", "2", "--json"])
     got = json.loads(capsys.readouterr().out)
@@ -123,7 +123,7 @@ def test_a_sample_sweep_that_loops_stops_after_its_first_timeout(tmp_path, capsy
 
 
 def test_a_sample_reports_its_one_case_by_name(tmp_path):
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     r = run(RunRequest(str(d)))
     assert r.case == "default" and r.passed
     bad = run(RunRequest(str(d), case="tail"))
@@ -134,7 +134,7 @@ def test_a_sample_reports_its_one_case_by_name(tmp_path):
 def test_a_config_case_a_sample_lacks_names_the_config_line(tmp_path):
     from asc_tui.config import ConfigText
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     r = run(RunRequest(str(d), case=ConfigText("tail", (str(tmp_path / "asc-tui.toml"), 3, 1))))
     (err,) = r.errors
     assert (err.file, err.line, err.column) == (str(tmp_path / "asc-tui.toml"), 3, 1)
@@ -143,6 +143,6 @@ def test_a_config_case_a_sample_lacks_names_the_config_line(tmp_path):
 def test_the_human_output_of_a_sample_names_its_case(tmp_path, capsys):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     assert main(["run", str(d)]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("vadd [default] on ascend910b")

@@ -14,7 +14,7 @@ import dataclasses
 import shutil
 from pathlib import Path
 
-from test_tui_app import log_text, make_app, until
+from tuikit import log_text, make_app, until
 
 from asc_tui.devkit.precision import OutputPrecision, PrecisionReport
 from asc_tui.devkit.run.runner import RunReport, Stage

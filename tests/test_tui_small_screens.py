@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from test_tui_app import SRC, log_text, make_app, started, until
 from textual.widgets._footer import FooterKey
+from tuikit import SRC, log_text, make_app, started, until
 
 from asc_tui.tui.widgets.profile_pane import ProfilePane
 
