@@ -59,7 +59,7 @@ def test_the_workbench_classifies_with_the_same_rule():
     from asc_tui.tui.state import classify
 
     emulation = SimpleNamespace(time_us=10.5)
-    res = SimpleNamespace(report=SimpleNamespace(emulation=emulation, errors=(), precision=None))
+    res = SimpleNamespace(report=SimpleNamespace(emulation=emulation, errors=(), precision=None, sample=None))
     assert classify(res, 10.0, 0.01) == "regression"
     assert classify(res, 10.0, 0.10) == "pass"
 
