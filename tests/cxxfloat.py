@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from test_cxx_operator import make_op
+from cxxop import make_op
 
 from asc_tui.devkit.runner import RunRequest, run
 

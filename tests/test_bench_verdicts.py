@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from benchkit import rec
 from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.devkit.bench import Thresholds, Verdict, change, verdict
-from asc_tui.devkit.history import RunRecord
 from asc_tui.devkit.roofline import cube_peak_flops, roofline, vector_peak_flops
 from asc_tui.npu.chip import load_chip
-
-
-def rec(time_us: float | None, rid: int = 1) -> RunRecord:
-    return RunRecord(
-        id=rid,
-        ts=0.0,
-        kind="bench",
-        operator="op",
-        path=None,
-        source_hash="h",
-        case="default",
-        chip="ascend910b",
-        time_us=time_us,
-        kernel_us=time_us,
-    )
 
 
 @pytest.mark.parametrize(

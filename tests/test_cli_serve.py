@@ -58,7 +58,6 @@ def _stop(proc: subprocess.Popen) -> tuple[str, str]:
 
 
 def test_serve_gives_the_app_page_and_a_websocket_on_loopback(tmp_path):
-    pytest.importorskip("textual_serve")
     port = free_port()
     proc = _start("--port", str(port))
     try:
@@ -93,7 +92,6 @@ def test_serve_gives_the_app_page_and_a_websocket_on_loopback(tmp_path):
 
 
 def test_serve_binds_loopback_only_by_default_and_warns_for_an_explicit_host():
-    pytest.importorskip("textual_serve")
     port = free_port()
     proc = _start("--port", str(port))
     try:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
+from replaykit import patched
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
@@ -18,14 +19,6 @@ from asc_tui.npu.replay import Guards
 
 FAST = settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b4")
-
-
-def _patched(op, **case):
-    from dataclasses import replace
-
-    from asc_tui.operator import Case
-
-    return replace(op, cases={**op.cases, "h": Case("h", case)})
 
 
 def _launch(op, case, params, replay: bool, chip=CHIP):
@@ -60,7 +53,7 @@ def assert_same_launch(op, case, params) -> None:
     dtype=st.sampled_from(["float16", "float32"]),
 )
 def test_replayed_add_custom_equals_step_by_step(n, tile, bufs, blocks, dtype):
-    op = _patched(load_operator("add_custom"), n=n, dtype=dtype)
+    op = patched(load_operator("add_custom"), n=n, dtype=dtype)
     assert_same_launch(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
 
 
@@ -72,7 +65,7 @@ def test_replayed_add_custom_equals_step_by_step(n, tile, bufs, blocks, dtype):
     blocks=st.sampled_from([1, 2, 4, 8, 16, 20, 40, 80]),
 )
 def test_replayed_vector_add_bias_equals_step_by_step(tiles, tile, bufs, blocks):
-    op = _patched(load_operator("vector_add_bias"), n=blocks * tile * tiles)
+    op = patched(load_operator("vector_add_bias"), n=blocks * tile * tiles)
     assert_same_launch(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
 
 
@@ -85,7 +78,7 @@ def test_replayed_vector_add_bias_equals_step_by_step(tiles, tile, bufs, blocks)
 )
 def test_replayed_row_kernels_equal_step_by_step(rows, cols16, bufs, blocks):
     for name in ("softmax", "rms_norm"):
-        op = _patched(load_operator(name), rows=rows, cols=cols16 * 16, dtype="float16")
+        op = patched(load_operator(name), rows=rows, cols=cols16 * 16, dtype="float16")
         assert_same_launch(op, "h", dict(buffer_num=bufs, block_dim=blocks))
 
 
@@ -123,7 +116,7 @@ def test_bundled_operators_give_the_same_launch_with_replay_on(name, case):
 def test_replayed_matmul_equals_step_by_step_for_random_tilings(m, n, k, tm, tn, tk, blocks):
     """Tiles dealt round-robin (`range(GetBlockIdx(), tiles, GetBlockNum())`), tails, waves
     and L2 hits per region: replay only where all of them repeat."""
-    op = _patched(load_operator("matmul"), m=m, n=n, k=k, dtype="float16")
+    op = patched(load_operator("matmul"), m=m, n=n, k=k, dtype="float16")
     assert_same_launch(op, "h", dict(tile_m=tm, tile_n=tn, tile_k=tk, block_dim=blocks))
 
 
@@ -137,7 +130,7 @@ def test_replayed_matmul_equals_step_by_step_for_random_tilings(m, n, k, tm, tn,
     blocks=st.sampled_from([1, 8, 20, 24]),
 )
 def test_replayed_matmul_official_equals_step_by_step(m, n, k, base, steps, blocks):
-    op = _patched(load_operator("matmul_official"), m=m, n=n, k=k, bias=False)
+    op = patched(load_operator("matmul_official"), m=m, n=n, k=k, bias=False)
     params = dict(base_m=base[0], base_n=base[1], base_k=base[2], step_ka=steps[0], step_kb=steps[1])
     assert_same_launch(op, "h", {**params, "block_dim": blocks})
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_core_replay import _patched
+from replaykit import assert_same, counted_runs, patched
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TBuf, TPipe, TQue, half
@@ -26,19 +26,6 @@ FAST = settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow], d
 CHIP = load_chip("ascend910b4")
 
 
-def counted_runs(monkeypatch, program) -> list[int]:
-    """The blocks whose numbers `program.run` (a compiled trace's class) gives, as they run."""
-    blocks: list[int] = []
-    run = program.run
-
-    def counting(self, bs):
-        blocks.extend(bs)
-        return run(self, bs)
-
-    monkeypatch.setattr(program, "run", counting)
-    return blocks
-
-
 @pytest.fixture
 def traced(monkeypatch):
     """The blocks whose numbers came from a template's trace (Program.run), per launch."""
@@ -50,18 +37,6 @@ def _configure(replay: bool):
         run.replay = replay
 
     return configure
-
-
-def assert_same(fast, slow, out_fast: dict, out_slow: dict) -> None:
-    """Two full launches: the same outputs (bits), timeline, traffic, warnings, log, tables."""
-    for name in out_slow:
-        assert out_fast[name].tobytes() == out_slow[name].tobytes(), name
-    assert fast.timeline_key() == slow.timeline_key()
-    assert (fast.gm_read, fast.gm_write) == (slow.gm_read, slow.gm_write)
-    assert fast.warnings == slow.warnings and fast.log == slow.log
-    assert (fast.ops, fast.lines) == (slow.ops, slow.lines)
-    for name in ("block", "pipe", "start", "end", "op", "line", "nbytes", "kind", "link", "offsets"):
-        assert np.array_equal(getattr(fast.records, name), getattr(slow.records, name)), name
 
 
 def assert_same_both_ways(run_once):
@@ -92,7 +67,7 @@ def _operator_pair(op, case, params):
     adds=st.sampled_from([1, 3]),
 )
 def test_full_vector_add_bias_with_replay_equals_step_by_step(tiles, tile, bufs, blocks, adds):
-    op = _patched(load_operator("vector_add_bias"), n=blocks * tile * tiles, adds=adds)
+    op = patched(load_operator("vector_add_bias"), n=blocks * tile * tiles, adds=adds)
     _operator_pair(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
 
 
@@ -110,7 +85,7 @@ def test_full_vector_add_bias_takes_its_replayed_numbers_from_the_trace(traced):
     dtype=st.sampled_from(["float16", "float32"]),
 )
 def test_full_add_custom_with_replay_equals_step_by_step(n, tile, bufs, blocks, dtype):
-    op = _patched(load_operator("add_custom"), n=n, dtype=dtype)
+    op = patched(load_operator("add_custom"), n=n, dtype=dtype)
     _operator_pair(op, "h", dict(tile_length=tile, buffer_num=bufs, block_dim=blocks))
 
 
@@ -125,7 +100,7 @@ def test_full_row_kernels_with_replay_equal_step_by_step(rows, cols16, bufs, blo
     """softmax and rms_norm reduce a row and read the result back (a scalar read of data): their
     templates' traces are refused, and the blocks run step by step."""
     for name in ("softmax", "rms_norm"):
-        op = _patched(load_operator(name), rows=rows, cols=cols16 * 16, dtype="float16")
+        op = patched(load_operator(name), rows=rows, cols=cols16 * 16, dtype="float16")
         _operator_pair(op, "h", dict(buffer_num=bufs, block_dim=blocks))
 
 
@@ -346,7 +321,7 @@ extern "C" __global__ __aicore__ void vadd(GM_ADDR x, GM_ADDR y, uint32_t n)
 def test_a_cpp_kernel_takes_its_replayed_numbers_from_the_trace(tmp_path, traced):
     """The translator's unsigned conversions mask the block index (`& 0xFFFFFFFF`): it stays a
     block index, so a C++ kernel replays like a Python one."""
-    from test_cxx_operator import make_op
+    from cxxop import make_op
 
     path = make_op(tmp_path, VADD, n=8 * 1024, name="vadd")
     spec = tmp_path / "vadd.py"

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_core_replay import _patched
-from test_core_replay_full import assert_same, counted_runs
+from replaykit import assert_same, counted_runs, patched
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.runner import prepare
@@ -68,7 +67,7 @@ def _same_both_ways(op, case, params):
 def test_full_matmul_with_replay_equals_step_by_step(
     m, n, k, dtype, tile_m, tile_n, tile_k, bufs, l0c, blocks
 ):
-    op = _patched(load_operator("matmul"), m=m, n=n, k=k, dtype=dtype)
+    op = patched(load_operator("matmul"), m=m, n=n, k=k, dtype=dtype)
     params = dict(
         tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, double_buffer=bufs, l0c_buffers=l0c, block_dim=blocks
     )

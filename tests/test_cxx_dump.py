@@ -2,7 +2,7 @@
 address land in the run log like printf, with the C++ line."""
 
 import numpy as np
-from test_cxx_operator import copy_kernel, make_op
+from cxxop import copy_kernel, make_op
 
 from asc_tui.devkit.runner import RunRequest, run
 

@@ -3,8 +3,8 @@
 import math
 
 import numpy as np
+from cxxop import copy_kernel, make_op
 from cxxsrc import call
-from test_cxx_operator import copy_kernel, make_op
 
 from asc_tui.devkit.runner import RunRequest, run
 

@@ -1,6 +1,6 @@
 """A C++ operator's spec is where its CASES, PARAMS and CONSTRAINTS errors point."""
 
-from test_cxx_operator import copy_kernel, make_op
+from cxxop import copy_kernel, make_op
 
 from asc_tui.devkit.runner import RunRequest, run
 

@@ -1,6 +1,6 @@
 """Tiling structs are filled by name: a field the tiling object lacks is an error, not a silent 0."""
 
-from test_cxx_operator import copy_kernel, make_op
+from cxxop import copy_kernel, make_op
 
 from asc_tui.devkit.runner import RunRequest, run
 

@@ -1,6 +1,6 @@
 """C++ operators in the tools: --apply edits the C++ literal, saves of kernels/headers rerun."""
 
-from test_cxx_operator import copy_kernel, make_op
+from cxxop import copy_kernel, make_op
 
 from asc_tui.devkit.loader import load_operator
 from asc_tui.devkit.tuner.apply import choice_free_hash, plan_apply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import pytest
-from test_bench_verdicts import rec
+from benchkit import rec
 
 from asc_tui.config import Thresholds as ConfigThresholds
 from asc_tui.devkit.bench import Thresholds, change

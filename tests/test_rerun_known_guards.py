@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
-from test_core_replay import _patched
+from replaykit import patched
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TPipe, TQue, half
@@ -94,7 +94,7 @@ def _both_ways(reruns, op, case, params, numeric: bool, chip=CHIP):
 def test_a_rerun_on_the_first_pass_guards_equals_one_that_derives_its_own(
     reruns, m, n, k, tile_m, tile_n, tile_k, blocks, numeric
 ):
-    op = _patched(load_operator("matmul"), m=m, n=n, k=k, dtype="float16")
+    op = patched(load_operator("matmul"), m=m, n=n, k=k, dtype="float16")
     params = dict(tile_m=tile_m, tile_n=tile_n, tile_k=tile_k, block_dim=blocks)
     _both_ways(reruns, op, "h", params, numeric)
 

@@ -3,7 +3,7 @@ or the project config), and what a run says when a sample cannot be checked."""
 
 import json
 
-from test_samples import _copy, _edit
+from samplekit import copy_sample, edit
 
 from asc_tui.devkit.conformance import classify
 from asc_tui.devkit.runner import RunRequest, run
@@ -12,7 +12,7 @@ from asc_tui.devkit.runner import RunRequest, run
 def test_tune_sweeps_the_values_of_the_samples_sidecar_and_applies_the_best(tmp_path, capsys):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "asc-tui.toml").write_text("[tune]\nTILE = [128, 1024]\n")
     assert main(["tune", str(d), "--apply", "--yes"]) == 0
     out = capsys.readouterr().out
@@ -29,7 +29,7 @@ def test_tune_takes_a_samples_values_from_the_project_config_and_reports_a_bad_s
 ):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (tmp_path / "asc-tui.toml").write_text("[tune]\nTILE = [512]\nOTHER_SAMPLES_N = [1, 2]\n")
     monkeypatch.chdir(tmp_path)
     assert main(["tune", str(d)]) == 0  # OTHER_SAMPLES_N is not this sample's: not swept
@@ -41,9 +41,9 @@ def test_tune_takes_a_samples_values_from_the_project_config_and_reports_a_bad_s
 
 
 def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_path):
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "scripts/verify_result.py").unlink()
-    _edit(d / "vadd.asc", 'WriteFile("./output/output.bin", zh, bytes);', "")
+    edit(d / "vadd.asc", 'WriteFile("./output/output.bin", zh, bytes);', "")
     r = run(RunRequest(str(d)))
     assert classify(r) == (
         "RAN",
@@ -52,7 +52,7 @@ def test_a_sample_whose_main_writes_no_output_says_so_rather_than_no_golden(tmp_
 
 
 def test_a_param_overrides_a_constexpr_local_of_a_host_function(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "uint32_t blocks = 4;", "constexpr uint32_t blocks = 4;")
     r = run(RunRequest(str(d), params={"blocks": "2"}))
     assert r.passed and r.block_dim == 2  # `constexpr` is a qualifier of the declaration, not its type

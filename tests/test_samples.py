@@ -6,21 +6,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from samplekit import SAMPLES, copy_sample, edit
 
 from asc_tui.devkit.conformance import classify, conformance
 from asc_tui.devkit.runner import RunRequest, run
 
-SAMPLES = Path(__file__).parent / "samples"
-
 
 def _run(path, **kw):
     return run(RunRequest(str(path), **kw))
-
-
-def _copy(tmp_path, name="vadd") -> Path:
-    dst = tmp_path / name
-    shutil.copytree(SAMPLES / name, dst)
-    return dst
 
 
 def _line_of(path: Path, needle: str) -> int:
@@ -28,12 +21,6 @@ def _line_of(path: Path, needle: str) -> int:
         if needle in line:
             return i
     raise AssertionError(needle)
-
-
-def _edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text
-    path.write_text(text.replace(old, new))
 
 
 def test_single_file_sample_runs_gen_data_main_and_verify():
@@ -86,7 +73,7 @@ def _error(r):
 
 
 def test_gen_data_that_raises_names_its_line(tmp_path):
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     gen = d / "scripts/gen_data.py"
     gen.write_text("import numpy as np\n\nraise ValueError('no data today')\n")
     e = _error(_run(d))
@@ -94,15 +81,15 @@ def test_gen_data_that_raises_names_its_line(tmp_path):
 
 
 def test_gen_data_that_hangs_times_out(tmp_path):
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "scripts/gen_data.py").write_text("while True:\n    pass\n")
     e = _error(_run(d, timeout_s=0.5))
     assert "did not finish" in e.message and e.file.endswith("gen_data.py")
 
 
 def test_gen_data_of_the_wrong_size_names_the_read(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "scripts/gen_data.py", "uniform(-2, 2, 4096)", "uniform(-2, 2, 8192)")
+    d = copy_sample(tmp_path)
+    edit(d / "scripts/gen_data.py", "uniform(-2, 2, 4096)", "uniform(-2, 2, 8192)")
     e = _error(_run(d))
     asc = d / "vadd.asc"
     assert e.file == str(asc) and e.line == _line_of(asc, "input_x.bin")
@@ -110,30 +97,30 @@ def test_gen_data_of_the_wrong_size_names_the_read(tmp_path):
 
 
 def test_main_reading_a_missing_file(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "input_y.bin", "input_q.bin")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "input_y.bin", "input_q.bin")
     e = _error(_run(d))
     assert e.line == _line_of(d / "vadd.asc", "input_q.bin") and "no file './input/input_q.bin'" in e.message
 
 
 def test_main_freeing_twice(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "    aclrtFreeHost(zh);\n", "    aclrtFreeHost(zh);\n    aclrtFreeHost(zh);\n")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "    aclrtFreeHost(zh);\n", "    aclrtFreeHost(zh);\n    aclrtFreeHost(zh);\n")
     e = _error(_run(d))
     first = _line_of(d / "vadd.asc", "aclrtFreeHost(zh)")
     assert e.line == first + 1 and f"already freed at vadd.asc:{first}" in e.message
 
 
 def test_launch_with_more_blocks_than_the_chip_takes(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "uint32_t blocks = 4;", "uint32_t blocks = 70000;")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "uint32_t blocks = 4;", "uint32_t blocks = 70000;")
     e = _error(_run(d))
     assert e.line == _line_of(d / "vadd.asc", "<<<") and "70000 blocks" in e.message
 
 
 def test_host_construct_outside_the_subset_is_unsupported_with_its_line(tmp_path):
-    d = _copy(tmp_path)
-    _edit(d / "vadd.asc", "    aclFinalize();\n", "    aclFinalize();\n    aclrtGetMagic(1);\n")
+    d = copy_sample(tmp_path)
+    edit(d / "vadd.asc", "    aclFinalize();\n", "    aclFinalize();\n    aclrtGetMagic(1);\n")
     r = _run(d)
     status, reason = classify(r)
     assert status == "UNSUPPORTED" and "aclrtGetMagic" in reason
@@ -145,10 +132,10 @@ def test_conformance_rows(tmp_path):
     root.mkdir()
     for name in ("vadd", "nogold"):
         shutil.copytree(SAMPLES / name, root / name)
-    other = _copy(root, "split")
-    _edit(other / "main.cpp", "return 0;", "return 0;")
+    other = copy_sample(root, "split")
+    edit(other / "main.cpp", "return 0;", "return 0;")
     shutil.copytree(SAMPLES / "vadd", root / "arch3510")
-    _edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
+    edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
     rows = {r.sample: r for r in conformance(root, 60, None, jobs=2)}
     assert {k: r.status for k, r in rows.items()} == {
         "arch3510": "OUT OF SCOPE",
@@ -177,7 +164,7 @@ def test_conformance_scope_runs_only_the_listed_samples_and_gives_their_pass_rat
     for name in ("vadd", "nogold", "split"):
         shutil.copytree(SAMPLES / name, root / name)
     shutil.copytree(SAMPLES / "vadd", root / "arch3510")
-    _edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
+    edit(root / "arch3510/CMakeLists.txt", "dav-2201", "dav-3510")
     scope = tmp_path / "scope.txt"
     scope.write_text("# in scope\nvadd\nnogold  # no golden: RAN, not PASS\n\narch3510\nmissing/one\n")
     assert main(["conformance", str(root), "--scope", str(scope)]) == 1  # the missing one FAILs
@@ -203,7 +190,7 @@ def test_param_overrides_a_constexpr_of_the_sample(tmp_path):
 def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
     from asc_tui.cli import main
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     argv = ["tune", str(d), "--param-values", "TILE=128,1024", "--apply", "--yes"]
     assert main(argv) == 0
     out = capsys.readouterr().out
@@ -215,7 +202,7 @@ def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
 def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
     from asc_tui.devkit.samples import output_dtype, sample_for
 
-    d = _copy(tmp_path)
+    d = copy_sample(tmp_path)
     (d / "scripts/verify_result.py").write_text(
         "import numpy as np\noutput_type = np.int32\nout = np.fromfile('o', dtype=output_type)\n"
     )
@@ -233,9 +220,9 @@ def test_blocks_meet_at_sync_all_and_add_atomically_in_a_cpp_sample():
 
 
 def test_a_block_that_skips_sync_all_in_a_cpp_sample_is_a_deadlock_at_the_line(tmp_path):
-    d = _copy(tmp_path, "blocksum")
+    d = copy_sample(tmp_path, "blocksum")
     src = d / "blocksum.asc"
-    _edit(src, "    AscendC::SyncAll();", "    if (b == 3) { return; }\n    AscendC::SyncAll();")
+    edit(src, "    AscendC::SyncAll();", "    if (b == 3) { return; }\n    AscendC::SyncAll();")
     r = _run(d)
     (err,) = r.errors
     assert (
@@ -247,13 +234,13 @@ def test_a_block_that_skips_sync_all_in_a_cpp_sample_is_a_deadlock_at_the_line(t
 def test_a_verify_script_that_checks_part_of_the_output_passes_but_the_whole_output_is_still_compared(
     tmp_path,
 ):
-    d = _copy(tmp_path)
-    _edit(
+    d = copy_sample(tmp_path)
+    edit(
         d / "scripts/gen_data.py",
         "(x + y).tofile",
         "np.concatenate([(x + y)[:2048], np.zeros(2048, np.float32)]).tofile",
     )
-    _edit(
+    edit(
         d / "scripts/verify_result.py",
         "gold = np.fromfile(sys.argv[2], dtype=np.float32)",
         "gold = np.fromfile(sys.argv[2], dtype=np.float32)\nout, gold = out[:2048], gold[:2048]",

@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from test_tui_app import DATA, make_app, started
+from tuikit import DATA, make_app, started
 
 from asc_tui.cli import main as cli_main
 from asc_tui.devkit.profile import profile

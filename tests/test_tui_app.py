@@ -4,53 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
-import shutil
 import time
-from pathlib import Path
+
+from tuikit import SLOW, SRC, copy_bug, log_text, make_app, save_atomically, started, until
 
 from asc_tui.config import Config
-from asc_tui.tui.app import Workbench
-
-DATA = Path(__file__).parent / "tui_data"
-SRC = (DATA / "add_custom.py").read_text()
-# add_custom with a 50 ms pause per tile: a tune that runs long enough to cancel
-SLOW = SRC.replace(
-    "    def Process(self):", "    def Process(self):\n        import time\n        time.sleep(0.05)\n"
-)
-
-
-def make_app(ops, **kw) -> Workbench:
-    kw.setdefault("config", Config(worker_timeout=20))
-    return Workbench(str(ops), clock=lambda: "00:00:00", show_host_times=False, **kw)
-
-
-async def until(pilot, cond, timeout=30.0, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def log_text(app) -> str:
-    return "\n".join(app.query_one("#log-pane").lines_text)
-
-
-def save_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def _copy_bug(ops: Path, name: str) -> None:
-    """Put the bundled buggy operator `name` (operators/bugs/) into the watched directory."""
-    shutil.copy(Path(__file__).parents[1] / "operators" / "bugs" / name, ops / name)
-
-
-async def started(pilot, app, n=2):
-    await until(pilot, lambda: app.results_seen >= n, what="first results")
 
 
 def test_start_runs_every_operator_and_marks_them(ops):
@@ -463,7 +421,7 @@ def test_editing_the_config_reloads_it_and_reports_mistakes_with_line_and_column
 
 
 def test_debug_key_names_the_out_of_bounds_line_of_a_buggy_kernel(ops):
-    _copy_bug(ops, "add_tail_oob.py")
+    copy_bug(ops, "add_tail_oob.py")
 
     async def go():
         app = make_app(ops)
@@ -552,7 +510,7 @@ def test_timeline_bindings_are_remappable_by_id_too(ops):
 
 
 def test_debug_key_runs_the_deadlock_check_for_multi_rank_operators(ops):
-    _copy_bug(ops, "allreduce_skip.py")
+    copy_bug(ops, "allreduce_skip.py")
 
     async def go():
         app = make_app(ops)

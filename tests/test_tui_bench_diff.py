@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from test_tui_app import log_text, make_app, save_atomically, started, until
+from tuikit import log_text, make_app, save_atomically, started, until
 
 from asc_tui.devkit.bench import BenchRequest, bench
 from asc_tui.devkit.benchdiff import diff_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_tui_app import SLOW, SRC, log_text, make_app, started, until
+from tuikit import SLOW, SRC, log_text, make_app, started, until
 
 from asc_tui.config import Config
 from asc_tui.tui.state import Status

@@ -6,7 +6,7 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from test_tui_app import log_text, make_app, until
+from tuikit import log_text, make_app, until
 
 CPP = Path(__file__).resolve().parents[1] / "operators" / "cpp"
 

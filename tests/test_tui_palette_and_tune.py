@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from test_tui_app import make_app, started, until
+from tuikit import make_app, started, until
 
 from asc_tui.devkit.tuner.progress import Progress
 from asc_tui.tui.commands import WorkbenchCommands

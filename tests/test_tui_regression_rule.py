@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from test_tui_app import log_text, make_app, started, until
+from tuikit import log_text, make_app, started, until
 
 from asc_tui.devkit import history
 from asc_tui.devkit.runner import RunRequest, run

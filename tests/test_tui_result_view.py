@@ -7,7 +7,7 @@ import asyncio
 import threading
 
 import pytest
-from test_tui_app import log_text, make_app, until
+from tuikit import log_text, make_app, until
 
 import asc_tui.devkit.breakdown as breakdown_mod
 import asc_tui.devkit.profile as profile_mod

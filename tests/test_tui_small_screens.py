@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from test_tui_app import make_app, started
 from textual.widgets._footer import FooterKey
+from tuikit import make_app, started
 
 from asc_tui.tui.widgets.profile_pane import ProfilePane
 

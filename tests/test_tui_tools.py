@@ -7,8 +7,8 @@ import asyncio
 import dataclasses
 
 import pytest
-from test_tui_app import SRC, log_text, make_app, started, until
 from textual.worker import Worker, WorkerState
+from tuikit import SRC, log_text, make_app, started, until
 
 from asc_tui.config import Config
 from asc_tui.tui.messages import ToolFailed

@@ -8,6 +8,7 @@ import pytest
 from tunesrc import tune_op_source
 
 from asc_tui.cli import main, profile_main
+from asc_tui.devkit import history
 
 
 def _json(capsys, argv, entry=main):
@@ -73,7 +74,6 @@ def test_an_unknown_parameter_is_an_error_naming_the_file(capsys, write_operator
 
 
 def test_a_finished_tune_records_its_best_config_in_the_history(capsys, write_operator):
-    history = pytest.importorskip("asc_tui.devkit.history")
     path = str(write_operator("op", tune_op_source()))
     code, d = _json(capsys, ["tune", path, "--workers", "0", "--json"])
     assert code == 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from tunesrc import tune_op_source
 
 from asc_tui.devkit.loader import load_operator
@@ -88,7 +87,6 @@ def test_invalid_configs_are_never_emulated(write_operator, monkeypatch):
 
 
 def test_matmul_configs_that_overflow_l0_are_never_emulated(monkeypatch):
-    pytest.importorskip("asc_tui.ascendc.cube")
     seen = []
     real = evaluate_mod.evaluate
     monkeypatch.setattr(evaluate_mod, "evaluate", lambda task: seen.append(task.key) or real(task))
