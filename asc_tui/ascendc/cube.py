@@ -38,7 +38,7 @@ from ..npu.l2 import l2_of
 from ..npu.offload import gm_ready
 from ..npu.pipes import MTE2, M
 from ..npu.positions import TPosition
-from .dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
+from .dtypes import dtype_name, float32, half, int8, int32, is_int4, nbytes_of, typed_view
 from .fractal import Nd2NzPlan, nd2nz_numbers, nd2nz_plan
 from .int4 import as_bytes, unpack
 from .lineage import lazy_of, nd2nz_map
@@ -84,7 +84,7 @@ def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
 def c0_of(dtype) -> int:
     """Elements per 32 B block: the width of one fractal row (64 for the packed int4b_t)."""
     dt = np.dtype(dtype)
-    return 64 if dt == int4b_t else 32 // dt.itemsize
+    return 64 if is_int4(dt) else 32 // dt.itemsize
 
 
 def _need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
@@ -233,14 +233,17 @@ class MmadParams:
     cmatrixInitVal: bool = True
 
 
-#: (A dtype, B dtype) → L0C dtype the cube produces.
-_MMAD_TYPES = {
-    (half, half): float32,
-    (bfloat16, bfloat16): float32,
-    (int8, int8): int32,
-    (int4b_t, int4b_t): int32,
-    (float32, float32): float32,
-}
+#: (A dtype, B dtype) → L0C dtype the cube produces; ml_dtypes' types by name (`_mmad_type`:
+#: dtypes.py makes them on first use)
+_MMAD_TYPES = {(half, half): float32, (int8, int8): int32, (float32, float32): float32}
+_MMAD_TYPES_ML = {("bfloat16", "bfloat16"): float32, ("int4b_t", "int4b_t"): int32}
+
+
+def _mmad_type(a, b):
+    out = _MMAD_TYPES.get((a, b))
+    if out is None and a.isbuiltin == 2:  # bfloat16, int4b_t
+        out = _MMAD_TYPES_ML.get((dtype_name(a), dtype_name(b)))
+    return out
 
 
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
@@ -268,7 +271,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
         _need_mem(fm, ("l0a",), "Mmad", "A", fr)
     if type(filter_) is not LocalTensor or filter_.mem != "l0b":
         _need_mem(filter_, ("l0b",), "Mmad", "B", fr)
-    out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
+    out_t = _mmad_type(fm.dtype, filter_.dtype)
     if out_t is None:
         _fail(
             f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "
@@ -305,7 +308,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
             k1,
             fr,
         )
-    packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
+    packed = is_int4(fm.dtype)  # int4b_t operands reach the numbers unpacked, as int8 values
     if core.numeric:
         key = (dst.mem, dst.offset, m, n)
         start = _initial_c(core, params, bias, out_t, n)

@@ -28,7 +28,7 @@ from ..npu.pipes import FIX
 from . import atomic, fixquant
 from .cube import _fail, _gm_extent, _need_mem
 from .dtypes import dtype_name, float32
-from .fixquant import QUANT_TYPES, VECTOR_MODES, QuantMode_t
+from .fixquant import VECTOR_MODES, QuantMode_t, quant_types
 from .fractal import strided
 from .lineage import gm_written
 from .mmad_numbers import flush_cube
@@ -294,7 +294,7 @@ def _check_types(q: QuantMode_t, src, dst, op: str, fr) -> None:
                 fr,
             )
         return
-    acc, outs = QUANT_TYPES[q]
+    acc, outs = quant_types(q)
     if src.dtype != acc or dst.dtype not in outs:
         _fail(
             f"{op} quantPre={q.name} converts {dtype_name(acc)} → "

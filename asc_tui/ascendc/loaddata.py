@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..npu import state
 from ..npu.pipes import MTE1
 from .cube import _fail, _need_mem
-from .dtypes import dtype_name, int4b_t
+from .dtypes import dtype_name, is_int4
 from .fractal import FRACTAL_BYTES, load_numbers, load_plan
 from .int4 import as_bytes
 from .lineage import load_map
@@ -45,7 +45,7 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
         fr = sys._getframe(1)
         _load_operands(dst, src, fr)
         return load3d_v2(core, dst, src, params, fr)
-    if dst.dtype == int4b_t and src.dtype == int4b_t:  # 512 B fractals either way: move bytes
+    if is_int4(dst.dtype) and is_int4(src.dtype):  # 512 B fractals either way: move bytes
         if params.ifTranspose:
             _fail(
                 "LoadData with ifTranspose transposes 2-byte fractals; int4b_t needs LoadDataWithTranspose",

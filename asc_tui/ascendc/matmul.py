@@ -32,7 +32,7 @@ from ..npu.periodic import Periodic
 from .crosscore import GetCoreType
 from .cube import Mmad, MmadParams, Nd2NzParams, _gm_extent, c0_of
 from .datacopy import DataCopy, DataCopyExtParams, DataCopyPad
-from .dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
+from .dtypes import as_dtype, dtype_name, float32, half, int8, int32, is_bf16
 from .enums import TPosition
 from .fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
 from .loaddata import LoadData2DParams, load_at, load_rows
@@ -93,7 +93,7 @@ def GetMDLConfig(*_args) -> MatmulConfig:
 #: L1 rounds from which a base block's K loop is worth watching for its periodic regime
 _LONG_K = 12
 
-_ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
+_ACC = {half: float32, int8: int32, float32: float32}  # and bfloat16 → float32 (Matmul.__init__)
 
 
 class Matmul:
@@ -112,7 +112,7 @@ class Matmul:
         self.cfg = cfg
         self.dt = as_dtype(a_type.dtype)
         self.cdt = as_dtype(c_type.dtype)
-        self.acc = _ACC.get(self.dt)
+        self.acc = _ACC.get(self.dt, float32 if is_bf16(self.dt) else None)
         self.tiling: TCubeTiling | None = None
         self.a = self.b = self.bias = None
         self.tail_m = self.tail_n = self.tail_k = None
@@ -380,9 +380,10 @@ class Matmul:
         co = self.q_c.DeQue(self.acc)
         quant = QuantMode_t.NoQuant
         if self.cdt != self.acc:
-            quant = {half: QuantMode_t.F322F16, bfloat16: QuantMode_t.F322BF16}.get(
-                self.cdt, QuantMode_t.NoQuant
-            )
+            if self.cdt == half:
+                quant = QuantMode_t.F322F16
+            elif is_bf16(self.cdt):
+                quant = QuantMode_t.F322BF16
             if self.acc == int32 and self.cdt == half:
                 quant = QuantMode_t.DEQF16
         Fixpipe(

@@ -18,7 +18,7 @@ from ..npu import state
 from ..npu.errors import KernelError, user_frame, user_location
 from ..npu.records import KIND_WAIT
 from .corestate import registers
-from .dtypes import as_dtype, dtype_name, int4b_t, nbytes_of, typed_view
+from .dtypes import as_dtype, dtype_name, is_int4, nbytes_of, typed_view
 from .enums import POSITION_MEMORY, QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
 
@@ -302,7 +302,7 @@ class TQue:
             if core.numeric:
                 m = core.memory(self.mem)
                 arr = typed_view(m[slot.offset : slot.offset + slot.nbytes], dt)
-            count = slot.nbytes * 2 if dt == int4b_t else slot.nbytes // dt.itemsize
+            count = slot.nbytes * 2 if is_int4(dt) else slot.nbytes // dt.itemsize
             t = LocalTensor(self.position, self.mem, dt, slot.offset, count, arr, slot)
             slot.views[dtype] = t
         san = core.san
