@@ -16,6 +16,17 @@ REPO = Path(__file__).resolve().parents[1]
 OPERATORS = REPO / "operators"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under xdist (`--dist loadgroup`, pyproject.toml) the tests of a module that use one of its
+    module-scoped fixtures go to one worker, so the fixture (a pip install, a local Ray, a
+    brute-forced optimum) is built once, not once per worker."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is not None and any(d[-1].scope == "module" for d in info.name2fixturedefs.values()):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(autouse=True)
 def isolated_project(tmp_path, monkeypatch):
     """Keep history/caches of each test in its own project directory."""

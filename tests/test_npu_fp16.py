@@ -46,13 +46,22 @@ def test_every_fp16_value_widens_to_numpys_fp32_bits(path):
     assert fp16.widen_f16(out, ALL_F16) == (path == "c")
 
 
-def test_a_sweep_of_fp32_bit_patterns_narrows_to_numpys_fp16_bits(path):
-    # every 251st pattern of the 2^32, from two offsets: all exponents, signs, NaN payloads
+@pytest.fixture(scope="module")
+def fp32_sweep():
+    """Every 251st pattern of the 2^32, from two offsets (all exponents, signs, NaN payloads),
+    with numpy's fp16 bits of each: made once for both paths (numpy's cast takes seconds)."""
+    sweep = []
     for first in (0, 125):
         x = np.arange(first, 1 << 32, 251, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        sweep.append((x, _bits(_numpy_narrow(x))))
+    return sweep
+
+
+def test_a_sweep_of_fp32_bit_patterns_narrows_to_numpys_fp16_bits(path, fp32_sweep):
+    for x, expected in fp32_sweep:
         out = np.empty(x.shape, np.float16)
         fp16.cast_into(out, x)
-        assert np.array_equal(_bits(out), _bits(_numpy_narrow(x)))
+        assert np.array_equal(_bits(out), expected)
 
 
 def test_rounding_ties_subnormals_overflow_and_nans_narrow_as_numpy_does(path):
