@@ -12,14 +12,14 @@ directory with only `[tune]` is that sample's sidecar). A mistake is reported as
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli
-
 from . import BUNDLED_OPERATORS
+from .tomlpos import TomlTextError, decode_text, parse_toml
 
 KEYS = (
     "operators",
@@ -61,6 +61,42 @@ class Thresholds:
     regression: float = 0.01  # 1%: the emulator is deterministic (bench uses it too)
 
 
+class ConfigText(str):
+    """A config string that remembers where it was written (`written`: file, line, column), so a
+    value that proves wrong only later (a `case` the operator lacks) is reported at the config
+    line, not in the operator. It travels to the worker process as the value itself."""
+
+    written: tuple[str, int, int]
+
+    def __new__(cls, value: str, written: tuple[str, int, int]):
+        self = super().__new__(cls, value)
+        self.written = written
+        return self
+
+    def __getnewargs__(self):
+        return str(self), self.written
+
+
+class ConfigSeconds(float):
+    """A config duration (seconds) that remembers where it was written, like `ConfigText`: a
+    timeout that stops a run names the `worker_timeout` line when no user line is to blame."""
+
+    written: tuple[str, int, int]
+
+    def __new__(cls, value: float, written: tuple[str, int, int]):
+        self = super().__new__(cls, value)
+        self.written = written
+        return self
+
+    def __getnewargs__(self):
+        return float(self), self.written
+
+
+def written_at(value) -> tuple[str, int, int] | None:
+    """(file, line, column) of a value read from the config, None for any other value."""
+    return getattr(value, "written", None)
+
+
 @dataclass(frozen=True)
 class Config:
     operators: str | None = None
@@ -95,7 +131,9 @@ class ConfigError(Exception):
 
 
 def find_config(start: Path | None = None) -> Path | None:
-    """The nearest asc-tui.toml, or pyproject.toml with a [tool.asc-tui] table, upwards."""
+    """The nearest asc-tui.toml, or pyproject.toml with a [tool.asc-tui] table, upwards. A
+    pyproject.toml that does not parse but mentions the table counts as having it, so its parse
+    error is reported (`load_config`) instead of the table being ignored."""
     here = Path(start or Path.cwd()).resolve()
     if here.is_file():
         here = here.parent
@@ -104,9 +142,28 @@ def find_config(start: Path | None = None) -> Path | None:
         if cand.is_file():
             return cand
         py = d / "pyproject.toml"
-        if py.is_file() and re.search(r"^\[tool\.asc-tui(\]|\.)", py.read_text(errors="replace"), re.M):
+        if py.is_file() and _has_tool_table(py):
             return py
     return None
+
+
+#: `[tool.asc-tui]`, `[ tool . "asc-tui" ]`, `[tool.asc-tui.thresholds]`, `tool.asc-tui.chip = ...`,
+#: and a header whose bracket was never closed: whatever a TOML parser would read as the table.
+_TOOL_TABLE = re.compile(r"""^\s*\[?\s*tool\s*\.\s*["']?asc-tui["']?\s*(\]|\.|=|$)""", re.M)
+
+
+def _has_tool_table(path: Path) -> bool:
+    try:
+        text = decode_text(path.read_bytes())
+    except OSError:
+        return False
+    except TomlTextError:
+        return b"asc-tui" in path.read_bytes()
+    try:
+        data = parse_toml(text)
+    except TomlTextError:
+        return bool(_TOOL_TABLE.search(text))  # a broken file: report it if it means us
+    return isinstance(data.get("tool"), dict) and "asc-tui" in data["tool"]
 
 
 def load_config(path: Path | None = None, start: Path | None = None) -> Config:
@@ -115,18 +172,21 @@ def load_config(path: Path | None = None, start: Path | None = None) -> Config:
     if path is None:
         return Config()
     path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        data = tomli.loads(text)
-    except tomli.TOMLDecodeError as exc:
-        msg = str(exc).split(" (at line")[0]
-        raise ConfigError(
-            [ConfigProblem(str(path), getattr(exc, "lineno", 1) or 1, getattr(exc, "colno", 1) or 1, msg)]
-        ) from None
+        text = decode_text(path.read_bytes())
+        data = parse_toml(text)
+    except OSError as exc:
+        raise ConfigError([ConfigProblem(str(path), 1, 1, f"cannot read: {exc.strerror or exc}")]) from None
+    except TomlTextError as exc:
+        raise ConfigError([ConfigProblem(str(path), exc.line or 1, exc.column or 1, exc.message)]) from None
     prefix: tuple[str, ...] = ()
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("asc-tui", {})
+        table = data.get("tool", {}).get("asc-tui", {})
         prefix = ("tool", "asc-tui")
+        if not isinstance(table, dict):
+            line, col = _Locator(text, ("tool",)).find(("asc-tui",))
+            raise ConfigError([ConfigProblem(str(path), line, col, "[tool.asc-tui] must be a table")])
+        data = table
     return _validate(data, path, text, prefix)
 
 
@@ -158,11 +218,18 @@ def _validate(data: dict, path: Path, text: str, prefix: tuple[str, ...]) -> Con
                 continue
             if key == "chip" and (value.endswith(".toml") or "/" in value) and not Path(value).is_absolute():
                 value = str(path.parent / value)  # a chip file is relative to the config, like operators
+            if key == "case":
+                value = ConfigText(value, (str(path), *loc.find((key,))))
         elif key == "worker_timeout":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                bad((key,), f"worker_timeout must be a positive number of seconds, got {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                bad((key,), f"worker_timeout must be a positive, finite number of seconds, got {value!r}")
                 continue
-            value = float(value)
+            value = ConfigSeconds(value, (str(path), *loc.find((key,))))
         elif key == "worker_memory_mb":
             if isinstance(value, bool) or not isinstance(value, int) or value < 256:
                 bad((key,), f"worker_memory_mb must be a whole number of MB, at least 256, got {value!r}")

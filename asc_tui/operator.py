@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .ascendc.dtypes import as_dtype, dtype_name, load_if_named
+from .ascendc.dtypes import as_dtype, dtype_name
 from .ascendc.kernel import Launch
 
 __all__ = ["Param", "In", "Out", "Case", "Params", "Launch", "Constraint"]
@@ -108,19 +108,15 @@ class _Attrs(Mapping):
 
     def __getattr__(self, key: str):
         try:
-            value = self._values[key]
+            return self._values[key]
         except KeyError:
             raise AttributeError(key) from None
-        load_if_named(value)  # dtype="bfloat16": numpy knows the name only with ml_dtypes
-        return value
 
     def __setattr__(self, key, value):
         raise AttributeError("read-only")
 
     def __getitem__(self, key: str):
-        value = self._values[key]
-        load_if_named(value)
-        return value
+        return self._values[key]
 
     def __iter__(self):
         return iter(self._values)

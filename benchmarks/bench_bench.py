@@ -23,10 +23,10 @@ def _median_ms(fn, repeat: int) -> float:
 def main() -> dict:
     with tempfile.TemporaryDirectory() as root:
         os.environ["ASC_TUI_PROJECT"] = root
-        from asc_tui.devkit import history
-        from asc_tui.devkit.bench import BenchRequest, bench
-        from asc_tui.devkit.report import to_html, to_markdown
-        from asc_tui.devkit.runner import RunRequest, run
+        from asc_tui.devkit.bench import history
+        from asc_tui.devkit.bench.figures import BenchRequest, bench
+        from asc_tui.devkit.present.report import to_html, to_markdown
+        from asc_tui.devkit.run.runner import RunRequest, run
         from asc_tui.devkit.store import Store
 
         store = Store(root)

@@ -18,8 +18,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 
@@ -47,7 +47,7 @@ def _timing_only(label: str, name: str, case: str, params: dict, rounds: int = 5
     _, _, _, lnch, _, gm = prepare(op, case, params, timing_only=True, seed=0)
 
     def go(replay: bool):
-        def configure(run):  # block replay and loop extrapolation (npu/replay.py, periodic.py)
+        def configure(run):  # block replay and loop extrapolation (npu/replay/replay.py, periodic.py)
             run.replay = run.extrapolate = replay
 
         return launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=configure)

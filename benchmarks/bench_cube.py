@@ -3,7 +3,7 @@ and the high-level Matmul's full emulation of 1024³.
 
 (a) operators/matmul.py, case default (1024³ fp16, its default tiles), ascend910b: the emulate
     stage (numeric + timing, including the L2 pre-pass; its BLAS runs on the numbers thread,
-    npu/offload.py) against numpy's float32 matmul of the same arrays
+    npu/numbers/offload.py) against numpy's float32 matmul of the same arrays
     (`a.astype(f32) @ b.astype(f32)`, numpy's default BLAS threads) — medians of interleaved
     runs, wall and CPU (both processes' threads). After each reference the run pauses 0.3 s:
     numpy's BLAS workers spin ~0.1 s after a call and would otherwise be billed to the emulation;
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.roofline import cube_peak_flops
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.profile.roofline import cube_peak_flops
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.fp16 import BUILT as FP16_IN_C
 from asc_tui.npu.launch import launch

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from asc_tui.cxx import cache
 from asc_tui.cxx.translate import translate
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import statistics
 import time
 
-from asc_tui.devkit.deadlock import run_ranks
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.sanitizer import TOOLS, Sanitizer
+from asc_tui.devkit.debug.deadlock import run_ranks
+from asc_tui.devkit.debug.sanitizer import TOOLS, Sanitizer
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 VARIANTS = {
     "plain": (),

@@ -31,10 +31,10 @@ def _time(fn) -> tuple[float, object]:
 
 
 def main(repeat: int = 21, budget_s: float = 4.0) -> dict:
-    from asc_tui.devkit.msprof import write_dir
-    from asc_tui.devkit.profile import profile
-    from asc_tui.devkit.runner import RunRequest, run
-    from asc_tui.devkit.trace import build_trace
+    from asc_tui.devkit.profile.msprof import write_dir
+    from asc_tui.devkit.profile.profiler import profile
+    from asc_tui.devkit.profile.trace import build_trace
+    from asc_tui.devkit.run.runner import RunRequest, run
 
     figures: dict = {}
     worst = 0.0

@@ -17,7 +17,7 @@ OWN = HERE.parent / "tests" / "samples" / "vadd"
 
 
 def main() -> dict:
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.run.runner import RunRequest, run
 
     sample = DEVKIT_ADD if DEVKIT_ADD.is_dir() else OWN
     req = RunRequest(str(sample))

@@ -139,7 +139,7 @@ def synthetic_run(blocks: int = 8, per_block: int = 125_000) -> EmulationResult:
 def real_run() -> tuple[EmulationResult | None, float]:
     """vector_add_bias, 80M elements in 256-element tiles on 40 blocks, timing-only: 1.3M
     instructions (2.3M records with waits and flags). Returns (result, emulation seconds)."""
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.run.runner import RunRequest, run
 
     t = time.perf_counter()
     rep = run(
@@ -159,8 +159,8 @@ def matmul_16k_run() -> tuple[EmulationResult | None, float]:
     instructions before loop extrapolation). Returns (result, emulation seconds)."""
     from dataclasses import replace
 
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
     from asc_tui.npu.chip import load_chip
     from asc_tui.npu.launch import launch
     from asc_tui.operator import Case
@@ -291,7 +291,7 @@ def shown_reports(em_16k: EmulationResult | None = None) -> list[tuple[str, obje
     at 16384³ (timing-only; `em_16k` if given, else emulated here, ~20–60 s)."""
     from dataclasses import replace
 
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.run.runner import RunRequest, run
 
     small = run(RunRequest("add_custom", timing_only=False))
     mm = run(RunRequest("matmul_official", timing_only=True))

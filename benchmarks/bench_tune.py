@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from host import host_loop_s  # noqa: E402
 
 from asc_tui.devkit.store import Store  # noqa: E402
-from asc_tui.devkit.tuner import TuneRequest, tune  # noqa: E402
+from asc_tui.devkit.tune import TuneRequest, tune  # noqa: E402
 
 # The bundled PARAMS (176 valid configs) widened to >= 200: block_dim 8/16/20/24 instead of
 # 8/24, and tile_k >= 64 (tile_k 32 configs cost a few seconds each) -> 240 valid configs.

@@ -45,7 +45,7 @@ PARAMS = {
 
 
 def _fits(case, p):
-    from asc_tui.ascendc.matmul import check_tiling
+    from asc_tui.ascendc.matmul.matmul import check_tiling
 
     return "; ".join(check_tiling(_tiling(case, p), MEMORY)) or True
 

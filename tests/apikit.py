@@ -7,7 +7,7 @@ import numpy as np
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, HardEvent, Hardware, LocalMemAllocator
-from asc_tui.devkit.sanitizer import Sanitizer
+from asc_tui.devkit.debug.sanitizer import Sanitizer
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch, make_gm
 from asc_tui.npu.records import KIND_WORK

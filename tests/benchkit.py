@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from asc_tui.devkit.history import RunRecord
+from asc_tui.devkit.bench.history import RunRecord
 
 
 def rec(time_us: float | None, rid: int = 1) -> RunRecord:

@@ -7,7 +7,7 @@ import textwrap
 
 from cxxop import make_op
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 HEAD = """
 #include "kernel_operator.h"

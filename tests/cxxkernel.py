@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asc_tui.cxx.hostrun import run_host
+from asc_tui.cxx.host.run import run_host
 from asc_tui.npu.chip import load_chip
 
 MAIN = """
@@ -99,7 +99,7 @@ extern "C" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR z)
 
 def blocks_that_ran(monkeypatch) -> list:
     """The blocks that run the kernel's Python from now on (a replayed block makes no Core)."""
-    from asc_tui.npu import launch as launch_mod
+    from asc_tui.npu.launch import blocks as launch_mod
 
     ran = []
     core = launch_mod.Core

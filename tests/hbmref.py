@@ -1,4 +1,4 @@
-"""The fluid solver of npu/hbm.py as it stood before its fast path (commit 12fd32f): the
+"""The fluid solver of npu/memory/hbm.py as it stood before its fast path (commit 12fd32f): the
 reference the new `hbm.solve` must equal bit for bit (tests/test_hbm_solve_exact.py).
 
 Kept verbatim: a heap of arrivals, every list rebuilt each event, the water level worked out
@@ -11,8 +11,8 @@ from collections import deque
 
 import numpy as np
 
-from asc_tui.npu.hbm import HbmModel, Solved, Transfers
-from asc_tui.npu.hbm import _rates as reference_rates  # (unchanged by the fast path)
+from asc_tui.npu.memory.hbm import HbmModel, Solved, Transfers
+from asc_tui.npu.memory.hbm import _rates as reference_rates  # (unchanged by the fast path)
 
 
 def reference_solve(model: HbmModel, xf: Transfers) -> Solved:

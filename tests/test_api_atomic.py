@@ -9,7 +9,7 @@ from apikit import CHIP, load, run, store, ub
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import float32, int32
-from asc_tui.devkit.sanitizer import Sanitizer
+from asc_tui.devkit.debug.sanitizer import Sanitizer
 from asc_tui.npu.errors import OperatorError
 
 N = 64

@@ -140,7 +140,7 @@ def test_an_endless_loop_while_others_wait_is_stopped_by_the_timeout():
 
 
 def test_the_sanitizer_sees_sync_all_order_the_blocks_gm_accesses():
-    from asc_tui.devkit.sanitizer import Sanitizer
+    from asc_tui.devkit.debug.sanitizer import Sanitizer
 
     arrays = (np.ones(3 * N, np.float32), np.zeros(3 * N, np.float32), np.zeros(3 * N, np.float32))
     san = Sanitizer()

@@ -18,7 +18,7 @@ from asc_tui.ascendc import (
     float32,
     half,
 )
-from asc_tui.devkit.sanitizer import findings_from_errors
+from asc_tui.devkit.debug.sanitizer import findings_from_errors
 from asc_tui.npu.errors import KernelError
 
 

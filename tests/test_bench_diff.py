@@ -7,8 +7,8 @@ import json
 from benchsrc import SLOW_VEC, add_bias_source
 
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit.bench import BenchRequest, bench
-from asc_tui.devkit.benchdiff import against_baseline, diff_lines
+from asc_tui.devkit.bench.diff import against_baseline, diff_lines
+from asc_tui.devkit.bench.figures import BenchRequest, bench
 
 
 def test_against_a_saved_baseline_prints_and_returns_category_and_line_deltas(write_operator, capsys):

@@ -14,8 +14,8 @@ import pytest
 from benchsrc import add_bias_source, line_of
 
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit import history
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.bench import history
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.devkit.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,8 +91,8 @@ def test_baselines_are_saved_by_name_and_found_from_another_operator(report):
 WRITER = textwrap.dedent("""
     import sys, time, os
     from pathlib import Path
-    from asc_tui.devkit import history
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.bench import history
+    from asc_tui.devkit.run.runner import RunRequest, run
     from asc_tui.devkit.store import Store
     op, root, go, n = sys.argv[1], sys.argv[2], Path(sys.argv[3]), int(sys.argv[4])
     report = run(RunRequest(op, timing_only=True))

@@ -10,7 +10,7 @@ from benchsrc import SLOW_MTE2, SLOW_VEC, add_bias_source, line_of
 
 from asc_tui.cli import bench_main
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit.bench import BenchRequest, Thresholds, Verdict, bench
+from asc_tui.devkit.bench.figures import BenchRequest, Thresholds, Verdict, bench
 
 GREW_VEC = re.compile(r"busy time grew \(per core\):\n\s+vec\s+[\d.]+ ->")
 
@@ -204,12 +204,15 @@ def test_project_config_thresholds_apply_and_flags_override_them(
     code, out, _ = cli(capsys, str(slow), "--baseline", str(fast), "--ship", "99", "--fail-on", "optimise")
     assert code == 1 and "bench failed on: optimise" in out
     (tmp_path / "asc-tui.toml").write_text("[thresholds]\nshipp = 0.5\n")
-    with pytest.raises(SystemExit, match="asc-tui.toml:2"):
-        cli(capsys, str(slow))
+    code, _, err = cli(capsys, str(slow))
+    assert code == 2 and "asc-tui.toml:2:1: unknown threshold 'shipp'" in err
+    code, out, _ = cli(capsys, str(slow), "--json")
+    (e,) = json.loads(out)["errors"]
+    assert code == 2 and (e["kind"], e["line"], e["column"]) == ("config", 2, 1)
 
 
 def test_roofline_fraction_is_the_profilers(write_operator):
-    from asc_tui.devkit.profile import profile
+    from asc_tui.devkit.profile.profiler import profile
 
     (c,) = bench_op(write_operator("add_bias", add_bias_source())).cases
     assert c.roofline_fraction == pytest.approx(profile(c.report).roofline.fraction)
@@ -217,7 +220,7 @@ def test_roofline_fraction_is_the_profilers(write_operator):
 
 
 def test_bench_still_works_when_the_profiler_fails(write_operator, monkeypatch):
-    import asc_tui.devkit.bench as bench_mod
+    import asc_tui.devkit.bench.figures as bench_mod
 
     def broken(*_args, **_kw):
         raise RuntimeError("a profiler bug")
@@ -240,7 +243,10 @@ def test_a_broken_operator_fails_the_bench_with_its_file_and_line(write_operator
     (c,) = d["cases"]
     assert code == 1 and "error" in d["failures"]
     assert c["time_us"] is None and c["change"]["mark"] == "!"
-    assert any(f"add_bias.py:{line_of(src, '# overflow')}" in e for e in c["errors"])
+    assert any(
+        e["file"].endswith("add_bias.py") and e["line"] == line_of(src, "# overflow") and "column" in e
+        for e in c["errors"]
+    )
     assert d["regressions"] == []
 
 

@@ -9,9 +9,9 @@ import pytest
 from benchsrc import SLOW_VEC, add_bias_source
 
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit import history
-from asc_tui.devkit.bench import BenchRequest, bench
-from asc_tui.devkit.report import sparkline, to_html, to_markdown
+from asc_tui.devkit.bench import history
+from asc_tui.devkit.bench.figures import BenchRequest, bench
+from asc_tui.devkit.present.report import sparkline, to_html, to_markdown
 from asc_tui.devkit.store import Store
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -7,8 +7,8 @@ from benchkit import rec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.bench import Thresholds, Verdict, change, verdict
-from asc_tui.devkit.roofline import cube_peak_flops, roofline, vector_peak_flops
+from asc_tui.devkit.bench.figures import Thresholds, Verdict, change, verdict
+from asc_tui.devkit.profile.roofline import cube_peak_flops, roofline, vector_peak_flops
 from asc_tui.npu.chip import load_chip
 
 
@@ -95,8 +95,8 @@ def test_compute_roofline_uses_the_cube_peak_only_for_cube_kernels():
 def test_lines_that_only_moved_are_not_reported_as_changed():
     from dataclasses import replace
 
-    from asc_tui.devkit.compare import line_deltas
-    from asc_tui.devkit.history import LineCost
+    from asc_tui.devkit.bench.compare import line_deltas
+    from asc_tui.devkit.bench.history import LineCost
 
     before = replace(
         rec(10.0),

@@ -9,10 +9,10 @@ import pytest
 
 from asc_tui.cli import main
 from asc_tui.devkit.calibrate import KNOBS, RunSpec, calibrate, parse_run, read_manifest
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.msprof import write_dir
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.profile.msprof import write_dir
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 

@@ -81,3 +81,28 @@ def test_profile_with_a_bad_chip_gives_an_error_not_a_traceback(tmp_path):
     chip, _ = _chip_with(tmp_path, "clock_mhz", "0")
     out = cli("profile", "add_custom", "--chip", str(chip))
     assert out.returncode != 0 and "Traceback" not in out.stderr and "clock_mhz" in out.stderr
+
+
+def test_a_chip_with_no_vector_cores_is_refused_at_the_count_not_a_zero_division(tmp_path):
+    chip, line = _chip_with(tmp_path, "aiv", "0")
+    out = cli("run", "add_custom", "--chip", str(chip), "--json")
+    (err,) = json.loads(out.stdout)["errors"]
+    assert (err["kind"], err["file"], err["line"], err["column"]) == ("chip", str(chip), line, 7)
+    assert "aiv must be a positive whole number" in err["message"]
+
+
+def test_a_misspelt_chip_key_is_refused_with_a_did_you_mean(tmp_path):
+    chip, line = _chip_with(tmp_path, "aiv", "48\naivv = 2")
+    out = cli("run", "add_custom", "--chip", str(chip), "--json")
+    (err,) = json.loads(out.stdout)["errors"]
+    assert (err["kind"], err["file"], err["line"], err["column"]) == ("chip", str(chip), line + 1, 1)
+    assert "unknown key 'aivv' in [cores]" in err["message"] and "did you mean 'aiv'" in err["message"]
+
+
+def test_a_binary_chip_file_is_a_chip_error_at_the_first_bad_byte(tmp_path):
+    chip = tmp_path / "blob.toml"
+    chip.write_bytes(b'[chip]\nname = "x"\nclock\xf7\xfe = 1\n')
+    out = cli("run", "add_custom", "--chip", str(chip), "--json")
+    (err,) = json.loads(out.stdout)["errors"]
+    assert (err["kind"], err["file"], err["line"], err["column"]) == ("chip", str(chip), 3, 6)
+    assert "UTF-8" in err["message"] and "Decode" not in err["message"] and err["snippet"] is None

@@ -99,7 +99,8 @@ def test_bench_survives_os_exit_with_a_json_document(tmp_path):
     p = cli("bench", str(path), "--json", "--fail-on", "none")
     assert p.returncode == 1  # a dead worker fails even with --fail-on none
     d = json.loads(p.stdout)
-    assert d["exit"]["cause"] == "exit code 1" and f"{path}:{line}" in d["errors"][0]
+    assert d["exit"]["cause"] == "exit code 1"
+    assert (d["errors"][0]["file"], d["errors"][0]["line"]) == (str(path), line)
 
 
 def test_bench_still_uses_the_default_timeout_without_reading_the_config():

@@ -1,14 +1,14 @@
 """The emulator reproduces the public msopprof samples (910B4 @ 1650 MHz, y = x + bias, 80M half).
 
 Speed-ups, task durations and pipe ratios within ±5% (npu-model.md; the derivation is in
-ascend910b4.toml); timing-only keeps them fast. The HBM is shared moment by moment (npu/hbm.py).
+ascend910b4.toml); timing-only keeps them fast. The HBM is shared moment by moment (npu/memory/hbm.py).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 SAMPLES = {
     # name: (params, measured task duration µs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import CHIP_DIR, available_chips, load_chip, parse_chip
 from asc_tui.npu.errors import ChipError
 
@@ -58,3 +58,24 @@ def test_missing_section_is_reported():
 def test_a_smaller_ub_refuses_a_large_tile():
     r = run(RunRequest("add_custom", chip="ascend910b", params=dict(tile_length=16384, buffer_num=2)))
     assert r.errors and "fit in UB" in r.errors[0].message
+
+
+def _bundled_with(old: str, new: str) -> str:
+    text = (CHIP_DIR / "ascend910b.toml").read_text()
+    assert old in text
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("key", ["aic = 24", "aiv = 48", "aiv_per_aic = 2", "ids_per_type = 8"])
+def test_every_count_must_be_a_positive_whole_number(key):
+    name = key.split(" =")[0]
+    for bad in ("0", "-1", "2.5"):
+        with pytest.raises(ChipError, match=rf"{name} must be a positive whole number") as exc:
+            parse_chip(_bundled_with(key, f"{name} = {bad}"), "c.toml")
+        assert exc.value.column == len(name) + 4
+
+
+def test_an_unknown_table_is_refused_with_a_did_you_mean():
+    with pytest.raises(ChipError, match=r"unknown table 'memroy' \(did you mean 'memory'\?\)") as exc:
+        parse_chip(_bundled_with("[memory]", "[memroy]\nx = 1\n[memory]"), "c.toml")
+    assert exc.value.line is not None and exc.value.column == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import textwrap
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 from tests.opsrc import line_of, operator_source
 
 COPY = """
@@ -41,7 +41,7 @@ def test_exception_in_kernel_names_the_line(write_operator):
 
 
 def test_the_garbage_collector_is_back_on_after_a_failed_or_finished_launch(write_operator):
-    # launches pause the cyclic GC while blocks run (npu/launch.py); it must never stay off
+    # launches pause the cyclic GC while blocks run (npu/launch/guards.py); it must never stay off
     assert gc.isenabled()
     _run(
         write_operator,

@@ -1,4 +1,4 @@
-"""Periodic extrapolation (npu/periodic.py) is exact: with block replay and loop extrapolation
+"""Periodic extrapolation (npu/extrapolate/periodic.py) is exact: with block replay and loop extrapolation
 on, a launch gives the step-by-step timeline to the cycle (the same records in the same order,
 times within float rounding), the same traffic and the same warnings."""
 
@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
-import asc_tui.npu.periodic as periodic
-import asc_tui.npu.replay as replay
-from asc_tui.ascendc.matmul import Matmul
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+import asc_tui.npu.extrapolate.periodic as periodic
+import asc_tui.npu.replay.replay as replay
+from asc_tui.ascendc.matmul.matmul import Matmul
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.core import Core
 from asc_tui.npu.errors import TilingError

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 ADD = load_operator("add_custom")
 SOFTMAX = load_operator("softmax")

@@ -1,4 +1,4 @@
-"""Block replay (npu/replay.py) is exact: a replayed launch gives the step-by-step timeline,
+"""Block replay (npu/replay/replay.py) is exact: a replayed launch gives the step-by-step timeline,
 and the block-index taint turns every comparison into a constraint and every other use into a pin."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from replaykit import patched
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu.blockindex import BlockIndex
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
-from asc_tui.npu.replay import Guards
+from asc_tui.npu.replay.blockindex import BlockIndex
+from asc_tui.npu.replay.replay import Guards
 
 FAST = settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b4")
@@ -136,7 +136,7 @@ def test_replayed_matmul_official_equals_step_by_step(m, n, k, base, steps, bloc
 
 
 def test_matmul_official_4096_runs_a_few_templates_not_every_block():
-    import asc_tui.npu.replay as replay
+    import asc_tui.npu.replay.replay as replay
 
     learned = []
     real = replay.Replayer.learn
@@ -227,7 +227,7 @@ def test_min_and_max_of_a_template_run_give_an_int_the_admitted_blocks_share():
     """`min(N - col * 512, 512)` is 512 in every column: the last one's tie (512 vs 512) takes
     the other branch of the builtin `min`, but the result is the same, so it is no constraint.
     A result that differs between blocks is the builtin's, and constrains the block."""
-    from asc_tui.npu.blockindex import tmax, tmin
+    from asc_tui.npu.replay.blockindex import tmax, tmin
 
     i, g = _index(3, 8)
     assert tmin(4096 - i * 512, 512) == 512 and type(tmin(4096 - i * 512, 512)) is int

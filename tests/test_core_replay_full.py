@@ -1,4 +1,4 @@
-"""Block replay in full (numeric) runs (npu/numtrace.py) is exact: with replay on, a launch gives
+"""Block replay in full (numeric) runs (npu/replay/numtrace.py) is exact: with replay on, a launch gives
 the step-by-step outputs bit for bit and the same timeline, traffic, warnings and tables, whether
 the replayed blocks' numbers come from the template's trace (batched, loops chunked, copies
 elided) or, where the trace cannot be trusted, from running them step by step."""
@@ -15,12 +15,12 @@ from replaykit import assert_same, counted_runs, patched
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TBuf, TPipe, TQue, half
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import numtrace
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch, make_gm
+from asc_tui.npu.replay import numtrace
 
 FAST = settings(max_examples=12, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b4")
@@ -275,11 +275,11 @@ def test_a_trace_missing_a_record_is_refused():
 
 
 def test_a_mask_that_changes_no_admitted_block_keeps_the_block_index():
-    """C++ code converts to unsigned types with a mask (`(x & 0xFFFFFFFF)`, cxx/expr.py) and
+    """C++ code converts to unsigned types with a mask (`(x & 0xFFFFFFFF)`, cxx/kernel/expr.py) and
     tests signs with one: the value itself or one shared int, where it is so in every admitted
     block; anything else pins, as every other non-affine use does."""
-    from asc_tui.npu.blockindex import BlockIndex
-    from asc_tui.npu.replay import Guards
+    from asc_tui.npu.replay.blockindex import BlockIndex
+    from asc_tui.npu.replay.replay import Guards
 
     g = Guards(2, 8)
     i = BlockIndex(2, 1, g) * 1024

@@ -1,4 +1,4 @@
-"""Block indices kept as `s * base + c` (npu/replay.py): the short ways — no array for an
+"""Block indices kept as `s * base + c` (npu/replay/replay.py): the short ways — no array for an
 int offset, no comparison of arrays whose outcome the exact spans already show, min/max settled
 by an int — give exactly what the straightforward path gives (`blockindex._FAST = False`: every
 vector an array, every comparison tested on the arrays): the same values, the same plain ints,
@@ -10,9 +10,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asc_tui.npu import blockindex
-from asc_tui.npu.blockindex import BlockIndex, steady_offset, tmax, tmin, trange
-from asc_tui.npu.replay import Guards
+from asc_tui.npu.replay import blockindex
+from asc_tui.npu.replay.blockindex import BlockIndex, steady_offset, tmax, tmin, trange
+from asc_tui.npu.replay.replay import Guards
 
 _EDGES = [1 << 62, 1 << 63, -(1 << 63), (1 << 63) - 1, 1 << 64, 3 << 61, -(1 << 62), 2**63 - 4096]
 ints = st.one_of(

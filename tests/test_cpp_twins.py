@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asc_tui.devkit.debug import DebugRequest, debug
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, prepare, run
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, prepare, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 

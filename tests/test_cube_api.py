@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.ascendc.matmul import MultiCoreMatmulTiling, check_tiling
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, prepare, run
+from asc_tui.ascendc.matmul.matmul import MultiCoreMatmulTiling, check_tiling
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, prepare, run
 
 MEMORY = {"l1": 524288, "l0a": 65536, "l0b": 65536, "l0c": 131072, "bt": 1024}
 

@@ -17,7 +17,7 @@ from asc_tui.ascendc import (
     LocalMemAllocator,
     MmadParams,
 )
-from asc_tui.ascendc.load3d import _geometry, img2col
+from asc_tui.ascendc.cube.load3d import _geometry, img2col
 
 
 def _out(c, gc, m, n):

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch, make_gm
 from asc_tui.operator import Case
@@ -131,7 +131,7 @@ def test_mixed_matmul_leaky_relu_matches_numpy():
 @pytest.mark.parametrize("dtype", [np.float16, "bfloat16", np.int8])
 def test_table_widening_is_bit_identical_to_astype_for_every_bit_pattern(dtype):
     from asc_tui.ascendc.dtypes import as_dtype
-    from asc_tui.npu.widen import widen_into as _widen_into
+    from asc_tui.npu.numbers.widen import widen_into as _widen_into
 
     src = np.dtype(as_dtype(dtype) if isinstance(dtype, str) else dtype)
     wide = np.float64 if src == np.int8 else np.float32
@@ -144,10 +144,10 @@ def test_table_widening_is_bit_identical_to_astype_for_every_bit_pattern(dtype):
 @pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
 @pytest.mark.parametrize("view", ["rows", "columns", "transposed", "every other"])
 def test_table_widening_into_a_strided_view_writes_just_that_view(dtype, view):
-    """A grid of a GM buffer into the same grid of its fp32 twin (`mmad_numbers.wide_grid`: a
+    """A grid of a GM buffer into the same grid of its fp32 twin (`mmad_operands.wide_grid`: a
     column slab of B is row-strided): astype's bits there, the rest of the twin untouched."""
     from asc_tui.ascendc.dtypes import as_dtype
-    from asc_tui.npu.widen import widen_into as _widen_into
+    from asc_tui.npu.numbers.widen import widen_into as _widen_into
 
     src = np.dtype(as_dtype(dtype) if isinstance(dtype, str) else dtype)
     gm = np.random.default_rng(7).integers(0, 1 << 16, (64, 48), dtype=np.uint16).view(src)
@@ -169,7 +169,7 @@ def test_table_widening_into_a_strided_view_writes_just_that_view(dtype, view):
 
 
 def test_a_widened_operand_is_reused_only_for_bit_identical_fractals():
-    from asc_tui.ascendc.mmad_numbers import Widened
+    from asc_tui.ascendc.mmad_operands import Widened
 
     cache, calls = Widened(), []
 
@@ -192,7 +192,7 @@ def test_a_widened_operand_is_reused_only_for_bit_identical_fractals():
 
 
 def test_widened_operands_beyond_the_budget_are_dropped_oldest_first():
-    from asc_tui.ascendc.mmad_numbers import Widened
+    from asc_tui.ascendc.mmad_operands import Widened
 
     cache = Widened(budget=3 * (4096 + 1024))  # three operands and their 512 B raw snapshots
     raws = [np.full((2, 256), i, np.float16) for i in range(5)]

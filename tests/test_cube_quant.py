@@ -20,8 +20,8 @@ from asc_tui.ascendc import (
     LocalMemAllocator,
     QuantMode_t,
 )
-from asc_tui.ascendc.fixquant import decode
-from asc_tui.ascendc.loadtrans import transpose_squares
+from asc_tui.ascendc.cube.fixquant import decode
+from asc_tui.ascendc.cube.loadtrans import transpose_squares
 
 
 def word(scale: float, offset: int = 0, signed: bool = False, shift: int | None = None) -> int:

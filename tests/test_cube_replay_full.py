@@ -1,4 +1,4 @@
-"""Block replay of full cube launches (npu/cubetrace.py) is exact: with replay on, a launch gives
+"""Block replay of full cube launches (npu/replay/cubetrace.py) is exact: with replay on, a launch gives
 the step-by-step outputs bit for bit and the same timeline, traffic, L2 hits and tables, whether
 the replayed blocks' numbers come from the template's traced tile jobs or, where the trace
 cannot be trusted (an operand that is not a grid of GM, a bias, int8), from running them
@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from replaykit import assert_same, counted_runs, patched
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import cubetrace
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
+from asc_tui.npu.replay import cubetrace
 
 FAST = settings(max_examples=16, suppress_health_check=[HealthCheck.too_slow], deadline=None)
 CHIP = load_chip("ascend910b")
@@ -103,7 +103,7 @@ def test_the_high_level_matmul_takes_its_replayed_numbers_from_the_trace(traced)
 
 def test_rows_a_copy_leaves_unwritten_do_not_stop_the_replay(traced):
     """baseM 256 over a core's 128 rows: the L1 tile's rows 128-255 are holes of every copy of
-    A (lineage.Map.hole), outside the product — the blocks still replay from the trace."""
+    A (lineage_maps.Map.hole), outside the product — the blocks still replay from the trace."""
     _same_both_ways(load_operator("matmul_official"), "default", dict(base_m=256, base_n=64))
     assert len(traced) > 12, traced
 

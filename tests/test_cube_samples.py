@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from asc_tui.devkit.conformance import classify
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 SAMPLE = Path(__file__).parent / "samples" / "cube_nz"
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.roofline import cube_peak_flops
-from asc_tui.devkit.runner import RunRequest, prepare, run
+from asc_tui.devkit.profile.roofline import cube_peak_flops
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, prepare, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch, make_gm
 from asc_tui.operator import Case
@@ -171,7 +171,8 @@ def test_cube_records_queue_events_between_mte2_mte1_cube_and_fixpipe():
 def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, capacity):
     import numpy as np
 
-    from asc_tui.npu.l2 import L2Model, Prepass
+    from asc_tui.npu.memory.l2 import L2Model
+    from asc_tui.npu.memory.prepass import Prepass
 
     chunks = np.array(counts, dtype=np.int32)
     keys = [("a", *r) for r in regions]
@@ -196,8 +197,8 @@ def test_l2_hits_of_all_regions_at_once_match_region_by_region(counts, regions, 
     ],
 )
 def test_the_l2_prepass_counts_the_same_reads_with_its_light_queues(name, case, monkeypatch):
-    from asc_tui.ascendc.pipe import TQue
-    from asc_tui.npu.l2 import prepass_counts
+    from asc_tui.ascendc.memory.queue import TQue
+    from asc_tui.npu.memory.prepass import prepass_counts
 
     op = load_operator(name)
     _, _, _, lnch, _, gm = prepare(op, case, {}, timing_only=False, seed=1)

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.cxx.runtime import cdiv, cmod, odiv, omod
-from asc_tui.npu.blockindex import BlockIndex
-from asc_tui.npu.replay import Guards
+from asc_tui.npu.replay.blockindex import BlockIndex
+from asc_tui.npu.replay.replay import Guards
 
 
 def test_signed_division_truncates_toward_zero(tmp_path):
@@ -129,7 +129,7 @@ def test_signed_division_and_remainder_follow_cpp_for_every_sign(a, b):
 
 
 def test_dividing_a_block_index_keeps_the_template_replayable():
-    # `GetBlockIdx() / n` and `% n` in a C++ template run: guards, not a pin (npu/replay.py)
+    # `GetBlockIdx() / n` and `% n` in a C++ template run: guards, not a pin (npu/replay/replay.py)
     g = Guards(3, 24)
     idx = BlockIndex(3, 1, g)
     row, col = cdiv(idx, 8), cmod(idx, 8)

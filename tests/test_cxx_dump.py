@@ -4,7 +4,7 @@ address land in the run log like printf, with the C++ line."""
 import numpy as np
 from cxxop import copy_kernel, make_op
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def _line(path, needle):

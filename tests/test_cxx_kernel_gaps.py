@@ -7,8 +7,8 @@ import pytest
 from cxxkernel import line_of, run_kernel
 
 from asc_tui import ascendc as AscendC
-from asc_tui.cxx import vloop
 from asc_tui.cxx.files import cmake_defines
+from asc_tui.cxx.kernel import vloop
 from asc_tui.npu.errors import KernelError
 
 SLICES = """
@@ -322,7 +322,7 @@ def test_a_list_tensor_desc_index_past_its_tensors_names_the_line(tmp_path):
 def test_the_array_form_reports_an_uninitialised_read_at_the_getvalue_line_as_the_loop_does(
     tmp_path, monkeypatch
 ):
-    from asc_tui.devkit.sanitizer import Sanitizer
+    from asc_tui.devkit.debug.sanitizer import Sanitizer
 
     src = LOOP.replace("AscendC::DataCopy(a, xg, 256);", "")  # `a` is never written
     found = []

@@ -6,7 +6,7 @@ import numpy as np
 from cxxop import copy_kernel, make_op
 from cxxsrc import call
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def _log(tmp_path, body):

@@ -1,4 +1,4 @@
-"""`a < b ? a : b` over integers is translated as `min` (cxx/expr.py `_min_or_max`): the same
+"""`a < b ? a : b` over integers is translated as `min` (cxx/kernel/expr.py `_min_or_max`): the same
 value as the branch, and a template run's block index keeps blocks that tie together."""
 
 import tempfile

@@ -3,8 +3,8 @@
 from cxxop import copy_kernel, make_op
 
 from asc_tui.cxx.cache import clear_memory, get_program
-from asc_tui.devkit.loader import list_operators, load_operator, resolve_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.loader import list_operators, load_operator, resolve_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def test_a_cpp_operator_runs_and_verifies(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 INTRO = Path("/work/asc-devkit/examples/01_simd_cpp_api/00_introduction")
 SPECS = Path(__file__).resolve().parent / "cxx_samples"

@@ -2,7 +2,7 @@
 
 from cxxop import copy_kernel, make_op
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def test_a_constraint_violation_names_the_spec_and_its_constraints_line(tmp_path):
@@ -32,7 +32,7 @@ def test_a_failed_build_header_names_no_none_case(tmp_path):
     import io
 
     from asc_tui.cli.debug_cmd import print_report
-    from asc_tui.devkit.debug import DebugRequest, debug
+    from asc_tui.devkit.debug.debugger import DebugRequest, debug
 
     path = make_op(tmp_path, copy_kernel())
     (tmp_path / "copy.py").write_text((tmp_path / "copy.py").read_text() + "\nsyntax error(\n")

@@ -2,7 +2,7 @@
 
 from cxxop import copy_kernel, make_op
 
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 STRUCT = "struct TD {\n    uint32_t n;\n    float scaleTypo;\n};\n"
 

@@ -2,9 +2,9 @@
 
 from cxxop import copy_kernel, make_op
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.tuner.apply import choice_free_hash, plan_apply
-from asc_tui.devkit.watch import classify
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.watch import classify
+from asc_tui.devkit.tune.apply import choice_free_hash, plan_apply
 
 
 def test_apply_edits_the_bound_constexpr_literal_in_the_cpp_file(tmp_path):
@@ -64,9 +64,9 @@ def test_saves_of_a_kernel_its_spec_or_a_header_rerun(tmp_path):
 def test_saving_an_included_header_reruns_the_cpp_operator_with_the_new_code(tmp_path):
     import queue
 
-    from asc_tui.devkit.runner import RunRequest
-    from asc_tui.devkit.watch import FileWatcher, Rerunner
-    from asc_tui.devkit.worker import RunWorker
+    from asc_tui.devkit.run.runner import RunRequest
+    from asc_tui.devkit.run.watch import FileWatcher, Rerunner
+    from asc_tui.devkit.run.worker import RunWorker
 
     ops = tmp_path / "ops"
     (ops / "cpp").mkdir(parents=True)

@@ -5,8 +5,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 CXX_ADD = Path(__file__).resolve().parent.parent / "benchmarks" / "cxx" / "add_custom.asc"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.deadlock import run_ranks
+from asc_tui.devkit.debug.deadlock import run_ranks
 
 REPO = Path(__file__).resolve().parents[1]
 SKIP = REPO / "operators" / "bugs" / "allreduce_skip.py"
@@ -166,8 +166,8 @@ hccl.Wait(h)
 """
     import numpy as np
 
-    from asc_tui.ascendc import hccl as H
-    from asc_tui.devkit import deadlock as D
+    from asc_tui.ascendc.sync import communicator as H
+    from asc_tui.devkit.debug import deadlock as D
 
     path = op_file(write_operator, "moves", body)
     captured = {}
@@ -202,7 +202,7 @@ hccl.Wait(h)
 
 
 def test_allreduce_costs_latency_plus_ring_bytes_over_the_link():
-    from asc_tui.ascendc.hccl import DEFAULT_LATENCY_US, DEFAULT_LINK_GBPS
+    from asc_tui.ascendc.sync.communicator import DEFAULT_LATENCY_US, DEFAULT_LINK_GBPS
 
     one = run_ranks("allreduce_sum", 1).rank_reports[0].time_us
     four = run_ranks("allreduce_sum", 4).rank_reports

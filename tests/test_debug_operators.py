@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.debug import DebugRequest, debug
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
 
 REPO = Path(__file__).resolve().parents[1]
 CORRECT = sorted(p for p in (REPO / "operators").glob("*.py") if not p.stem.startswith("_"))
@@ -31,6 +31,8 @@ def test_distributed_operator_passes_the_deadlock_check():
     [
         ("add_tail_oob", ("memcheck",), "out-of-bounds"),
         ("double_buffer_race", ("racecheck",), "race-raw"),
+        ("clobber_input", ("initcheck",), "uninitialized"),
+        ("clobber_input", ("memcheck",), "input-overwrite"),
     ],
 )
 def test_teaching_case_is_caught_by_its_tool(name, tools, kind):

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asc_tui.ascendc.dtypes import as_dtype
-from asc_tui.devkit.debug import DebugRequest, debug
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
 from asc_tui.devkit.precision import CHUNK, compare
 
 BUGS = Path(__file__).resolve().parents[1] / "operators" / "bugs"

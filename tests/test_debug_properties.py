@@ -7,9 +7,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.sanitizer import TOOLS, Sanitizer
+from asc_tui.devkit.debug.sanitizer import TOOLS, Sanitizer
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
 
 ADD = load_operator("add_custom")
 

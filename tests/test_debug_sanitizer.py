@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from debug_ops import COPY, line_of, source
 
-from asc_tui.devkit.debug import DebugRequest, debug
+from asc_tui.devkit.debug.debugger import DebugRequest, debug
 
 BUGS = Path(__file__).resolve().parents[1] / "operators" / "bugs"
 

@@ -12,7 +12,15 @@ def _loaded(code: str) -> str:
 
 
 def test_what_the_workbench_needs_before_first_paint_does_not_load_numpy():
-    light = ("discovery", "regression", "chips", "emulation", "errors", "present.bench", "present.text")
+    light = (
+        "run.discovery",
+        "bench.regression",
+        "chips",
+        "emulation",
+        "errors",
+        "present.bench",
+        "text",
+    )
     code = (
         "; ".join(f"import asc_tui.devkit.{m}" for m in light) + "; import sys; print('numpy' in sys.modules)"
     )

@@ -1,7 +1,7 @@
 """The issue's motivating case: cores that alternate between copying and computing.
 
 Under a fixed share a core gets 1/N of the HBM whatever the others do; under the shared HBM
-(npu/hbm.py) a core that copies while the others compute gets up to its own path's cap.
+(npu/memory/hbm.py) a core that copies while the others compute gets up to its own path's cap.
 """
 
 from __future__ import annotations

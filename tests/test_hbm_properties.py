@@ -1,4 +1,4 @@
-"""The shared HBM (npu/hbm.py): transfers in flight share the chip's bandwidth moment by moment,
+"""The shared HBM (npu/memory/hbm.py): transfers in flight share the chip's bandwidth moment by moment,
 each capped by its own core's path. Properties of the fluid model itself and of emulated runs."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TPipe, TQue, half
 from asc_tui.npu.chip import load_chip
-from asc_tui.npu.hbm import HbmModel, Transfers, solve
 from asc_tui.npu.launch import launch, make_gm
+from asc_tui.npu.memory.hbm import HbmModel, Transfers, solve
 from asc_tui.npu.pipes import FIX, MTE2, MTE3
 
 B4 = load_chip("ascend910b4")
@@ -185,8 +185,8 @@ def test_adding_a_core_that_only_computes_never_slows_the_others_copies(cores, t
     hbm=st.sampled_from([100.0, 400.0, 1200.0]),
 )
 def test_double_buffering_never_makes_a_copy_shorter_than_streamed_alone(blocks, tile, tiles, hbm):
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
 
     op = load_operator("add_custom")
     from asc_tui.operator import Case
@@ -244,11 +244,11 @@ def test_the_emulated_timeline_is_the_fluid_models_fixed_point():
     ],
 )
 def test_cores_in_lockstep_are_priced_exactly_in_one_pass(chip, tile, bufs, blocks, one_pass):
-    # identical blocks from the same cycle: the first pass's lockstep prices (npu/lockstep.py)
+    # identical blocks from the same cycle: the first pass's lockstep prices (npu/memory/lockstep.py)
     # are the fluid model's solution, with no pass after it, unless a core's own transfers
     # contend; the launch ends at the fluid model's fixed point either way
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
     from asc_tui.operator import Case
 
     op = load_operator("vector_add_bias")
@@ -280,10 +280,10 @@ def test_full_and_timing_only_runs_agree_under_the_shared_hbm():
 
 @pytest.mark.parametrize("blocks,tile,bufs", [(8, 2048, 1), (20, 1024, 2), (3, 4096, 2), (50, 1024, 1)])
 def test_block_replay_stays_exact_when_cores_share_the_hbm(blocks, tile, bufs):
-    # identical blocks may copy a template's first-pass records (npu/replay.py); the shared-HBM
+    # identical blocks may copy a template's first-pass records (npu/replay/replay.py); the shared-HBM
     # passes must still see every core's transfers and give the step-by-step timeline
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
     from asc_tui.operator import Case
 
     op = load_operator("vector_add_bias")
@@ -337,12 +337,13 @@ def test_a_kernel_whose_transfers_depend_on_data_keeps_its_own_first_pass():
 
 
 def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes(monkeypatch):
-    # matmul_official's base blocks are extrapolated on the first pass (npu/periodic.py, its
+    # matmul_official's base blocks are extrapolated on the first pass (npu/extrapolate/periodic.py, its
     # noted transfers repeated with it); the passes that follow a plan run every loop step by
     # step: the timeline is the one with extrapolation off
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
-    from asc_tui.npu import periodic, shared_hbm
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
+    from asc_tui.npu.extrapolate import periodic
+    from asc_tui.npu.memory import shared_hbm
     from asc_tui.operator import Case
 
     monkeypatch.setattr(shared_hbm, "SLACK_FROM", 10**9)  # settle exactly, however many passes
@@ -368,7 +369,7 @@ def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes
     assert extended and all(extended)  # extrapolated on the first pass only
     assert seen[0].hbm_passes > 1
     slow = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False, configure=off)
-    # the same records; times the same up to float rounding (npu/periodic.py adds a period's
+    # the same records; times the same up to float rounding (npu/extrapolate/periodic.py adds a period's
     # shift once where the step-by-step run adds its cycles one at a time)
     for name in ("block", "pipe", "op", "nbytes", "kind", "link"):
         assert np.array_equal(getattr(on.records, name), getattr(slow.records, name)), name
@@ -379,9 +380,9 @@ def test_loop_extrapolation_stays_exact_when_the_shared_hbm_takes_several_passes
 def test_a_timing_only_first_pass_let_go_for_a_rerun_that_does_not_hold_is_run_again(monkeypatch):
     # the first pass's records are let go before a rerun (two passes' records of a 16384³ matmul
     # do not fit side by side); when no rerun holds, the first pass runs again: same timeline
-    from asc_tui.devkit.loader import load_operator
-    from asc_tui.devkit.runner import prepare
-    from asc_tui.npu import shared_hbm
+    from asc_tui.devkit.run.loader import load_operator
+    from asc_tui.devkit.run.runner import prepare
+    from asc_tui.npu.memory import shared_hbm
     from asc_tui.operator import Case
 
     op = load_operator("vector_add_bias")

@@ -1,4 +1,4 @@
-"""The fluid solver's fast path (npu/hbm.py `solve`) gives the same floats, to the last bit, as
+"""The fluid solver's fast path (npu/memory/hbm.py `solve`) gives the same floats, to the last bit, as
 the plain event loop it replaced (tests/hbmref.py): on random transfer sets built to tie (issue
 times, fixed phases and ends that coincide, repeated caps and group weights, empty transfers,
 queues on one pipe) and on the transfers a real launch solves."""
@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import hbm
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
-from asc_tui.npu.hbm import HbmModel, Transfers, solve
 from asc_tui.npu.launch import launch
+from asc_tui.npu.memory import hbm
+from asc_tui.npu.memory.hbm import HbmModel, Transfers, solve
 from tests.hbmref import reference_solve
 
 MANY = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""Guessed L2 counts (npu/l2guess.py): a timing-only cube launch that runs its kernel once on
+"""Guessed L2 counts (npu/memory/l2guess.py): a timing-only cube launch that runs its kernel once on
 counts learnt from earlier launches gives exactly the launch the counting pre-pass gives."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import l2, l2guess
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch
+from asc_tui.npu.memory import l2, l2guess, prepass
 
 CHIP = load_chip("ascend910b4")
 OP = load_operator("matmul")
@@ -52,13 +52,13 @@ def _fresh():
 def prepasses(monkeypatch):
     """How many counting pre-passes ran."""
     calls = []
-    real = l2.prepass_counts
+    real = prepass.prepass_counts
 
     def counting(*args, **kw):
         calls.append(1)
         return real(*args, **kw)
 
-    monkeypatch.setattr(l2, "prepass_counts", counting)
+    monkeypatch.setattr(prepass, "prepass_counts", counting)
     return calls
 
 
@@ -154,7 +154,7 @@ def test_guessed_launches_equal_pre_passed_ones_for_random_tiling_sequences(tili
 
 def test_the_book_learns_only_from_launches_that_differ_in_one_field_and_stays_small(monkeypatch):
     def counts(n):
-        return l2.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
+        return prepass.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
 
     book = l2guess._Book()
     book.learn((8, 64, 64), counts(2))
@@ -194,7 +194,7 @@ def _closure(entries: list, start: set) -> set:
 )
 def test_learning_one_launch_at_a_time_finds_every_irrelevant_field(launches):
     def counts(n):
-        return l2.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
+        return prepass.Prepass({"a": np.full(4, n, dtype=np.int32)}, [("a", 0, 1, 1, 64, 64, 0)])
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(l2guess, "_MAX_ENTRIES", 6)  # launches fall out of the book too

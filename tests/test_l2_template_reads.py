@@ -1,4 +1,4 @@
-"""L2 reads in template runs (npu/l2.py `L2Model._template_read`): checking the blocks that may
+"""L2 reads in template runs (npu/memory/l2.py `L2Model._template_read`): checking the blocks that may
 replay a read against the pre-pass's hits by base address (`_same_bases`) narrows the guards,
 counts, tallies and works out hits exactly as checking them block by block does."""
 
@@ -11,9 +11,10 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from asc_tui.npu.blockindex import BlockIndex
-from asc_tui.npu.l2 import L2Model, Prepass
-from asc_tui.npu.replay import Guards
+from asc_tui.npu.memory.l2 import L2Model
+from asc_tui.npu.memory.prepass import Prepass
+from asc_tui.npu.replay.blockindex import BlockIndex
+from asc_tui.npu.replay.replay import Guards
 
 BUF = SimpleNamespace(name="a", count=48 * 512, dtype=np.dtype(np.uint8))
 OTHER = SimpleNamespace(name="b", count=4096, dtype=np.dtype(np.uint8))  # no counts: first-read model

@@ -41,6 +41,38 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "__main__": BASE | {"cli"},
 }
 
+#: The rooms (sub-packages) of a layer -> the other rooms of that layer they may import. A room may
+#: always import its layer's top-level modules (the layer's front door and shared vocabulary), and
+#: those may import any room. Every sub-package must be listed here.
+ROOMS: dict[str, frozenset[str]] = {
+    "npu.numbers": frozenset(),
+    "npu.replay": frozenset({"npu.numbers"}),
+    "npu.memory": frozenset({"npu.replay"}),
+    "npu.extrapolate": frozenset({"npu.memory", "npu.replay"}),
+    "npu.launch": frozenset({"npu.numbers", "npu.replay", "npu.memory"}),
+    "ascendc.memory": frozenset(),
+    "ascendc.vector": frozenset({"ascendc.memory"}),
+    "ascendc.sync": frozenset({"ascendc.memory"}),
+    "ascendc.cube": frozenset({"ascendc.memory"}),
+    "ascendc.copy": frozenset({"ascendc.memory", "ascendc.cube"}),
+    "ascendc.matmul": frozenset({"ascendc.memory", "ascendc.cube", "ascendc.copy", "ascendc.sync"}),
+    "cxx.source": frozenset(),
+    "cxx.kernel": frozenset({"cxx.source"}),
+    "cxx.host": frozenset({"cxx.source", "cxx.kernel"}),
+    "cxx.check": frozenset({"cxx.source"}),
+    "devkit.profile": frozenset(),
+    "devkit.samples": frozenset(),
+    "devkit.run": frozenset({"devkit.profile", "devkit.samples"}),
+    "devkit.views": frozenset({"devkit.profile", "devkit.run"}),
+    "devkit.debug": frozenset({"devkit.run"}),
+    "devkit.bench": frozenset({"devkit.profile", "devkit.run"}),
+    "devkit.tune": frozenset({"devkit.profile", "devkit.run", "devkit.samples"}),
+    "devkit.present": frozenset({"devkit.profile", "devkit.bench", "devkit.run"}),
+    "tui.widgets": frozenset(),
+    "tui.screens": frozenset({"tui.widgets"}),
+    "tui.tools": frozenset({"tui.widgets"}),
+}
+
 #: third-party package -> the modules (dotted prefixes below the package) that may import it.
 RESTRICTED = {
     "textual": ("tui",),
@@ -106,14 +138,36 @@ def layer_of(dotted: str) -> str | None:
     return parts[1] if len(parts) > 1 else ""
 
 
+def room_of(dotted: str, packages: set[str]) -> str | None:
+    """The room (`layer.sub`) a module of the package lives in, None for a layer's top level."""
+    parts = dotted.split(".")
+    if len(parts) < 3 or ".".join(parts[:3]) not in packages:
+        return None
+    return ".".join(parts[1:3])
+
+
 def check(root: Path) -> list[str]:
     """All violations of the rules in the package at `root`, as readable lines."""
     files = sorted(root.rglob("*.py"))
     modules = {module_name(f, root) for f in files}
     problems: list[str] = []
+    packages = {module_name(f, root) for f in files if f.name == "__init__.py"}
+    for pkg in sorted(packages):
+        room = room_of(pkg, packages)
+        if room is not None and pkg.count(".") == 2 and room not in ROOMS:
+            problems.append(f"{pkg}: room '{room}' is not in the rooms table")
     graph: dict[str, set[str]] = {m: set() for m in modules}
     for f in files:
         for imp in imports_of(f, root, modules):
+            src_room, dst_room = room_of(imp.module, packages), room_of(imp.target, packages)
+            if (
+                src_room
+                and dst_room
+                and src_room != dst_room
+                and src_room.split(".")[0] == dst_room.split(".")[0]
+            ):
+                if dst_room not in ROOMS.get(src_room, frozenset()):
+                    problems.append(f"{imp.where()}: room '{src_room}' may not import room '{dst_room}'")
             src_layer = layer_of(imp.module)
             dst_layer = layer_of(imp.target)
             if dst_layer is None:
@@ -237,6 +291,19 @@ _BROKEN = {
     "a type-only import of the TUI from npu": (
         {"npu/core.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..tui import app\n"},
         "'npu' may not import 'tui'",
+    ),
+    "a room imports a room above it": (
+        {
+            "npu/memory/__init__.py": "",
+            "npu/memory/hbm.py": "X = 1\n",
+            "npu/replay/__init__.py": "",
+            "npu/replay/trace.py": "from ..memory.hbm import X\n",
+        },
+        "room 'npu.replay' may not import room 'npu.memory'",
+    ),
+    "an undeclared room": (
+        {"npu/attic/__init__.py": "", "npu/attic/old.py": "X = 1\n"},
+        "room 'npu.attic' is not in the rooms table",
     ),
     "a cycle through a function-level import": (
         {"npu/a.py": "from . import b\n", "npu/b.py": "def f():\n    from . import a\n"},

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asc_tui.ascendc import lineage, load3d
-from asc_tui.ascendc.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import offload
+from asc_tui.ascendc import lineage, lineage_maps
+from asc_tui.ascendc.cube import load3d
+from asc_tui.ascendc.cube.fractal import load_numbers, load_plan, nd2nz_numbers, nd2nz_plan
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
+from asc_tui.npu.numbers import offload
 from tests.test_cube_api import CUBE_BODY, source
 
 
@@ -249,7 +250,7 @@ def test_a_lineage_map_gathers_what_nd2nz_and_loaddata_copy(
         l1 = np.full(plan.d_need, fill, np.uint16)
         nd2nz_numbers(plan, l1, gm, 7 * isz, isz)
         copies.append(l1)
-    m = lineage.nd2nz_map(plan, isz)
+    m = lineage_maps.nd2nz_map(plan, isz)
     assert m.size == plan.d_need
     # holes exactly where the copy did not write (the two stale contents show through)
     unwritten = copies[0] != copies[1]
@@ -263,7 +264,7 @@ def test_a_lineage_map_gathers_what_nd2nz_and_loaddata_copy(
     assert load_plan(rep, 0, 1, 0, transpose, isz)[0] <= plan.d_need
     l0 = np.empty(rep * 256, np.uint16)
     load_numbers(l0, 0, l1, 0, rep, 1, 0, transpose, isz)
-    lm = lineage.load_map(m, 0, rep, 1, transpose, isz)
+    lm = lineage_maps.load_map(m, 0, rep, 1, transpose, isz)
     stale = np.empty(rep * 256, np.uint16)  # where L0 got L1's unwritten elements
     load_numbers(stale, 0, np.where(unwritten, 1, 0).astype(np.uint16), 0, rep, 1, 0, transpose, isz)
     holes = stale.astype(bool)
@@ -293,8 +294,13 @@ READ_BACK = (
 
 def test_an_operand_gathered_from_gm_waits_for_the_fixpipe_that_writes_it(write_operator, monkeypatch):
     gathered = []
-    real_gather = lineage.Map.gather
-    monkeypatch.setattr(lineage.Map, "gather", lambda self, *a: gathered.append(1) or real_gather(self, *a))
+    real_gather = lineage_maps.Map.gather
+
+    def counted(self, *a):
+        gathered.append(1)
+        return real_gather(self, *a)
+
+    monkeypatch.setattr(lineage_maps.Map, "gather", counted)
     real = offload.numbers.submit
 
     def slow_submit(job, writes=None, **how):  # reading GM before the job ran: certain, not luck
@@ -307,13 +313,13 @@ def test_an_operand_gathered_from_gm_waits_for_the_fixpipe_that_writes_it(write_
     assert used["add"] > 0 and gathered
 
 
-def _map_of(index: np.ndarray, pad: np.ndarray | None = None) -> lineage.Map:
+def _map_of(index: np.ndarray, pad: np.ndarray | None = None) -> lineage_maps.Map:
     """A Map whose element i is GM element index[i] (0 where pad[i]), built as copies build
     theirs: the digits of (element + 1), 0 for a written zero."""
     val = index.astype(np.int64) + 1
     if pad is not None:
         val[pad] = 0
-    return lineage.Map([(val & 0xFFFF).astype(np.uint16), (val >> 16).astype(np.uint16)])
+    return lineage_maps.Map([(val & 0xFFFF).astype(np.uint16), (val >> 16).astype(np.uint16)])
 
 
 @settings(max_examples=100, deadline=None)
@@ -342,7 +348,7 @@ def test_a_map_moved_along_gm_is_recognised_as_a_shift(size, c, rel, other_rel, 
             return
         theirs[other_rel + live[-1]] += 1
     a, b = _map_of(mine, pad_mine), _map_of(theirs, pad_theirs)
-    got = lineage.shift(a, rel, b, other_rel, size)
+    got = lineage_maps.shift(a, rel, b, other_rel, size)
     live = size if pad is None else int((~pad).sum())
     if broken:
         assert got is None
@@ -355,7 +361,8 @@ def test_a_map_moved_along_gm_is_recognised_as_a_shift(size, c, rel, other_rel, 
     if pad is not None and pad.any() and not pad.all():
         flipped = pad_theirs.copy()
         flipped[other_rel + np.flatnonzero(pad)[0]] = False
-        assert lineage.shift(a, rel, _map_of(theirs, flipped), other_rel, size) is None  # zeros elsewhere
+        # zeros elsewhere
+        assert lineage_maps.shift(a, rel, _map_of(theirs, flipped), other_rel, size) is None
 
 
 # LoadData3DV2 (img2col) from L1 filled by Nd2Nz: a map run through img2col, or bytes
@@ -419,8 +426,8 @@ LOAD3DS = {
 @pytest.mark.parametrize("case", LOAD3DS)
 def test_img2col_from_lazy_l1_gives_the_copied_bits(case, write_operator, monkeypatch):
     moved = []
-    real = lineage.moved_map
-    monkeypatch.setattr(lineage, "moved_map", lambda *a: moved.append(1) or real(*a))
+    real = lineage_maps.moved_map
+    monkeypatch.setattr(lineage_maps, "moved_map", lambda *a: moved.append(1) or real(*a))
     monkeypatch.setattr(load3d, "moved_map", lambda *a: moved.append(1) or real(*a))
     src = source(LOAD3D.format(body=LOAD3DS[case]), core="aic", n=4096, golden="np.zeros_like(x)")
     used = _same_bits(load_operator(str(write_operator(case, src))), None, monkeypatch)

@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asc_tui.ascendc.matmul_tiling import MultiCoreMatmulTiling, TCubeTiling
+from asc_tui.ascendc.matmul.tiling import MultiCoreMatmulTiling, TCubeTiling
 from asc_tui.ascendc.platform import CoreMemType, PlatformAscendC, SocVersion
-from asc_tui.cxx.acl import Buffer, Ptr
-from asc_tui.cxx.hostlib import HostStruct
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.cxx.host.acl import Buffer, Ptr
+from asc_tui.cxx.host.lib import HostStruct
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 
 SAMPLE = Path(__file__).parent / "samples" / "mmhigh"

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from asc_tui.cli import main
-from asc_tui.devkit import measured
-from asc_tui.devkit.msprof import read_dir, write_dir
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile import measured
+from asc_tui.devkit.profile.msprof import read_dir, write_dir
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.runner import RunRequest, run
 
 PARAMS = {"block_dim": 8, "tile_length": 2048, "buffer_num": 1}
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asc_tui.npu import fp16
-from asc_tui.npu.widen import widen_into, widened
+from asc_tui.npu.numbers.widen import widen_into, widened
 
 needs_c = pytest.mark.skipif(not fp16.BUILT, reason="the C extension was not built (no compiler)")
 
@@ -205,6 +205,7 @@ def test_fp16_arithmetic_through_fp32_gives_numpys_bits_and_warnings(seed, n, sp
     assert got_warn == want_warn
 
 
+@needs_c
 def test_fp16_arithmetic_leaves_other_arrays_to_numpy(monkeypatch):
     calls = []
     real = fp16._fp16

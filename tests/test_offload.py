@@ -1,4 +1,4 @@
-"""The numbers thread (npu/offload.py): same results as computing inline, in order, and every
+"""The numbers thread (npu/numbers/offload.py): same results as computing inline, in order, and every
 GM or L0C access waits for the jobs that write what it touches."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import time
 import numpy as np
 import pytest
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, prepare, run
-from asc_tui.npu import offload
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, prepare, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
-from asc_tui.npu.offload import Offload
+from asc_tui.npu.numbers import offload
+from asc_tui.npu.numbers.offload import Offload
 from tests.test_cube_api import CUBE_BODY, source
 
 
@@ -202,7 +202,7 @@ def test_a_forked_child_gets_its_own_numbers_thread():
 
 
 def test_blas_runs_one_threaded_during_a_launch_and_as_before_after_it():
-    from asc_tui.npu import blas
+    from asc_tui.npu.numbers import blas
 
     before = blas.set_threads(None)
     o = Offload(threaded=True)

@@ -45,7 +45,7 @@ def test_installed_package_runs_a_bundled_operator_away_from_the_source_tree(ins
 def test_installed_package_finds_its_themes_and_the_bug_examples(installed, tmp_path):
     code = (
         "import asc_tui; from asc_tui.tui.themes import load_themes; "
-        "from asc_tui.devkit.loader import resolve_operator; "
+        "from asc_tui.devkit.run.loader import resolve_operator; "
         "print(asc_tui.__file__); print(sorted(load_themes()[0])); "
         "print(resolve_operator('bugs/softmax_no_max'))"
     )

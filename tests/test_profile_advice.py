@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from asc_tui.devkit import advice as rules
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile import advice as rules
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def _rules(op: str, **params) -> set[str]:

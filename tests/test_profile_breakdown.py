@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profsrc import synthetic
 
-from asc_tui.devkit.breakdown import (
+from asc_tui.devkit.profile.breakdown import (
     _CLASS,
     _UNIONS,
     block_unions,
@@ -22,8 +22,8 @@ from asc_tui.devkit.breakdown import (
     record_slots,
     union_length,
 )
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.pipes import MTE2, N_PIPES, V
 from asc_tui.npu.results import BlockTimeline, EmulationResult

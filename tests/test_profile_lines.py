@@ -6,8 +6,8 @@ import pytest
 from profsrc import synthetic
 
 from asc_tui.ascendc.enums import PIPE_NAMES
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 
 

@@ -6,9 +6,9 @@ import csv
 
 import pytest
 
-from asc_tui.devkit.msprof import FILES, MsprofError, read_dir, write_dir
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile.msprof import FILES, MsprofError, read_dir, write_dir
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.npu.chip import load_chip
 
 

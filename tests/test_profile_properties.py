@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asc_tui.devkit.profile import profile
+from asc_tui.devkit.profile.profiler import profile
 from asc_tui.npu.pipes import N_PIPES
 from asc_tui.npu.results import BlockTimeline, EmulationResult
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.trace import build_trace, validate_trace, write_trace
+from asc_tui.devkit.profile.trace import build_trace, validate_trace, write_trace
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Every record names the op and source line its instruction really had, whatever path the launch
 took. A record's op and line are ids into its launch's `ops`/`lines` tables, and each launch
-interns them in its own order: the shared-HBM reruns (npu/shared_hbm.py) are launches of their
-own, and a matmul's first pass interns its extrapolated loops (npu/periodic.py) table by table
+interns them in its own order: the shared-HBM reruns (npu/memory/shared_hbm.py) are launches of their
+own, and a matmul's first pass interns its extrapolated loops (npu/extrapolate/periodic.py) table by table
 where a rerun that follows a plan runs them step by step — so a rerun's records read through the
 first pass's tables named Mmad on the fixpipe and Fixpipe on the cube. The reference runs each
 block step by step. Its work records are those of one pass on lockstep prices (what a block
@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from asc_tui import ascendc as AscendC
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import shared_hbm
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch, make_gm
+from asc_tui.npu.memory import shared_hbm
 from asc_tui.npu.pipes import FIX, MTE1, MTE2, PIPE_NAMES, M
 from asc_tui.npu.records import KIND_WORK
 from asc_tui.operator import Case
@@ -164,8 +164,8 @@ def test_a_shared_hbm_reruns_log_is_at_the_times_of_its_timeline(numeric):
 _TABLES = """
 import json
 from dataclasses import replace
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.launch import launch
 from asc_tui.operator import Case

@@ -8,10 +8,17 @@ import pytest
 from benchkit import rec
 
 from asc_tui.config import Thresholds as ConfigThresholds
-from asc_tui.devkit.bench import Thresholds, change
-from asc_tui.devkit.discovery import declared_cases, find_operators
+from asc_tui.devkit.bench.figures import Thresholds, change
+from asc_tui.devkit.bench.regression import (
+    DEFAULT_THRESHOLD,
+    Mark,
+    is_regression,
+    mark,
+    slowdown,
+    slowdown_text,
+)
 from asc_tui.devkit.present.bench import bench_row_cells, change_text
-from asc_tui.devkit.regression import DEFAULT_THRESHOLD, Mark, is_regression, mark, slowdown, slowdown_text
+from asc_tui.devkit.run.discovery import declared_cases, find_operators
 
 
 def test_a_slowdown_is_positive_and_says_slower():

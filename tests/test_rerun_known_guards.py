@@ -1,4 +1,4 @@
-"""A shared-HBM rerun (npu/shared_hbm.py) runs its templates with their plain block index and
+"""A shared-HBM rerun (npu/memory/shared_hbm.py) runs its templates with their plain block index and
 the first pass's guards (`Run.known`): the same instruction streams, only re-timed. It must give
 what running its templates symbolically gives, and the step-by-step launch; a kernel that reads
 the clock may take another path when the times change, so its rerun derives its own guards."""
@@ -15,12 +15,12 @@ from replaykit import patched
 
 from asc_tui import ascendc as AscendC
 from asc_tui.ascendc import GlobalTensor, QuePosition, TPipe, TQue, half
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
-from asc_tui.npu import launch as launch_mod
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.npu.chip import load_chip
 from asc_tui.npu.errors import TilingError
 from asc_tui.npu.launch import launch, make_gm
+from asc_tui.npu.launch import launcher as launch_mod
 
 FAST = settings(
     max_examples=12,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from asc_tui.devkit import inputs
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import prepare
+from asc_tui.devkit.run import inputs
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import prepare
 from asc_tui.operator import In, Out, TensorSpec
 
 ADD = str(Path(__file__).resolve().parents[1] / "operators" / "add_custom.py")
@@ -82,7 +82,7 @@ def test_the_least_recently_used_cases_leave_beyond_the_budget(monkeypatch):
 def test_the_budget_is_an_eighth_of_the_address_space_cap():
     code = (
         "import resource; resource.setrlimit(resource.RLIMIT_AS, (8 << 30, resource.RLIM_INFINITY));"
-        "from asc_tui.devkit import inputs; print(inputs.budget())"
+        "from asc_tui.devkit.run import inputs; print(inputs.budget())"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == 1 << 30

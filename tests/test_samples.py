@@ -9,7 +9,7 @@ import pytest
 from samplekit import SAMPLES, copy_sample, edit
 
 from asc_tui.devkit.conformance import classify, conformance
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 def _run(path, **kw):
@@ -200,7 +200,7 @@ def test_tune_sweeps_given_values_and_applies_the_best(tmp_path, capsys):
 
 
 def test_the_output_dtype_follows_the_verify_scripts_variable(tmp_path):
-    from asc_tui.devkit.samples import output_dtype, sample_for
+    from asc_tui.devkit.samples.sample import output_dtype, sample_for
 
     d = copy_sample(tmp_path)
     (d / "scripts/verify_result.py").write_text(
@@ -250,3 +250,14 @@ def test_a_verify_script_that_checks_part_of_the_output_passes_but_the_whole_out
     status, reason = classify(r)
     assert status == "FAIL"
     assert reason.startswith("verify_result.py passed, but asc-tui's precision check of the whole output.bin")
+
+
+def test_conformance_on_a_tree_with_nothing_to_run_fails_and_says_so(tmp_path, capsys):
+    from asc_tui.cli import main
+
+    assert main(["conformance", str(tmp_path)]) == 2
+    assert f"no samples or operators under {tmp_path}" in capsys.readouterr().err
+    assert main(["conformance", str(tmp_path), "--json"]) == 2
+    (err,) = json.loads(capsys.readouterr().out)["errors"]
+    assert err["message"] == f"no samples or operators under {tmp_path}"
+    assert (err["file"], err["line"], err["column"]) == (None, None, None)

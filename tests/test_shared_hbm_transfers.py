@@ -1,4 +1,4 @@
-"""A block's GM transfers as the shared HBM reads them (npu/shared_hbm.py `_block_transfers`):
+"""A block's GM transfers as the shared HBM reads them (npu/memory/shared_hbm.py `_block_transfers`):
 the noted ones (L2 hits, Fixpipe writes, every transfer of a planned pass) stand for their
 records, the other MTE2/MTE3 work records are plain DataCopies — the same rows, to the bit, as
 the set-membership form it had before (`_reference`)."""
@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asc_tui.npu.chip import load_chip
-from asc_tui.npu.shared_hbm import _block_transfers
+from asc_tui.npu.memory.shared_hbm import _block_transfers
 
 CHIP = load_chip("ascend910b")
 

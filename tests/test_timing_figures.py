@@ -10,9 +10,9 @@ import pytest
 from tuikit import DATA, make_app, started
 
 from asc_tui.cli import main as cli_main
-from asc_tui.devkit.profile import profile
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.views.timing import OVERLAP_DEF, TASK_DEF, timing
+from asc_tui.devkit.profile.profiler import profile
+from asc_tui.devkit.profile.timing import OVERLAP_DEF, TASK_DEF, timing
+from asc_tui.devkit.run.runner import RunRequest, run
 
 
 @pytest.fixture

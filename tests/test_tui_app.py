@@ -312,7 +312,11 @@ def test_precision_key_lists_per_output_figures(ops):
         async with app.run_test(size=(100, 30)) as pilot:
             await started(pilot, app)
             await pilot.press("v")
-            await until(pilot, lambda: "add_custom: z float16 PASS: max abs" in log_text(app), what="figures")
+            await until(
+                pilot,
+                lambda: "add_custom: precision z (float16): PASS  NaN 0, Inf 0, max abs err" in log_text(app),
+                what="figures",
+            )
 
     asyncio.run(go())
 
@@ -441,7 +445,7 @@ def test_a_huge_timeline_is_indexed_off_the_ui_thread_then_shown(ops):
 
     import numpy as np
 
-    from asc_tui.devkit.runner import RunRequest, run
+    from asc_tui.devkit.run.runner import RunRequest, run
     from asc_tui.npu.results import BlockTimeline
     from asc_tui.tui.app import BIG_RESULT
 

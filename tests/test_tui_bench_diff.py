@@ -6,9 +6,9 @@ import asyncio
 
 from tuikit import log_text, make_app, save_atomically, started, until
 
-from asc_tui.devkit.bench import BenchRequest, bench
-from asc_tui.devkit.benchdiff import diff_lines
-from asc_tui.tui.diff_screen import BenchDiffScreen, diff_text
+from asc_tui.devkit.bench.diff import diff_lines
+from asc_tui.devkit.bench.figures import BenchRequest, bench
+from asc_tui.tui.screens.diff import BenchDiffScreen, diff_text
 
 SLOWER = ("Param(2048, values=[256", "Param(256, values=[256")
 

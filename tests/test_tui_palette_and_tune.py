@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-from tuikit import make_app, started, until
+from tuikit import SLOW, make_app, started, until
 
-from asc_tui.devkit.tuner.progress import Progress
+from asc_tui.devkit.tune.progress import Progress
 from asc_tui.tui.commands import WorkbenchCommands
 
 
@@ -46,5 +46,34 @@ def test_quick_tune_best_is_the_rank_one_row(ops):
             first = pane.table.get_row("1")
             assert first[2] == " ".join(f"{k}={v}" for k, v in sorted(best.items()))
             assert f"with {best}" in pane.status_text
+
+    asyncio.run(go())
+
+
+def test_the_tune_pane_shows_the_selected_operators_tune_not_the_last_one_started(ops):
+    (ops / "add_custom.py").write_text(SLOW)
+
+    async def go():
+        app = make_app(ops)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await started(pilot, app)
+            tuned = app.selected
+            assert tuned.name == "add_custom.py"
+            pane = app.query_one("#tune-pane")
+            await pilot.press("T")
+            await until(pilot, lambda: pane.table.row_count >= 1, what="a first result")
+            await pilot.press("n")  # another operator, while add_custom's tune runs
+            assert app.selected != tuned
+            status = str(pane.status.render())
+            assert pane.table.row_count == 0 and "tune of add_custom running" in status
+            await until(pilot, lambda: not app.tools.tune.running, what="tune end")
+            await pilot.pause(0.2)
+            assert pane.table.row_count == 0 and "tune" not in pane.status_text  # none of its own
+            assert "add_custom" not in str(pane.status.render())
+            await pilot.press("N")  # back: add_custom's tune, whole
+            assert app.selected == tuned
+            assert pane.status_text.startswith("tune done") and pane.table.row_count >= 1
+            best = app.ops[tuned].best_params
+            assert pane.table.get_row("1")[2] == " ".join(f"{k}={v}" for k, v in sorted(best.items()))
 
     asyncio.run(go())

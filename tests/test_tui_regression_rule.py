@@ -7,8 +7,8 @@ import dataclasses
 
 from tuikit import log_text, make_app, started, until
 
-from asc_tui.devkit import history
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.bench import history
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.tui.state import Status
 
 

@@ -9,15 +9,15 @@ import threading
 import pytest
 from tuikit import log_text, make_app, until
 
-import asc_tui.devkit.breakdown as breakdown_mod
-import asc_tui.devkit.profile as profile_mod
-import asc_tui.devkit.views.timing as timing_mod
+import asc_tui.devkit.profile.breakdown as breakdown_mod
+import asc_tui.devkit.profile.profiler as profile_mod
+import asc_tui.devkit.profile.timing as timing_mod
 import asc_tui.tui.runs as runs_mod
-from asc_tui.devkit.runner import RunRequest, run
+from asc_tui.devkit.profile.timing import overlap, timing
+from asc_tui.devkit.run.runner import RunRequest, run
 from asc_tui.devkit.views.profile import line_heat, profile_view
 from asc_tui.devkit.views.result import ResultView
 from asc_tui.devkit.views.timeline import TimelineModel
-from asc_tui.devkit.views.timing import overlap, timing
 
 
 @pytest.fixture

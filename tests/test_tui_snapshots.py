@@ -52,7 +52,7 @@ def test_every_tab_reads_at_small_sizes(snap_compare, tab, size):
 
 
 def test_bench_diff_screen_80x24(snap_compare):
-    from asc_tui.devkit.bench import BenchRequest, bench
+    from asc_tui.devkit.bench.figures import BenchRequest, bench
 
     bench(BenchRequest(str(DATA / "add_custom.py"), save_baseline="baseline"))
 

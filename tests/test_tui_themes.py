@@ -131,3 +131,44 @@ def test_theme_option_naming_a_broken_theme_keeps_the_default(tmp_path, monkeypa
             assert f"{name}:{line}:11" in log and "unknown theme 'broken'" in log
 
     asyncio.run(go())
+
+
+def _theme_file(project, text: str | bytes):
+    (project / "themes").mkdir(exist_ok=True)
+    p = project / "themes" / "bad.toml"
+    p.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return p
+
+
+@pytest.mark.parametrize(
+    "text, where, what",
+    [
+        ('name = "bad"\nvariables = 5\n[colors]\nprimary = "#ffffff"\n', "2:13", "variables must be a table"),
+        ('colors = "red"\n', "1:10", "colors must be a table"),
+        ('name = 3\n[colors]\nprimary = "#ffffff"\n', "1:8", "name must be a non-empty string"),
+        ('dark = "yes"\n[colors]\nprimary = "#ffffff"\n', "1:8", "dark must be true or false"),
+        ('[colors]\nprimary = "#ffffff"\n[variables]\nfooter = 7\n', "4:10", "variables.footer must be"),
+        ('[colors]\nprimary = "#ffffff"\n\n[colours]\n', "4:1", "unknown key 'colours'"),
+        (b'[colors]\nprimary = "#ff\xff"\n', "2:15", "UTF-8"),
+    ],
+)
+def test_a_theme_of_the_wrong_shape_is_refused_at_its_line(tmp_path, text, where, what):
+    p = _theme_file(tmp_path, text)
+    with pytest.raises(ThemeFileError) as exc:
+        theme_from_toml(p)
+    assert str(exc.value).startswith(f"{p}:{where}: ") and what in str(exc.value)
+
+
+def test_the_workbench_starts_past_a_theme_with_variables_5_and_logs_its_line(tmp_path, monkeypatch):
+    import asyncio
+
+    p = _theme_file(tmp_path, 'name = "bad"\nvariables = 5\n[colors]\nprimary = "#ffffff"\n')
+    app = _app(tmp_path, monkeypatch)
+
+    async def go():
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause(0.1)
+            assert app.is_running and "bad" not in app.theme_names()
+            assert f"{p}:2:13: variables must be a table" in _log(app)
+
+    asyncio.run(go())

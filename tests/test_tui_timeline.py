@@ -160,7 +160,8 @@ def test_after_prepare_no_frame_computes_an_overlap(monkeypatch):
     """A block's overlap sorts its records (~25 ms per million): `prepare` computes every
     block's, so showing any block later is a pure query (the 16384³ run's slowest frames were
     the first view of each block)."""
-    from asc_tui.devkit.views import timeline, timing
+    from asc_tui.devkit.profile import timing
+    from asc_tui.devkit.views import timeline
 
     em = five_blocks()
     m = TimelineModel(em).prepare()

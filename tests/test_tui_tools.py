@@ -11,6 +11,7 @@ from textual.worker import Worker, WorkerState
 from tuikit import SRC, log_text, make_app, started, until
 
 from asc_tui.config import Config
+from asc_tui.devkit.outcome import Verdict
 from asc_tui.tui.messages import ToolFailed
 from asc_tui.tui.tools import (
     BenchFinished,
@@ -81,7 +82,7 @@ def test_debug_key_posts_a_clean_sanitizer_outcome(ops):
     seen = drive(ops, press("d", wait_for=DebugFinished))
     (msg,) = of(seen, DebugFinished)
     out = msg.outcome
-    assert out.clean and out.findings == () and out.errors == () and out.deadlock is None
+    assert out.verdict is Verdict.PASS and out.findings == () and out.errors == () and out.deadlock is None
     assert set(out.tools) == {"memcheck", "racecheck", "initcheck", "synccheck"}
     assert out.report is not None and out.report.passed
 
@@ -167,7 +168,7 @@ def test_a_tool_job_that_times_out_in_the_worker_process_is_shown_with_its_statu
 
 
 def test_a_failed_tune_frees_the_tune_key_and_says_so_in_its_pane(ops, monkeypatch):
-    from asc_tui.devkit.worker import RunWorker
+    from asc_tui.devkit.run.worker import RunWorker
 
     def lost(self, job, timeout_s=None, on_progress=None):
         raise ConnectionError("tuner process lost")

@@ -9,9 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from asc_tui.devkit.runner import RunRequest
-from asc_tui.devkit.watch import FileWatcher, Rerunner, classify, is_temp_file
-from asc_tui.devkit.worker import RunWorker
+from asc_tui.devkit.run.runner import RunRequest
+from asc_tui.devkit.run.watch import FileWatcher, Rerunner, classify, is_temp_file
+from asc_tui.devkit.run.worker import RunWorker
 
 ADD_CUSTOM = Path(__file__).parent / "tui_data" / "add_custom.py"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from asc_tui.devkit.runner import RunRequest
-from asc_tui.devkit.worker import Call, RunWorker, innermost_user_frame
+from asc_tui.devkit.run.runner import RunRequest
+from asc_tui.devkit.run.worker import Call, RunWorker, innermost_user_frame
 
 ADD_CUSTOM = Path(__file__).parent / "tui_data" / "add_custom.py"
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.tuner.apply import plan_apply
+from asc_tui.devkit.tune.apply import plan_apply
 from asc_tui.npu.errors import BuildError
 
 SRC = '''"""op"""

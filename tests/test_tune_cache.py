@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.tuner import TuneRequest, tune
+from asc_tui.devkit.tune import TuneRequest, tune
 
 
 def _rows(project: Path) -> int:
@@ -106,7 +106,7 @@ def test_a_tune_killed_with_sigkill_resumes_losing_only_configs_in_flight(write_
 
 
 def test_applying_the_best_params_keeps_the_cache(write_operator):
-    from asc_tui.devkit.tuner.apply import plan_apply
+    from asc_tui.devkit.tune.apply import plan_apply
 
     path = write_operator("op", tune_op_source())
     first = tune(TuneRequest(str(path), workers=0))

@@ -8,7 +8,7 @@ import pytest
 from tunesrc import tune_op_source
 
 from asc_tui.cli import main, profile_main
-from asc_tui.devkit import history
+from asc_tui.devkit.bench import history
 
 
 def _json(capsys, argv, entry=main):
@@ -84,3 +84,47 @@ def test_a_finished_tune_records_its_best_config_in_the_history(capsys, write_op
         store.close()
     assert [(k, json.loads(p)) for k, p, _ in rows] == [("tune", d["best"]["params"])]
     assert rows[0][2] == pytest.approx(d["best"]["time_us"])
+
+
+def _looping(write_operator, condition: str):
+    """The tuner's test operator with `while <condition>: pass` after its first DataCopy (the
+    static pass stops at that copy, so only the evaluations loop)."""
+    src = tune_op_source(tiles=(256, 512, 2048, 8192), refused=0, tiling_refuses=0)
+    anchor = "        AscendC.DataCopy(a, xg[i * t.tile], t.tile)\n"
+    assert anchor in src
+    src = src.replace(anchor, anchor + f"        while {condition}:\n            pass\n")
+    return str(write_operator("looping", src))
+
+
+def test_a_kernel_that_always_loops_stops_the_tune_after_its_first_timeout(capsys, write_operator):
+    import time
+
+    path = _looping(write_operator, "True")
+    t0 = time.perf_counter()
+    code, d = _json(capsys, ["tune", path, "--workers", "0", "--timeout", "1", "--json"])
+    assert time.perf_counter() - t0 < 15  # not 24 configs x 1 s
+    stopped = [r.get("stopped") for r in d["results"] if "invalid_reason" not in r]
+    assert stopped.count("timeout") == 1 and stopped.count("skipped") == 23 == d["skipped"]
+    assert code == 1 and d["best"] is None and d["evaluated"] == 1
+    (note,) = d["notes"]
+    assert "timed out after 1 s" in note and "every config of the operator" in note
+
+
+def test_a_timeout_stops_only_its_sweep_once_a_config_has_completed(capsys, write_operator):
+    path = _looping(write_operator, "t.tile == 2048 and t.bufs == 2")
+    code, d = _json(capsys, ["tune", path, "--workers", "0", "--timeout", "1", "--json"])
+    rows = [r for r in d["results"] if "invalid_reason" not in r]
+    timed_out = [r["params"] for r in rows if r.get("stopped") == "timeout"]
+    skipped = [r["params"] for r in rows if r.get("stopped") == "skipped"]
+    assert code == 0 and d["best"] is not None
+    assert all(p["tile"] == 2048 and p["bufs"] == 2 for p in timed_out) and len(timed_out) == 3
+    assert skipped and all(p["bufs"] == 2 and p["tile"] != 2048 for p in skipped)
+    assert all("time_us" in r for r in rows if r["params"]["bufs"] == 1)  # other sweeps ran
+    assert any("stopped the tile sweep at bufs=2 block_dim=" in n for n in d["notes"])
+
+
+def test_human_output_says_which_family_a_timeout_stopped(capsys, write_operator):
+    path = _looping(write_operator, "True")
+    assert main(["tune", path, "--workers", "0", "--timeout", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "not run 23" in out and "note: " in out and "every config of the operator" in out

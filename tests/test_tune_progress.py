@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.tuner import CancelToken, TuneRequest, tune
+from asc_tui.devkit.tune import CancelToken, TuneRequest, tune
 from asc_tui.npu.errors import BuildError
 
 

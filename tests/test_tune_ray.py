@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.tuner import TuneRequest, tune
+from asc_tui.devkit.tune import TuneRequest, tune
 
 ray = pytest.importorskip("ray")
 
@@ -29,11 +29,11 @@ def test_ray_backend_matches_the_local_result_and_shares_the_cache(local_ray, wr
 
 
 def test_ray_workers_evaluate_the_exact_source_even_without_the_file(local_ray, write_operator):
-    from asc_tui.devkit.tuner.evaluate import Task
-    from asc_tui.devkit.tuner.ray_backend import RayBackend
+    from asc_tui.devkit.tune.evaluate import Task
+    from asc_tui.devkit.tune.ray_backend import RayBackend
 
     path = write_operator("gone", tune_op_source())
-    from asc_tui.devkit.loader import load_operator
+    from asc_tui.devkit.run.loader import load_operator
 
     op = load_operator(path)
     backend = RayBackend(None, 1)

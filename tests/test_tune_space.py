@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.tuner import TuneRequest, build_space, config_key, tune
-from asc_tui.devkit.tuner import evaluate as evaluate_mod
-from asc_tui.devkit.tuner.space import fit_declared
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.tune import TuneRequest, build_space, config_key, tune
+from asc_tui.devkit.tune import evaluate as evaluate_mod
+from asc_tui.devkit.tune.space import fit_declared
 from asc_tui.npu.chip import load_chip
 
 

@@ -7,9 +7,9 @@ import itertools
 import pytest
 from tunesrc import tune_op_source
 
-from asc_tui.devkit.loader import load_operator
-from asc_tui.devkit.runner import RunRequest, run
-from asc_tui.devkit.tuner import STRATEGIES, TuneRequest, build_space, make_strategy, tune
+from asc_tui.devkit.run.loader import load_operator
+from asc_tui.devkit.run.runner import RunRequest, run
+from asc_tui.devkit.tune import STRATEGIES, TuneRequest, build_space, make_strategy, tune
 from asc_tui.npu.chip import load_chip
 
 # A matmul 1024^3 fp16 subspace small enough to brute-force in a test (all other params free).

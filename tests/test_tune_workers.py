@@ -6,7 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 
-from asc_tui.devkit.tuner.workers import DEPTH, Pool, WorkerDied
+from asc_tui.devkit.tune.workers import DEPTH, Pool, WorkerDied
 
 CTX = multiprocessing.get_context("fork")
 

@@ -14,13 +14,8 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
-from . import dtypes as _dtypes
 from .atomic import DisableDmaAtomic, SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType
-from .blocksync import SyncAll
-from .bufpool import TBufPool
-from .crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
-from .cube import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
-from .datacopy import (
+from .copy.datacopy import (
     DataCopy,
     DataCopyExtParams,
     DataCopyPad,
@@ -28,12 +23,32 @@ from .datacopy import (
     DataCopyPadParams,
     DataCopyParams,
 )
+from .copy.gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
+from .copy.slicecopy import K_MAX_DIM, SliceInfo
+from .cube.fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
+from .cube.fixpipe import (
+    CFG_COLUMN_MAJOR,
+    CFG_NZ,
+    CFG_ROW_MAJOR,
+    CO2Layout,
+    Fixpipe,
+    FixpipeConfig,
+    FixpipeParams,
+    FixpipeParamsV220,
+    QuantMode_t,
+)
+from .cube.load3d import LoadData3DParamsV2
+from .cube.loaddata import LoadData, LoadData2DParams
+from .cube.loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
+from .cube.mmad import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .dtypes import (
     as_dtype,
+    bfloat16,
     float,
     float16,
     float32,
     half,
+    int4b_t,
     int8,
     int16,
     int32,
@@ -63,33 +78,6 @@ from .enums import (
     TPosition,
     pipe_t,
 )
-from .fixcopy import DataCopyCO12DstParams, SetFixPipeConfig, SetFixpipeNz2ndFlag, SetFixpipePreQuantFlag
-from .fixpipe import (
-    CFG_COLUMN_MAJOR,
-    CFG_NZ,
-    CFG_ROW_MAJOR,
-    CO2Layout,
-    Fixpipe,
-    FixpipeConfig,
-    FixpipeParams,
-    FixpipeParamsV220,
-    QuantMode_t,
-)
-from .gather import Gather, Gatherb, GatherMask, GatherMaskParams
-from .gmscalar import ReadGmByPassDCache, WriteGmByPassDCache
-from .hccl import (
-    HCCL_DATA_TYPE_FP16,
-    HCCL_DATA_TYPE_FP32,
-    HCCL_DATA_TYPE_INT32,
-    HCCL_REDUCE_MAX,
-    HCCL_REDUCE_MIN,
-    HCCL_REDUCE_PROD,
-    HCCL_REDUCE_SUM,
-    GetHcclContext,
-    Hccl,
-    HcclDataType,
-    HcclReduceOp,
-)
 from .kernel import (
     PRINTF,
     DumpTensor,
@@ -105,22 +93,7 @@ from .kernel import (
     printf,
     trap,
 )
-from .level0 import (  # the level-0 vector API: masks, repeats and repeat strides
-    MASK_PLACEHOLDER,
-    BinaryRepeatParams,
-    GatherRepeatParams,
-    GetVecLen,
-    MaskMode,
-    ResetMask,
-    SetMaskCount,
-    SetMaskNorm,
-    SetVectorMask,
-    UnaryRepeatParams,
-)
-from .load3d import LoadData3DParamsV2
-from .loaddata import LoadData, LoadData2DParams
-from .loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
-from .matmul import (  # Tier 3: the high-level Matmul object and its host tiling
+from .matmul.matmul import (  # Tier 3: the high-level Matmul object and its host tiling
     CFG_IBSHARE_NORM,
     CFG_MDL,
     CFG_NORM,
@@ -135,7 +108,13 @@ from .matmul import (  # Tier 3: the high-level Matmul object and its host tilin
     MultiCoreMatmulTiling,
     TCubeTiling,
 )
-from .matmul_tiling import MatmulApiTiling
+from .matmul.tiling import MatmulApiTiling
+from .memory.bufpool import TBufPool
+from .memory.pipe import TBuf, TPipe
+from .memory.queue import TQue, TQueBind
+from .memory.tensorlist import ListTensorDesc, TensorDesc
+from .memory.tensors import GM_ADDR, GlobalTensor, LocalTensor
+from .memory.userpool import ExternBufPool
 from .misc import (
     DEFAULT_BLK_NUM,
     DEFAULT_C0_SIZE,
@@ -163,9 +142,74 @@ from .misc import (
     MemDsbT,
     SetPadValue,
 )
-from .pipe import TBuf, TPipe, TQue, TQueBind
 from .platform import CoreMemType, PlatformAscendC, PlatformAscendCManager
-from .reduce import (
+from .sync.blocksync import SyncAll
+from .sync.crosscore import CrossCoreSetFlag, CrossCoreWaitFlag, GetCoreType
+from .sync.hccl import (
+    HCCL_DATA_TYPE_FP16,
+    HCCL_DATA_TYPE_FP32,
+    HCCL_DATA_TYPE_INT32,
+    HCCL_REDUCE_MAX,
+    HCCL_REDUCE_MIN,
+    HCCL_REDUCE_PROD,
+    HCCL_REDUCE_SUM,
+    GetHcclContext,
+    Hccl,
+    HcclDataType,
+    HcclReduceOp,
+)
+from .sync.sync import PipeBarrier, SetFlag, WaitFlag
+from .vector.basic import (
+    Abs,
+    Add,
+    Adds,
+    And,
+    Div,
+    Exp,
+    Ln,
+    Max,
+    Maxs,
+    Min,
+    Mins,
+    Mul,
+    Muls,
+    Not,
+    Or,
+    Reciprocal,
+    Relu,
+    Rsqrt,
+    Sqrt,
+    Sub,
+)
+from .vector.ext import (
+    AddRelu,
+    Ands,
+    Brcb,
+    BrcbRepeatParams,
+    Copy,
+    CopyRepeatParams,
+    CreateVecIndex,
+    LeakyRelu,
+    Ors,
+    ShiftLeft,
+    ShiftRight,
+    SubRelu,
+)
+from .vector.gather import Gather, Gatherb, GatherMask, GatherMaskParams
+from .vector.l0 import Compares, GetCmpMask, SetCmpMask
+from .vector.level0 import (  # the level-0 vector API: masks, repeats and repeat strides
+    MASK_PLACEHOLDER,
+    BinaryRepeatParams,
+    GatherRepeatParams,
+    GetVecLen,
+    MaskMode,
+    ResetMask,
+    SetMaskCount,
+    SetMaskNorm,
+    SetVectorMask,
+    UnaryRepeatParams,
+)
+from .vector.reduce import (
     BlockReduceMax,
     BlockReduceMin,
     BlockReduceSum,
@@ -181,8 +225,7 @@ from .reduce import (
     WholeReduceMin,
     WholeReduceSum,
 )
-from .slicecopy import K_MAX_DIM, SliceInfo
-from .sort import (
+from .vector.sort import (
     GetMrgSortResult,
     MrgSort,
     MrgSort4,
@@ -193,66 +236,30 @@ from .sort import (
     RpSort16,
     Sort32,
 )
-from .sync import PipeBarrier, SetFlag, WaitFlag
-from .tensorlist import ListTensorDesc, TensorDesc
-from .tensors import GM_ADDR, GlobalTensor, LocalTensor
-from .transpose import TransDataTo5HD, TransDataTo5HDParams, Transpose, TransposeParamsExt, TransposeType
-from .userpool import ExternBufPool
-from .vector import (
-    Abs,
-    Add,
-    Adds,
-    And,
+from .vector.transpose import (
+    TransDataTo5HD,
+    TransDataTo5HDParams,
+    Transpose,
+    TransposeParamsExt,
+    TransposeType,
+)
+from .vector.typed import (
     Axpy,
     Cast,
     Compare,
     CompareScalar,
-    Div,
     Duplicate,
-    Exp,
-    Ln,
-    Max,
-    Maxs,
-    Min,
-    Mins,
-    Mul,
-    Muls,
-    Not,
-    Or,
-    Reciprocal,
     ReduceMax,
     ReduceMin,
     ReduceSum,
-    Relu,
-    Rsqrt,
     Select,
-    Sqrt,
-    Sub,
 )
-from .vector_ext import (
-    AddRelu,
-    Ands,
-    Brcb,
-    BrcbRepeatParams,
-    Copy,
-    CopyRepeatParams,
-    CreateVecIndex,
-    LeakyRelu,
-    Ors,
-    ShiftLeft,
-    ShiftRight,
-    SubRelu,
-)
-from .vector_l0 import Compares, GetCmpMask, SetCmpMask
 
-__all__ = [name for name in dir() if not name.startswith("_")] + list(_dtypes.LAZY)
+__all__ = [name for name in dir() if not name.startswith("_")]
 
 
 def __getattr__(name: str):
-    """`AscendC.ASCEND_IS_AIC` / `ASCEND_IS_AIV`: which side of a mixed kernel is running;
-    `bfloat16` / `int4b_t`: made on first use (dtypes.py says why)."""
+    """`AscendC.ASCEND_IS_AIC` / `ASCEND_IS_AIV`: which side of a mixed kernel is running."""
     if name in ("ASCEND_IS_AIC", "ASCEND_IS_AIV"):
         return (GetCoreType() == "aic") == (name == "ASCEND_IS_AIC")
-    if name in _dtypes.LAZY:
-        return getattr(_dtypes, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..npu import state
 from ..npu.errors import KernelError
-from ..npu.gm import GM_ADDR
-from ..npu.offload import gm_ready
+from ..npu.memory.gm import GM_ADDR
+from ..npu.numbers.offload import gm_ready
 from .dtypes import as_dtype
-from .kernel import _log, dump_text
+from .kernel import dump_text, log
 from .mmad_numbers import flush_cube
 
 
@@ -49,7 +49,7 @@ def asc_dump_gm(*args) -> None:
     if buf.data is not None:
         gm_ready(buf)
         data = buf.data.view(np.uint8)[lo : lo + nbytes].view(dtype)
-    _log(f"asc_dump_gm id={desc} size={size}: {dump_text(data)}", fr)
+    log(f"asc_dump_gm id={desc} size={size}: {dump_text(data)}", fr)
 
 
 def _local(name: str, mem: str, args: tuple, fr) -> None:
@@ -66,7 +66,7 @@ def _local(name: str, mem: str, args: tuple, fr) -> None:
         if core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             core.lazy.settle()
         data = core.memory(mem)[lo : lo + nbytes].view(dtype)
-    _log(f"{name} id={desc} size={size}: {dump_text(data)}", fr)
+    log(f"{name} id={desc} size={size}: {dump_text(data)}", fr)
 
 
 def asc_dump_ubuf(*args) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..npu import state
-from . import level0 as L
-from .dtypes import int8, is_int4
-from .tensors import GlobalTensor, LocalTensor
+from .dtypes import int4b_t, int8
+from .memory.tensors import GlobalTensor, LocalTensor
+from .vector import level0 as L
 
 LO, HI = -8, 7
 
@@ -37,7 +37,7 @@ def pack(values: np.ndarray) -> np.ndarray:
 def as_bytes(t):
     """An int4b_t tensor seen as the bytes it occupies (uint8, half the elements): what the
     byte-moving instructions work on. Other tensors are returned as they are."""
-    if not is_int4(t.dtype):
+    if t.dtype != int4b_t:
         return t
     if type(t) is LocalTensor:
         return LocalTensor(t.pos, t.mem, np.dtype(np.uint8), t.offset, t.count // 2, t.arr, t.slot)
@@ -57,7 +57,7 @@ def move_arrays(core, src, s_bytes: int, dst, d_bytes: int) -> tuple[np.ndarray,
     if lz is not None:
         lz.settle_range(src.mem, src.offset, src.offset + s_bytes)
         lz.settle_range(dst.mem, dst.offset, dst.offset + d_bytes)
-    if not is_int4(src.dtype):
+    if src.dtype != int4b_t:
         return src.arr, dst.arr, False
     return unpack(src.arr[:s_bytes]), unpack(dst.arr[:d_bytes]), True
 
@@ -73,13 +73,13 @@ def _layout(epb: int, p: L.Plan, blk: int, rep: int) -> np.ndarray:
 def cast(dst, src, round_mode, count, l0: tuple, fr) -> None:
     """Cast to or from int4b_t: the count form (`l0` empty) or the level-0 form (`l0` =
     (repeatTimes, UnaryRepeatParams), `count` the mask)."""
-    from .vector_l0 import cast_values  # (vector_l0 is imported by vector, which imports us)
+    from .vector.l0 import cast_values  # (vector_l0 is imported by vector, which imports us)
 
     core = state.core
     if l0:
         reps, params = (*l0, None)[:2]
         p = L.params_of(L.UnaryRepeatParams, params)
-        width = max(2 if is_int4(d) else d.itemsize for d in (dst.dtype, src.dtype))
+        width = max(2 if d == int4b_t else d.itemsize for d in (dst.dtype, src.dtype))
         pl = L.plan("Cast", count, reps, width, fr)
         isrc = _indices(src, pl, p.srcBlkStride, p.srcRepStride, fr, False)
         idst = _indices(dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
@@ -92,21 +92,21 @@ def cast(dst, src, round_mode, count, l0: tuple, fr) -> None:
         n_rep = -(-n // (L.REPEAT // 2))
     if core.numeric:
         L.settle(core)
-        vals = unpack(src.arr, src.count)[isrc] if is_int4(src.dtype) else src.arr[isrc]
-        if is_int4(dst.dtype):
+        vals = unpack(src.arr, src.count)[isrc] if src.dtype == int4b_t else src.arr[isrc]
+        if dst.dtype == int4b_t:
             out = np.clip(cast_values(vals, int8, round_mode), LO, HI)
             full = unpack(dst.arr)  # untouched nibbles are written back as they were
             full[idst] = out
             dst.arr[...] = pack(full)
         else:
             dst.arr[idst] = cast_values(vals.astype(np.float32), dst.dtype, round_mode)
-    rs = (as_bytes(src), np.unique(isrc // 2)) if is_int4(src.dtype) else (src, isrc)
-    ws = (as_bytes(dst), np.unique(idst // 2)) if is_int4(dst.dtype) else (dst, idst)
+    rs = (as_bytes(src), np.unique(isrc // 2)) if src.dtype == int4b_t else (src, isrc)
+    ws = (as_bytes(dst), np.unique(idst // 2)) if dst.dtype == int4b_t else (dst, idst)
     L.account("Cast", n_rep, n_rep * L.REPEAT, fr, (rs,), (ws,))
 
 
 def _indices(t, pl, blk: int, rep: int, fr, is_write: bool) -> np.ndarray:
-    if not is_int4(t.dtype):
+    if t.dtype != int4b_t:
         return L.indices("Cast", t, pl, blk, rep, fr, is_write)
     idx = _layout(64, pl, int(blk), int(rep))
     if idx.size and int(idx.max()) >= t.count:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..npu import state
 from ..npu.cores import CoreType
-from ..npu.errors import KernelAssert
-from ..npu.offload import gm_ready
+from ..npu.errors import KernelAssert, is_user_file
+from ..npu.numbers.offload import gm_ready
 from .mmad_numbers import flush_cube
 
 
@@ -47,6 +47,16 @@ class Launch:
 
     block_dim: int
     tiling: Any = None
+    #: (file, line) of the `Launch(...)` in the user's tiling: where a bad block count is made
+    where: tuple = field(default=(None, None), compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.where == (None, None):
+            f = sys._getframe(2)  # (0 is this, 1 the dataclass __init__)
+            while f is not None and not is_user_file(f.f_code.co_filename):
+                f = f.f_back
+            if f is not None:
+                object.__setattr__(self, "where", (f.f_code.co_filename, f.f_lineno))
 
 
 def GetBlockIdx() -> int:
@@ -66,7 +76,9 @@ def GetSubBlockNum() -> int:
     return state.core.sub_block_num
 
 
-def _log(text: str, fr, level: str = "info") -> None:
+def log(text: str, fr, level: str = "info") -> None:
+    """One line of the kernel's own output (printf, DumpTensor, assert) in the launch's log, at
+    `fr`'s line; it costs a scalar instruction."""
     core = state.core
     core.scalar(core.chip.scalar_value, "printf", fr)
     core.run.log_entry(core, fr, text, level)
@@ -79,7 +91,7 @@ def printf(fmt: str, *args) -> None:
         text = fmt % args if args else fmt
     except (TypeError, ValueError):
         text = fmt + " " + " ".join(map(str, args))
-    _log(text.rstrip("\n"), fr)
+    log(text.rstrip("\n"), fr)
 
 
 PRINTF = printf
@@ -99,7 +111,7 @@ def DumpTensor(tensor, desc: int | str, dumpSize: int) -> None:
         elif state.core.lazy is not None:  # L1/L0 regions kept as lineage (lineage.py)
             state.core.lazy.settle()
         data = np.asarray(tensor.arr[start : start + int(dumpSize)])
-    _log(f"DumpTensor desc={desc} size={dumpSize}: {dump_text(data)}", fr)
+    log(f"DumpTensor desc={desc} size={dumpSize}: {dump_text(data)}", fr)
 
 
 def dump_text(data: np.ndarray | None) -> str:
@@ -123,7 +135,7 @@ def ascendc_assert(cond, fmt: str = "assertion failed", *args) -> None:
         text = fmt % args if args else fmt
     except (TypeError, ValueError):
         text = fmt
-    _log(f"assert failed: {text}", fr, "error")
+    log(f"assert failed: {text}", fr, "error")
     core = state.core
     raise KernelAssert(
         f"ascendc_assert failed in block {core.block}: {text}", fr.f_code.co_filename, fr.f_lineno

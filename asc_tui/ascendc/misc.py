@@ -18,8 +18,8 @@ from ..npu.errors import KernelError
 from .corestate import registers
 from .dtypes import as_dtype
 from .enums import PIPE_ALL, TPosition
-from .pipe import TBuf, TPipe
-from .sync import PipeBarrier
+from .memory.pipe import TBuf, TPipe
+from .sync.sync import PipeBarrier
 
 EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 = range(8)
 ONE_BLK_SIZE = 32  # bytes in one data block
@@ -96,7 +96,7 @@ def GetSystemCycle() -> int:
     """The core's scalar clock in cycles (the emulator's time of this call)."""
     core = state.core
     core.scalar(core.chip.scalar_value, "GetSystemCycle", sys._getframe(1))
-    core.run.clock_read = True  # (a shared-HBM rerun's path may then differ: npu/shared_hbm.py)
+    core.run.clock_read = True  # (a shared-HBM rerun's path may then differ: npu/memory/shared_hbm.py)
     return int(core.ts)
 
 

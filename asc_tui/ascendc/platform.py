@@ -134,7 +134,7 @@ class PlatformAscendC:
 
 class PlatformAscendCManager:
     """`PlatformAscendCManager::GetInstance()`: in Python code, the default chip's platform (a
-    sample's host code gets the chip of its run: cxx/hostlib.py)."""
+    sample's host code gets the chip of its run: cxx/host/lib.py)."""
 
     @staticmethod
     def GetInstance(soc_name: str | None = None) -> PlatformAscendC:

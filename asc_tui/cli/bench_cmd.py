@@ -7,17 +7,25 @@ import sys
 from pathlib import Path
 
 from ..config import ConfigError, default_memory_mb, load_config
-from ..devkit import history
-from ..devkit.bench import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
-from ..devkit.benchdiff import diff_lines
+from ..devkit.bench import history
+from ..devkit.bench.diff import diff_lines
+from ..devkit.bench.figures import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
 from ..devkit.isolated import bench_isolated
 from ..devkit.present.bench import bench_table_text, history_rows
-from ..devkit.present.text import sparkline
-from ..devkit.report import render
+from ..devkit.present.report import render
 from ..devkit.store import Store
-from .common import add_emulation_options, add_target_options, parse_params, print_json, print_output
+from ..devkit.text import sparkline
+from .common import (
+    add_emulation_options,
+    add_target_options,
+    config_failure,
+    fail,
+    parse_params,
+    print_json,
+    print_output,
+)
 
 
 def add_parser(sub) -> None:
@@ -73,43 +81,43 @@ def add_parser(sub) -> None:
     p.add_argument("--no-record", action="store_true", help="do not add this run to history")
 
 
-def _thresholds(args) -> Thresholds:
-    """Flags (percent) over the project config's [thresholds] (fractions) over the defaults."""
+def _thresholds(args, cfg) -> Thresholds:
+    """Flags (percent) over the project config's [thresholds] (fractions) over the defaults;
+    ValueError for values out of range."""
     fail_on = tuple(x.strip() for x in args.fail_on.split(",") if x.strip() and x != "none")
-    try:
-        cfg = load_config().thresholds
-    except ConfigError as exc:
-        raise SystemExit(f"asc-tui bench: bad project config:\n{exc}") from None
     ship, optimise, regression = cfg.ship, cfg.optimise, cfg.regression
-    try:
-        return Thresholds(
-            ship=args.ship / 100 if args.ship is not None else ship,
-            optimise=args.optimise / 100 if args.optimise is not None else optimise,
-            regression=(
-                args.regression_threshold / 100 if args.regression_threshold is not None else regression
-            ),
-            fail_on=fail_on,
-        )
-    except ValueError as exc:
-        raise SystemExit(f"asc-tui bench: {exc}") from None
+    return Thresholds(
+        ship=args.ship / 100 if args.ship is not None else ship,
+        optimise=args.optimise / 100 if args.optimise is not None else optimise,
+        regression=(args.regression_threshold / 100 if args.regression_threshold is not None else regression),
+        fail_on=fail_on,
+    )
 
 
 def _report_target(args) -> tuple[str, str | None] | None:
+    """(format, file or None for stdout), or None without --report; ValueError when misused."""
     if not args.report:
         return None
     fmt = args.report[0].lower()
     fmt = {"md": "markdown", "htm": "html"}.get(fmt, fmt)
     if fmt not in ("markdown", "html") or len(args.report) > 2:
-        raise SystemExit("asc-tui bench: --report takes markdown|html and optionally a FILE")
+        raise ValueError("--report takes markdown|html and optionally a FILE")
     out = args.output or (args.report[1] if len(args.report) == 2 else None)
     if out is None and args.json:
-        raise SystemExit("asc-tui bench: --report with --json needs --output FILE")
+        raise ValueError("--report with --json needs --output FILE")
     return fmt, out
 
 
 def main(args) -> int:
-    th = _thresholds(args)
-    target = _report_target(args)
+    try:
+        cfg = load_config()
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui bench")
+    try:
+        th = _thresholds(args, cfg.thresholds)
+        target = _report_target(args)
+    except ValueError as exc:
+        return fail(args, "asc-tui bench", str(exc))
     store = Store()
     for notice in store.notices:
         print(f"asc-tui: {notice}", file=sys.stderr)

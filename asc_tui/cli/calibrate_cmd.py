@@ -11,11 +11,10 @@ prints a before/after error table per run and each run's error when left out of 
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from ..devkit.errors import OperatorError
-from .common import print_json
+from .common import fail, print_json
 
 
 def add_parser(sub) -> None:
@@ -51,11 +50,7 @@ def add_parser(sub) -> None:
 
 
 def _fail(args, message: str, info=None) -> int:
-    if args.json:
-        print_json({"errors": [info or {"kind": "usage", "message": message}]})
-    else:
-        print(f"asc-tui calibrate: {message}", file=sys.stderr)
-    return 2
+    return fail(args, "asc-tui calibrate", message, info)
 
 
 def main(args) -> int:
@@ -93,8 +88,8 @@ def main(args) -> int:
 
 def _remember(specs) -> None:
     """Pair each run's directory with what it ran, for `--compare-measured` and the TUI."""
-    from ..devkit.loader import load_operator
-    from ..devkit.measured import remember
+    from ..devkit.profile.measured import remember
+    from ..devkit.run.loader import load_operator
 
     for s in specs:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..devkit.chips import chip_summaries
+from ..devkit.text import size_text
 from .common import print_json
 
 
@@ -19,6 +20,6 @@ def main(args) -> int:
     for r in rows:
         print(
             f"{r['name']:<14} {r['clock_mhz']:>6.0f} MHz  {r['aic']:>2} AIC {r['aiv']:>2} AIV  "
-            f"UB {r['ub_bytes'] // 1024} KB  HBM {r['hbm_gbps']:g} GB/s"
+            f"UB {size_text(r['ub_bytes'])}  HBM {r['hbm_gbps']:g} GB/s"
         )
     return 0

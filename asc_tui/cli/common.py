@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_WORKER_TIMEOUT
+from ..devkit.errors import ErrorInfo
 
 
 class ConfigDefault(float):
@@ -99,7 +101,7 @@ def targets(args, prog: str) -> Targets | int:
     """Apply the project config to `args` and list the operators to run; a config error is
     reported (`config_failure`) and its exit status returned instead."""
     from ..config import ConfigError, resolve_operators_dir
-    from ..devkit.loader import list_operators
+    from ..devkit.run.loader import list_operators
 
     try:
         config = apply_config(args)
@@ -131,6 +133,16 @@ def config_failure(args, exc, prog: str) -> int:
     else:
         print(f"{prog}: config error:\n{exc}", file=sys.stderr)
     return 2
+
+
+def fail(args, prog: str, message: str, info: dict | None = None, code: int = 2) -> int:
+    """A command that cannot give its result: the error as the `--json` document (`info`, an
+    error object, else a "usage" one), or `prog: message` on stderr. Returns `code`."""
+    if getattr(args, "json", False):
+        print_json({"errors": [info or error_object("usage", message)], "passed": False})
+    else:
+        print(f"{prog}: {message}", file=sys.stderr)
+    return code
 
 
 def print_output(text: str, out=None) -> None:
@@ -170,8 +182,85 @@ def parse_params(items: list[str]) -> dict[str, str]:
 
 
 def print_json(obj: Any) -> None:
-    json.dump(obj, sys.stdout, indent=2, default=_default)
-    sys.stdout.write("\n")
+    """Print the command's JSON document: on the real stdout kept by `one_document`, or on
+    sys.stdout outside it (`chips`, a caller embedding a command)."""
+    out = _Document.stream
+    if out is None:
+        json.dump(obj, sys.stdout, indent=2, default=_default)
+        sys.stdout.write("\n")
+        return
+    if _Document.written:
+        raise RuntimeError("a --json command prints one document; this is its second")
+    _Document.written = True
+    json.dump(obj, out, indent=2, default=_default)
+    out.write("\n")
+    out.flush()
+
+
+def error_object(kind: str, message: str, file=None, line=None, column=None, hint=None) -> dict:
+    """An error of the `errors` list (the shape of `ErrorInfo.to_dict()`): every error object
+    has `file`, `line` and `column`, null when unknown."""
+    return ErrorInfo(kind, message, file, line, hint, None, column).to_dict()
+
+
+class _Document:
+    """Where the one JSON document of a `--json` run goes, while `one_document` runs it."""
+
+    stream = None  # the real stdout, a text stream on a duplicate of fd 1
+    written = False
+
+
+def one_document(prog: str, run) -> int:
+    """Run `run()` (a command's `main`) so that stdout carries exactly one JSON document,
+    whatever the command's user code prints or does.
+
+    For the run, `sys.stdout` is stderr and so is file descriptor 1 (when stdout is a real
+    file): an operator that prints at import, in this process or in a process it starts,
+    writes to stderr. The document goes to the stdout the command was started with. A command
+    that ends without one (an early `return`, `SystemExit("...")`, an exception) still answers
+    with an `errors` document."""
+    entry = sys.stdout
+    entry.flush()
+    doc, moved = entry, None
+    try:
+        fd, err_fd = entry.fileno(), sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # a captured stream: swapping sys.stdout is enough
+        fd = err_fd = None
+    if fd is not None:
+        moved = (fd, os.dup(fd))
+        doc = os.fdopen(os.dup(fd), "w", encoding=getattr(entry, "encoding", None) or "utf-8")
+        os.dup2(err_fd, fd)
+    sys.stdout = sys.stderr
+    _Document.stream, _Document.written = doc, False
+    try:
+        try:
+            code = int(run() or 0)
+        except SystemExit as exc:
+            if not _Document.written:
+                text = exc.code if isinstance(exc.code, str) else f"{prog} stopped (exit {exc.code})"
+                print_json({"errors": [error_object("usage", text)], "passed": False})
+            raise
+        except BrokenPipeError:
+            raise
+        except BaseException as exc:
+            if not _Document.written:
+                what = "interrupted" if isinstance(exc, KeyboardInterrupt) else "internal error in asc-tui"
+                message = f"{what}: {type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+                print_json({"errors": [error_object("internal", message)], "passed": False})
+            raise
+        if not _Document.written:
+            message = f"{prog} ended (exit {code}) without a result; see stderr"
+            print_json({"errors": [error_object("usage", message)], "passed": False})
+        return code
+    finally:
+        _Document.stream = None
+        sys.stdout.flush()
+        sys.stdout = entry
+        if moved is not None:
+            fd, saved = moved
+            os.dup2(saved, fd)
+            os.close(saved)
+            doc.close()
 
 
 def _default(o):

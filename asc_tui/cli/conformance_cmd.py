@@ -5,8 +5,19 @@ from __future__ import annotations
 import sys
 
 from ..config import DEFAULT_WORKER_TIMEOUT
-from ..devkit.conformance import conformance, counts, rate_line, read_scope, to_json, to_markdown
-from .common import print_json
+from ..devkit.conformance import (
+    conformance,
+    counts,
+    exit_code,
+    nothing_to_run,
+    rate_line,
+    read_scope,
+    to_json,
+    to_markdown,
+)
+from .common import fail, print_json
+
+PROG = "asc-tui conformance"
 
 
 def add_parser(sub) -> None:
@@ -38,10 +49,10 @@ def main(args) -> int:
         try:
             scope = read_scope(args.scope)
         except OSError as exc:
-            sys.stderr.write(
-                f"asc-tui conformance: cannot read the scope file {args.scope}: {exc.strerror}\n"
-            )
-            return 2
+            return fail(args, PROG, f"cannot read the scope file {args.scope}: {exc.strerror}")
+    nothing = nothing_to_run(args.path)
+    if nothing is not None:
+        return fail(args, PROG, nothing)
     rows = conformance(args.path, args.timeout, None, args.jobs, args.chip, on_row, scope)
     if args.json:
         print_json(to_json(rows, scoped=scope is not None))
@@ -54,4 +65,4 @@ def main(args) -> int:
         sys.stdout.write(", ".join(f"{k}: {v}" for k, v in c.items()) + f" (of {len(rows)})\n")
         if scope is not None:
             sys.stdout.write(rate_line(rows) + "\n")
-    return 0 if all(r.status in ("PASS", "RAN", "OUT OF SCOPE") for r in rows) else 1
+    return exit_code(rows)

@@ -1,19 +1,27 @@
 """`asc-tui debug OP` (alias `asc-debug`): sanitizer tools, precision check, deadlock check.
 
-Exit status: 0 when nothing is reported, 1 when any tool reports, an error stops the run, the
-precision check is not PASS or the ranks deadlock; 2 for bad arguments.
+As in the asc-devkit workflow, plain `asc-debug OP` runs every sanitizer tool and the precision
+check. The verdict and the exit status are `devkit.outcome`'s: 0 for PASS (or RAN: nothing was
+checked), 1 for WARN, FAIL or ERROR (a finding, an error, precision not PASS, ranks that
+deadlock); 2 for bad arguments.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
-from ..devkit.debug import DebugReport, DebugRequest
+from ..devkit.debug.debugger import DebugReport, DebugRequest
+from ..devkit.debug.sanitizer import TOOLS
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
-from ..devkit.loader import resolve_operator
-from ..devkit.sanitizer import TOOLS
+from ..devkit.present.report_lines import origin_line, output_lines, overwrite_lines, plain
+from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
+
+#: Findings that explain a wrong result: shown again under a precision check that did not pass.
+RELATED_KINDS = ("uninitialized", "input-overwrite")
 
 
 def add_parser(sub) -> None:
@@ -27,11 +35,12 @@ def add_parser(sub) -> None:
         help=f"comma-separated sanitizer tools (default: all of {','.join(TOOLS)}; 'none' for no sanitizer)",
     )
     p.add_argument(
-        "--precision-check",
+        "--no-precision",
         action="store_true",
-        help="compare with the golden reference: errors, cosine, NaN/Inf, worst "
-        "elements; anything but PASS is reported",
+        help="skip the precision check (on by default: errors, cosine, NaN/Inf and where the first "
+        "one came from, worst elements against the golden reference; anything but PASS is reported)",
     )
+    p.add_argument("--precision-check", action="store_true", help=argparse.SUPPRESS)  # (the old opt-in)
     p.add_argument(
         "--deadlock-check",
         action="store_true",
@@ -65,6 +74,10 @@ def main(args) -> int:
     if isinstance(t, int):
         return t
     root = t.root
+    deadlock = args.deadlock_check or args.ranks is not None
+    # With --deadlock-check the ranks' results are the precision check (golden_ranks): one rank
+    # alone completes its collectives at once, so its outputs are not the golden's.
+    precision = not args.no_precision and not deadlock
     requests = [
         DebugRequest(
             str(resolve_operator(op, root)) if _exists(op, root) else op,
@@ -72,8 +85,8 @@ def main(args) -> int:
             args.chip,
             t.params,
             tools,
-            args.precision_check,
-            args.deadlock_check or args.ranks is not None,
+            precision,
+            deadlock,
             args.ranks,
             args.timeout,
             args.seed,
@@ -82,7 +95,7 @@ def main(args) -> int:
     ]
     results = debug_isolated(requests, args.timeout, t.config.worker_memory_mb)
     reports = show_results(args, results, print_report)
-    return 0 if all(r.clean for r in reports) else 1
+    return max((r.verdict.exit_code for r in reports), default=0)
 
 
 def _exists(op: str, root) -> bool:
@@ -97,6 +110,8 @@ def print_report(r: DebugReport, out=None) -> None:
     out = out or sys.stdout
     w = out.write
     tools = ", ".join(r.tools) or "no sanitizer"
+    if r.precision_checked:
+        tools += ", precision"
     chip = r.run.chip if r.run is not None else None
     case = r.case or (r.deadlock.case if r.deadlock is not None else None)
     label = f"{r.operator} [{case}]" if case else r.operator  # no case yet: the build failed
@@ -115,7 +130,6 @@ def print_report(r: DebugReport, out=None) -> None:
     for f in r.findings:
         counts[f.tool] = counts.get(f.tool, 0) + 1
     summary = ", ".join(f"{k} {v}" for k, v in counts.items())
-    verdict = "clean" if r.clean else "PROBLEMS FOUND"
     extra = ""
     if r.errors:
         extra += f", {len(r.errors)} error(s)"
@@ -124,7 +138,7 @@ def print_report(r: DebugReport, out=None) -> None:
     if r.deadlock is not None:
         extra += f", ranks {r.deadlock.outcome}"
     w(
-        f"  {verdict}: {len(r.findings)} report(s)"
+        f"  {r.verdict}: {len(r.findings)} report(s)"
         + (f" ({summary})" if summary else "")
         + extra
         + f"  [{r.seconds:.2f} s]\n\n"
@@ -135,14 +149,11 @@ def _print_precision(r: DebugReport, w) -> None:
     if r.precision is None:
         w("  precision: not checked (the run did not finish)\n")
         return
-    for o in r.precision.outputs:
-        cosine = "invalid" if o.cosine_invalid else f"{o.cosine_similarity:.6f}"
-        w(
-            f"  precision {o.name} ({o.dtype}): {o.verdict}  NaN {o.nan}, Inf {o.inf}, max abs err "
-            f"{o.max_abs_error:.4g} (atol {o.atol:g}, rtol {o.rtol:g}), mean rel err "
-            f"{o.mean_rel_error:.4g}, cosine {cosine}\n      why: {o.reason}\n"
-        )
-        for i, got, want in o.worst:
-            w(f"      [{i}] got {got:.6g} want {want:.6g}\n")
+    w(plain(ln for o in r.precision.outputs for ln in output_lines(o)))
+    w(plain(overwrite_lines(r.precision)))
+    if r.precision.verdict != "PASS":
+        related = [f for f in r.findings if f.kind in RELATED_KINDS]
+        for f in related:
+            w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
-        w(f"  first NaN/Inf: {r.nonfinite.describe()}\n")
+        w(plain([origin_line(r.nonfinite)]))

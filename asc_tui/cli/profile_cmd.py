@@ -10,15 +10,17 @@ from __future__ import annotations
 import sys
 
 from ..config import ConfigError
+from ..devkit.bench.history import record_run
 from ..devkit.errors import OperatorError
-from ..devkit.history import record_run
 from ..devkit.isolated import run_isolated
-from ..devkit.runner import RunRequest
+from ..devkit.present.report_lines import origin_line, precision_line
+from ..devkit.run.runner import RunRequest
 from .common import (
     add_emulation_options,
     add_target_options,
     apply_config,
     config_failure,
+    fail,
     parse_params,
     print_json,
     print_output,
@@ -88,11 +90,7 @@ def add_parser(sub) -> None:
 
 
 def _fail(args, message: str, info=None) -> int:
-    if args.json:
-        print_json({"errors": [info or {"kind": "usage", "message": message}]})
-    else:
-        print(f"asc-tui profile: {message}", file=sys.stderr)
-    return 2
+    return fail(args, "asc-tui profile", message, info)
 
 
 def main(args) -> int:
@@ -122,13 +120,13 @@ def main(args) -> int:
 
 
 def _import(args, chip) -> int:
-    from ..devkit.msprof import read_dir
+    from ..devkit.profile.msprof import read_dir
 
     try:
         prof = read_dir(args.import_dir, chip)
         if len(args.op) == 1:  # pair it with what it ran, for --compare-measured and the TUI
-            from ..devkit.loader import load_operator
-            from ..devkit.measured import remember
+            from ..devkit.profile.measured import remember
+            from ..devkit.run.loader import load_operator
 
             op = load_operator(args.op[0])
             case = op.case(args.case).name
@@ -139,7 +137,7 @@ def _import(args, chip) -> int:
 
 
 def _profile(args, chip) -> int:
-    from ..devkit.profile import profile
+    from ..devkit.profile.profiler import profile
 
     req = RunRequest(
         args.op[0],
@@ -167,8 +165,8 @@ def _profile(args, chip) -> int:
         print_output(res.stdout)
     measured = None
     if args.compare_measured is not None:
-        from ..devkit.measured import compare, lookup
-        from ..devkit.msprof import read_dir
+        from ..devkit.profile.measured import compare, lookup
+        from ..devkit.profile.msprof import read_dir
 
         where = args.compare_measured or lookup(report.operator, report.case, dict(report.params))
         if not where:
@@ -189,14 +187,14 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
     extras: list[str] = []
     out: dict = dict(extra or {})
     if measured is not None:
-        from ..devkit.measured import lines
+        from ..devkit.profile.measured import lines
 
         out["measured_comparison"] = measured.to_dict()
         extras.extend(lines(measured))
     if args.trace:
         if report is None:
             return _fail(args, "--trace needs a run (imported msprof data has no timeline)")
-        from ..devkit.trace import DEFAULT_LIMIT, write_trace
+        from ..devkit.profile.trace import DEFAULT_LIMIT, write_trace
 
         limit = args.trace_limit if args.trace_limit is not None else DEFAULT_LIMIT
         info = write_trace(report.emulation, args.trace, limit, prof.core_kind)
@@ -207,7 +205,7 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
             f"{info.flows:,} flows{cut}) — open in https://ui.perfetto.dev"
         )
     if args.msprof_dir:
-        from ..devkit.msprof import write_dir
+        from ..devkit.profile.msprof import write_dir
 
         files = write_dir(prof, args.msprof_dir)
         out["msprof_files"] = files
@@ -216,8 +214,9 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
     if report is not None:
         passed = report.passed
         if report.precision is not None:
-            v = report.precision.verdict
-            extras.insert(0, f"precision {v}")
+            extras.insert(0, precision_line(report.precision).text)
+        if report.nonfinite is not None:
+            extras.insert(1, origin_line(report.nonfinite).text)
     if args.json:
         d = prof.to_dict()
         d.update(out)
@@ -226,6 +225,7 @@ def _output(args, prof, report, extra: dict | None = None, measured=None) -> int
                 "stages": [{"name": s.name, "seconds": s.seconds, "ok": s.ok} for s in report.stages],
                 "precision": report.precision.to_dict() if report.precision else None,
                 "errors": [e.to_dict() for e in report.errors],
+                "verdict": report.verdict.value,
                 "passed": passed,
             }
         print_json(d)

@@ -1,10 +1,11 @@
 """`asc-tui serve [PATH]`: the same workbench in a browser, through textual-serve (opt-in).
 
-Each browser tab gets its own `asc-tui PATH` process, driven over a websocket. The server binds
+Each browser tab gets its own `asc-tui PATH` process, driven over a websocket, which ends when
+the tab goes or the server stops (`serve_apps`). The server binds
 127.0.0.1 by default: on a dev server, forward the port over SSH (`ssh -L 8000:127.0.0.1:8000
 host`) and open http://localhost:8000. Anything but loopback must be asked for with `--host`,
 and then comes with a warning — whoever reaches the port runs operators (code) as you.
-Needs the optional extra: `pip install 'asc-tui[serve]'`.
+Needs the optional extra: `pip install -e '.[serve]'` in the checkout (`asc_tui.install_hint`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import ipaddress
 import shlex
 import sys
+
+from .. import install_hint
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -53,10 +56,10 @@ def workbench_command(args) -> str:
 
 def main(args) -> int:
     try:
-        from textual_serve.server import Server
+        from .serve_apps import WorkbenchServer
     except ImportError:
         print(
-            "asc-tui serve: needs textual-serve; install it with: pip install 'asc-tui[serve]'",
+            f"asc-tui serve: needs textual-serve; install it with: {install_hint('serve')}",
             file=sys.stderr,
         )
         return 2
@@ -75,6 +78,8 @@ def main(args) -> int:
             f"  from your machine: ssh -L {args.port}:127.0.0.1:{args.port} <this host>, then open {url}",
             flush=True,
         )
-    server = Server(workbench_command(args), host=host, port=args.port, title="asc-tui", public_url=url)
+    server = WorkbenchServer(
+        workbench_command(args), host=host, port=args.port, title="asc-tui", public_url=url
+    )
     server.serve()
     return 0

@@ -10,13 +10,16 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
+from .. import install_hint
 from ..devkit.errors import OperatorError
-from ..devkit.tuner import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
-from ..devkit.tuner.apply import plan_apply
-from .common import add_target_options, parse_params, print_json
+from ..devkit.text import size_in
+from ..devkit.tune import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
+from ..devkit.tune.apply import plan_apply
+from .common import add_target_options, config_failure, fail, parse_params, print_json
 
 QUICK_BUDGET = 10
 
@@ -68,7 +71,7 @@ def add_tune_options(p) -> None:
         "--backend",
         default="local",
         choices=("local", "ray"),
-        help="where evaluations run (ray: pip install 'asc-tui[ray]')",
+        help=f"where evaluations run (ray: {install_hint('ray')})",
     )
     p.add_argument("--address", default=None, help="Ray cluster address (with --backend ray)")
     p.add_argument(
@@ -117,28 +120,18 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
     try:
         report = tune(req, listeners, cancel)
     except OperatorError as exc:
-        if args.json:
-            print_json({"errors": [exc.info().to_dict()]})
-        else:
-            print(f"asc-tui tune: {exc}", file=sys.stderr)
-        return 1
+        return fail(args, "asc-tui tune", str(exc), exc.info().to_dict(), code=1)
     except (ValueError, RuntimeError) as exc:
-        print(f"asc-tui tune: {exc}", file=sys.stderr)
-        return 2
+        return fail(args, "asc-tui tune", str(exc))
     finally:
         _restore_sigint(old)
     if listeners:
         sys.stderr.write("\n")
     _record_history(report)
-    try:
-        if args.json:
-            print_json(report.to_dict())
-        else:
-            print_report(report, getattr(args, "top", 10))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `asc-tui tune OP | head`: the reader left, the cache is written
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+    if args.json:
+        print_json(report.to_dict())
+    else:
+        print_report(report, getattr(args, "top", 10))
     if getattr(args, "apply", False) and report.best is not None and not report.cancelled:
         return _apply(report, args)
     if report.cancelled:
@@ -147,7 +140,7 @@ def run_tune(args, strategy: str, budget: int | None) -> int:
 
 
 def is_sample_target(op) -> bool:
-    from ..devkit.sample_tune import is_sample
+    from ..devkit.tune.sample_tune import is_sample
 
     return isinstance(op, str) and os.path.exists(op) and is_sample(op)
 
@@ -155,7 +148,15 @@ def is_sample_target(op) -> bool:
 def tune_sample(args, op: str, fixed: dict) -> int:
     """A sample directory: sweep the values the user gives (`--param-values NAME=a,b,c`)."""
     from ..config import ConfigError, load_config
-    from ..devkit.sample_tune import SIDECAR, apply_edits, best, parse_values, sweep, tune_values
+    from ..devkit.tune.sample_tune import (
+        SIDECAR,
+        apply_edits,
+        best,
+        parse_values,
+        sweep,
+        tune_report,
+        tune_values,
+    )
 
     try:
         given = parse_values(getattr(args, "param_values", []) or [])
@@ -165,27 +166,24 @@ def tune_sample(args, op: str, fixed: dict) -> int:
                 "a sample has no declared search space: give --param-values NAME=a,b,c, or a "
                 f"[tune] table (NAME = [a, b, c]) in {SIDECAR} next to the sample or in the project config"
             )
+        t0 = time.perf_counter()
         rows = sweep(op, values, fixed, args.chip, getattr(args, "timeout", 60.0), None)
+        report = tune_report(op, values, rows, args.chip, time.perf_counter() - t0)
     except OperatorError as exc:
-        print(f"asc-tui tune: {exc}", file=sys.stderr)
-        return 1
-    except (ValueError, ConfigError) as exc:
-        print(f"asc-tui tune: {exc}", file=sys.stderr)
-        return 2
+        return fail(args, "asc-tui tune", str(exc), exc.info().to_dict(), code=1)
+    except ConfigError as exc:
+        return config_failure(args, exc, "asc-tui tune")
+    except ValueError as exc:
+        return fail(args, "asc-tui tune", str(exc))
     top = best(rows)
     if args.json:
-        print_json(
-            {
-                "rows": [
-                    {"params": r.params, "time_us": r.time_us, "ok": r.ok, "reason": r.reason} for r in rows
-                ],
-                "best": top.params if top else None,
-            }
-        )
+        print_json(report.to_dict())  # the operator tune's schema
     else:
         for r in sorted(rows, key=lambda r: (not r.ok, r.time_us or 0.0)):
             p = " ".join(f"{k}={v}" for k, v in r.params.items())
             print(f"  {p:<40} " + (f"{r.time_us:12.3f} us" if r.ok else f"FAIL  {r.reason}"))
+        for note in report.notes:
+            print(f"note: {note}")
         print(f"best: {' '.join(f'{k}={v}' for k, v in top.params.items())}" if top else "no config passed")
     if top is not None and getattr(args, "apply", False):
         for e in apply_edits(op, top.params):
@@ -200,7 +198,7 @@ def _record_history(report: TuneReport) -> None:
     """Append the best config to the project's run history (kind "tune")."""
     if report.best is None or report.cancelled:
         return
-    from ..devkit.history import record_run
+    from ..devkit.bench.history import record_run
 
     record_run(report, kind="tune")
 
@@ -250,9 +248,12 @@ def print_report(r: TuneReport, top: int = 10, out=None) -> None:
     )
     rate = r.evaluated / r.seconds if r.seconds > 0 else 0.0
     w(
-        f"  evaluated {r.evaluated}, from cache {r.cached} in {r.seconds:.2f} s "
-        f"({rate:.1f} configs/s){'  CANCELLED' if r.cancelled else ''}\n"
+        f"  evaluated {r.evaluated}, from cache {r.cached}"
+        + (f", not run {r.skipped}" if r.skipped else "")
+        + f" in {r.seconds:.2f} s ({rate:.1f} configs/s){'  CANCELLED' if r.cancelled else ''}\n"
     )
+    for note in r.notes:
+        w(f"  note: {note}\n")
     if r.best is None:
         w("  no config ran successfully\n")
     else:
@@ -271,17 +272,17 @@ def print_report(r: TuneReport, top: int = 10, out=None) -> None:
         w(
             "  "
             + "  ".join(f"{n:>{wd}}" for n, wd in zip(names, widths))
-            + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KB':>7}\n"
+            + f"  {'time_us':>10}  {'GFLOPS':>8}  {'UB KiB':>7}\n"
         )
         for o in ok:
             gf = f"{o.gflops:8.1f}" if o.gflops is not None else f"{'-':>8}"
-            ub = f"{o.ub_bytes / 1024:7.1f}" if o.ub_bytes is not None else f"{'-':>7}"
+            ub = f"{size_in(o.ub_bytes, 'KiB'):7.1f}" if o.ub_bytes is not None else f"{'-':>7}"
             w(
                 "  "
                 + "  ".join(f"{o.params[n]!s:>{wd}}" for n, wd in zip(names, widths))
                 + f"  {o.time_us:10.3f}  {gf}  {ub}{'  (cached)' if o.cached else ''}\n"
             )
-    failed = [o for o in r.outcomes if not o.ok]
+    failed = [o for o in r.outcomes if not o.ok and not o.skipped]
     for o in failed[:5]:
         w(f"  failed {_fmt_params(o.params)}: {o.error.splitlines()[0]}\n")
     if r.invalid:

@@ -14,11 +14,12 @@ import time
 from pathlib import Path
 
 from ..config import ConfigError, load_config, resolve_operators_dir, watched_extras
-from ..devkit.discovery import find_operators
-from ..devkit.regression import slowdown, slowdown_text
-from ..devkit.runner import RunRequest
-from ..devkit.watch import FileWatcher, Rerunner
-from ..devkit.worker import RunWorker, WorkResult
+from ..devkit.bench.regression import slowdown, slowdown_text
+from ..devkit.outcome import outcome
+from ..devkit.run.discovery import find_operators
+from ..devkit.run.runner import RunRequest
+from ..devkit.run.watch import FileWatcher, Rerunner
+from ..devkit.run.worker import RunWorker, WorkResult
 
 
 def add_parser(sub) -> None:
@@ -47,15 +48,14 @@ def format_line(path: Path, res: WorkResult, previous_us: float | None) -> str:
     host = f"{res.seconds * 1000:.0f} ms"
     if rep is not None and rep.emulation is not None and not rep.errors:
         t = rep.emulation.time_us
-        verdict = rep.precision.verdict if rep.precision else "timing"
+        verdict = rep.verdict  # (RAN for a timing-only run)
         delta = f" ({slowdown_text(slowdown(t, previous_us))})" if previous_us else ""
         return f"{stamp} {path.stem} [{rep.case}] {verdict} {t:,.3f} us{delta}  ({host})"
     err = res.errors[0] if res.errors else None
     where = f" {err.location()}" if err and err.location() else ""
     msg = err.message if err else res.status
-    return (
-        f"{stamp} {path.stem} {res.status.upper() if res.status != 'ok' else 'ERROR'}{where}: {msg}  ({host})"
-    )
+    word = res.status.upper() if res.status != "ok" else outcome(rep)  # (a sample's verify: FAIL)
+    return f"{stamp} {path.stem} {word}{where}: {msg}  ({host})"
 
 
 def main(args) -> int:

@@ -9,7 +9,7 @@ library (`math`) and rounded to fp32 where the C++ type is `float`.
 from __future__ import annotations
 
 from . import ctype as T
-from .scope import Val
+from .kernel.scope import Val
 
 # name -> number of arguments
 _FUNCS = {

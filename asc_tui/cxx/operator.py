@@ -12,16 +12,18 @@ that constant at translation; its current choice is the C++ literal, which `--ap
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ascendc.crosscore import GetCoreType
 from ..ascendc.kernel import KernelFunction, Launch
+from ..ascendc.sync.crosscore import GetCoreType
 from ..npu.coop import WAITING_CALLS
+from ..npu.errors import InternalError, KernelError, is_library_file, is_user_file, report_hint
 from . import runtime
 from .cache import get_program
-from .errors import CxxError
+from .errors import CxxError, in_cxx_words
 from .translate import Bound, Program, constants_of
 
 #: What the compiler defines when it builds the cube or the vector side of a kernel.
@@ -87,6 +89,24 @@ class CxxKernel(KernelFunction):
         except Exception:  # noqa: BLE001 - the launch reports it from the block, as always
             return True
         return any(name in text for text in texts for name in WAITING_CALLS)
+
+    def explain(self, exc: Exception):
+        """An exception the translated code raised itself (`p * 2` of a struct), as a compiler
+        would word it at its C++ line; one the translation should never raise is an internal
+        error at that line. None when asc-tui's own code raised (the launcher says so)."""
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if not is_library_file(f.filename)]
+        if not frames or not is_user_file(frames[-1].filename) or frames[-1].filename.endswith(".py"):
+            return None
+        file, line = frames[-1].filename, frames[-1].lineno
+        words = in_cxx_words(exc)
+        if words is not None:
+            return KernelError(words, file, line)
+        return InternalError(
+            "internal error in asc-tui: the translation of this line failed",
+            file,
+            line,
+            hint=report_hint(exc),
+        )
 
     def _run(self, *args):
         *gm, data = args
@@ -241,7 +261,7 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
         data = CxxLaunch(r.tiling, values, {k: values[k] for k in bound if k in values})
         for side in kern.sides():  # translate now (cached): C++ errors are build errors
             kern.program(data, side)
-        return Launch(r.block_dim, data)
+        return Launch(r.block_dim, data, where=r.where)
 
     tiling.__wrapped__ = user_tiling
     module.tiling = tiling

@@ -14,12 +14,12 @@ import numpy as np
 
 from ..ascendc import GetCoreType
 from ..ascendc.lineage import gm_written
-from ..ascendc.tensors import GM_ADDR
+from ..ascendc.memory.tensors import GM_ADDR
 from ..npu import state
-from ..npu.blockindex import BlockIndex
 from ..npu.errors import KernelError, user_location
-from ..npu.offload import gm_ready
-from .vloop import vcast, vfor, vget, vindex, vset  # noqa: F401 - the array form of scalar loops
+from ..npu.numbers.offload import gm_ready
+from ..npu.replay.blockindex import BlockIndex
+from .kernel.vloop import vcast, vfor, vget, vindex, vset  # noqa: F401 - the array form of scalar loops
 
 _pack_f = struct.Struct("<f")
 
@@ -28,7 +28,7 @@ def cdiv(a: int, b: int) -> int:
     """C++ integer division: truncates toward zero (Python's // floors).
 
     By sign tests, not abs(): in a template run `GetBlockIdx() / n` divides a block index
-    (npu/blockindex.py), which keeps a comparison as a guard on the blocks that may replay
+    (npu/replay/blockindex.py), which keeps a comparison as a guard on the blocks that may replay
     the template, but is pinned to its own block by abs() (every block then ran step by step).
     """
     if a >= 0:
@@ -212,7 +212,7 @@ def load(p, dtype):
         dt = np.dtype(dtype)
         if buf.data is None:
             return dt.type(1).item()  # timing-only: shadow data
-        if state.core is not None:  # (a shared-HBM rerun reads shadows: npu/shared_hbm.py)
+        if state.core is not None:  # (a shared-HBM rerun reads shadows: npu/memory/shared_hbm.py)
             state.core.run.read_data = True
         gm_ready(buf)
         b = p.offset * buf.dtype.itemsize
@@ -272,7 +272,7 @@ class Struct:
 
 
 #: what C++ calls integers at run time: Python and numpy ints (a GetValue of an int tensor), and
-#: a template's block index (npu/blockindex.py)
+#: a template's block index (npu/replay/blockindex.py)
 _INTEGERS = (int, np.integer, BlockIndex)
 
 

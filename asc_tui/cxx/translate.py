@@ -17,17 +17,17 @@ from types import SimpleNamespace
 from .. import ascendc
 from . import ctype as T
 from . import runtime
-from .codegen import Translator
 from .errors import CxxError
-from .parse import parse, syntax_error
-from .preprocess import preprocess
-from .symbols import FuncInfo, Namespace, VarInfo, all_decls, collect
+from .kernel.codegen import Translator
+from .source.parse import parse, syntax_error
+from .source.preprocess import preprocess
+from .source.symbols import FuncInfo, Namespace, VarInfo, all_decls, collect
 
 
 def _version() -> str:
     """The translator's own source: any change to it invalidates cached translations."""
     h = hashlib.sha256()
-    for f in sorted(Path(__file__).parent.glob("*.py")):
+    for f in sorted(Path(__file__).parent.rglob("*.py")):
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
@@ -196,7 +196,7 @@ def translate(
                 if pf.path != exc.file or node.start_point[0] + 1 <= (exc.line or 0):
                     raise syntax_error(pf, node) from None
         raise
-    from .scope import FuncCtx
+    from .kernel.scope import FuncCtx
 
     fctx = FuncCtx(f.pf, None, dict(targs), None, f.ns, None)
     params = []
@@ -232,10 +232,11 @@ def _compile(src: str, file: str):
         return compile(src, file, "exec")
     except SyntaxError as exc:  # a translator bug: still an error that names the user's line
         raise CxxError(
-            f"internal error: this line's translation is not valid Python ({exc.msg}); please report it",
+            "internal error in asc-tui: the translation of this line failed",
             file,
             exc.lineno,
             1,
+            hint=f"please report it: the translation is not valid Python ({exc.msg})",
         ) from None
 
 

@@ -24,10 +24,10 @@ import numpy as np
 from ..npu.chip import ChipModel, parse_chip
 from ..npu.errors import OperatorError
 from ..npu.launch import launch
-from .loader import load_operator
-from .msprof import read_dir
-from .profile import Profile, profile
-from .runner import prepare
+from .profile.msprof import read_dir
+from .profile.profiler import Profile, profile
+from .run.loader import load_operator
+from .run.runner import prepare
 
 #: Pipes whose per-core mean time enters the fit (the constants above decide them).
 FIT_PIPES = ("mte2", "mte3", "vec")
@@ -115,7 +115,8 @@ class _Runs:
         for s in specs:
             self.measured.append(figures(read_dir(s.directory)))
             op = load_operator(s.op, root)
-            _, _, _, lnch, _, gm = prepare(op, s.case, s.params, timing_only=True, seed=0)
+            setup = prepare(op, s.case, s.params, timing_only=True, seed=0)
+            lnch, gm = setup.lnch, setup.gm_args
             self.prepared.append((op, lnch, gm))
         self.evaluations = 0
 

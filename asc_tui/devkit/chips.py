@@ -16,13 +16,16 @@ __all__ = ["ChipModel", "ChipSummary", "chip_names", "chip_summaries", "default_
 
 @dataclass(frozen=True)
 class ChipSummary:
-    """The figures `asc-tui chips` lists (bytes, MHz, GB/s)."""
+    """The figures `asc-tui chips` lists (bytes, MHz, GB/s). `ub_bytes` is the UB a vector or
+    cube kernel gets (all of it, as the profile's capacity line says); a mix kernel gets
+    `ub_reserved` bytes less."""
 
     name: str
     clock_mhz: float
     aic: int
     aiv: int
     ub_bytes: int
+    ub_reserved: int
     l1_bytes: int | None
     hbm_gbps: float
     path: str
@@ -34,7 +37,8 @@ class ChipSummary:
             chip.clock_mhz,
             chip.aic,
             chip.aiv,
-            chip.usable["ub"],
+            chip.single_unit.usable["ub"],
+            chip.single_unit.usable["ub"] - chip.usable["ub"],
             chip.memory.get("l1"),
             chip.hbm_gbps,
             chip.path,

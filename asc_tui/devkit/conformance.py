@@ -1,14 +1,13 @@
 """`asc-tui conformance PATH`: run every sample directory under PATH and say how each fared.
 
-Statuses: PASS (ran, verify passed), RAN (ran, no golden to check), UNSUPPORTED (a construct or
-API the twin lacks, named with file:line), FAIL (wrong result or an error), OUT OF SCOPE (another
-architecture, or the SIMT/register API). Samples run in worker processes (`jobs` at a time),
-each with the usual timeout and memory cap.
+Statuses: the run's verdict (`devkit.outcome.Verdict`: PASS, WARN, FAIL, ERROR or RAN), or one
+of conformance's own two: UNSUPPORTED (a construct or API the twin lacks, named with file:line)
+and OUT OF SCOPE (another architecture, or the SIMT/register API). Samples run in worker
+processes (`jobs` at a time), each with the usual timeout and memory cap.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -16,10 +15,12 @@ from pathlib import Path
 
 from ..cxx.files import find_samples
 from .isolated import run_isolated
-from .runner import RunRequest
-from .samples import out_of_scope
+from .outcome import Verdict, outcome
+from .run.runner import RunRequest
+from .samples.sample import out_of_scope
 
-STATUSES = ("PASS", "RAN", "UNSUPPORTED", "FAIL", "OUT OF SCOPE")
+UNSUPPORTED, OUT_OF_SCOPE = "UNSUPPORTED", "OUT OF SCOPE"
+STATUSES = (*(v.value for v in Verdict), UNSUPPORTED, OUT_OF_SCOPE)
 _UNSUPPORTED = ("not supported yet", "unknown ", "no member", "has no ", "is not in the kernel API twin")
 
 
@@ -32,35 +33,33 @@ class Row:
 
 
 def classify(report) -> tuple[str, str]:
-    """(status, reason) of one run report."""
+    """(status, reason) of one run report: its verdict with the reason in words, unless the
+    sample is out of scope or uses what the twin lacks."""
     sample = report.sample or {}
-    if sample.get("status") == "OUT OF SCOPE":
-        return "OUT OF SCOPE", report.errors[0].message if report.errors else ""
+    if sample.get("status") == OUT_OF_SCOPE:
+        return OUT_OF_SCOPE, report.errors[0].message if report.errors else ""
+    verdict = outcome(report)
     if report.errors:
         e = report.errors[0]
         where = f" ({Path(e.file).name}:{e.line})" if e.file and e.line else ""
         msg = e.message.splitlines()[0][:200] + where
         if any(k in e.message for k in _UNSUPPORTED) and e.kind != "verify":
-            return "UNSUPPORTED", msg
-        return "FAIL", msg
-    if report.emulation is None and not sample.get("launches"):
-        return "FAIL", "main() launched no kernel"
-    if sample.get("exit_code"):
-        return "FAIL", f"main() returned {sample['exit_code']}"
-    v = sample.get("verify")
-    if v is None:
-        out = (sample.get("stdout") or "").lower()
-        if re.search(r"\b(test )?pass(ed)?\b", out) and not re.search(r"\bfail", out):
-            return "PASS", "verified by main() itself (no golden.bin)"
-        return "RAN", sample.get("precision") or "not checked: no golden"
-    if v["exit"] != 0:
-        return "FAIL", "verify_result.py failed"
-    if report.precision is not None and report.precision.verdict == "FAIL":
-        return "FAIL", (
-            "verify_result.py passed, but asc-tui's precision check of the whole output.bin "
-            f"against golden.bin fails: {report.precision.reason}"
+            return UNSUPPORTED, msg
+        return verdict, msg
+    if report.emulation is None:
+        return verdict, "main() launched no kernel"
+    p = report.precision
+    checked = "verify_result.py passed, but " if sample.get("verify") is not None else ""
+    if p is not None and verdict is not Verdict.PASS:
+        return (
+            verdict,
+            f"{checked}asc-tui's precision check of the whole output.bin against golden.bin: {p.reason}",
         )
-    return "PASS", ""
+    if verdict is Verdict.PASS and sample.get("verify") is None and p is None:
+        return verdict, "verified by main() itself (no golden.bin)"
+    if verdict is Verdict.RAN:
+        return verdict, sample.get("precision") or "not checked: no golden"
+    return verdict, ""
 
 
 def read_scope(path: str | Path) -> list[str]:
@@ -71,6 +70,25 @@ def read_scope(path: str | Path) -> list[str]:
         if rel:
             out.append(rel)
     return out
+
+
+def nothing_to_run(root: str | Path) -> str | None:
+    """Why there is nothing to run under `root` (no sample directory), else None. An empty
+    list of rows must not read as success."""
+    root = Path(root)
+    if not root.is_dir():
+        return f"no samples or operators under {root}: not a directory"
+    if find_samples(root):
+        return None
+    from .run.discovery import find_operators
+
+    ops = find_operators(root)
+    if ops:
+        return (
+            f"no samples under {root}: conformance runs sample directories; "
+            f"run its {len(ops)} operator file(s) with `asc-tui run FILE`"
+        )
+    return f"no samples or operators under {root}"
 
 
 def conformance(
@@ -112,10 +130,10 @@ def conformance(
         t = time.perf_counter()
         for (i, rel, _s), res in zip(part, run_isolated(reqs, timeout_s, memory_mb)):
             status, reason = classify(res.report)
-            if res.exit.status not in ("ok", "raised") and status != "FAIL":
-                status, reason = "FAIL", res.exit.cause
+            if res.exit.status not in ("ok", "raised"):  # the worker died or timed out
+                status, reason = Verdict.ERROR, res.exit.cause
             now = time.perf_counter()
-            row = Row(rel, status, reason, now - t)
+            row = Row(rel, str(status), reason, now - t)
             t = now
             with lock:
                 rows[i] = row
@@ -128,6 +146,18 @@ def conformance(
     for th in threads:
         th.join()
     return [rows[i] for i in sorted(rows)]
+
+
+def exit_code(rows: list[Row]) -> int:
+    """0 when every row is ok (`Verdict.ok`: PASS, RAN) or out of scope, else 1 (UNSUPPORTED too)."""
+    verdicts = {v.value: v for v in Verdict}
+
+    def code(status: str) -> int:
+        if status == OUT_OF_SCOPE:
+            return 0
+        return verdicts[status].exit_code if status in verdicts else 1
+
+    return max((code(r.status) for r in rows), default=0)
 
 
 def counts(rows: list[Row]) -> dict[str, int]:

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ..npu.chip import DEFAULT_CHIP
-from .bench import BenchRequest, BenchResult
-from .debug import DebugReport, DebugRequest
-from .runner import RunReport, RunRequest, Stage
-from .worker import Call, RunWorker, WorkResult
+from .bench.figures import BenchRequest, BenchResult
+from .debug.debugger import DebugReport, DebugRequest
+from .run.runner import RunReport, RunRequest, Stage
+from .run.worker import Call, RunWorker, WorkResult
+from .samples.sample import SAMPLE_CASE, is_sample
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
     return RunReport(
         operator=path.stem if path.suffix == ".py" else req.op,
         path=str(path.resolve()) if path.suffix == ".py" else None,
-        case=req.case,
+        case=req.case or (SAMPLE_CASE if is_sample(req.op) else None),
         chip=req.chip or DEFAULT_CHIP,
         params=dict(req.params),
         block_dim=None,
@@ -71,13 +72,21 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
 
 
 def run_isolated(
-    requests: Iterable[RunRequest], timeout_s: float | None, memory_mb: int | None
+    requests: Iterable[RunRequest], timeout_s: float | None, memory_mb: int | None, cancel=None
 ) -> Iterator[Isolated]:
-    """Run each request in one worker (restarted after a crash); yields as each finishes."""
+    """Run each request in one worker (restarted after a crash); yields as each finishes.
+    `cancel` (a tuner `CancelToken`) stops the run in flight and ends the iteration: a cancelled
+    run yields nothing."""
     worker = RunWorker(timeout_s=timeout_s, memory_mb=memory_mb)
+    if cancel is not None:
+        cancel.when_cancelled(worker.cancel)
     try:
         for req in requests:
+            if cancel is not None and cancel.cancelled:
+                return
             res = worker.run(req)
+            if cancel is not None and cancel.cancelled:
+                return
             report = res.report if res.ok else _stand_in_run(req, res)
             yield Isolated(report, _exit(res), res.output, res.seconds)
     finally:
@@ -96,7 +105,8 @@ def debug_isolated(
             if timeout_s is not None:
                 req = replace(req, timeout_s=timeout_s)
             budget = None if timeout_s is None else timeout_s * (1 + (req.ranks or 2)) + 10
-            res = worker.call(Call("asc_tui.devkit.debug:debug", (req,), label=req.op), timeout_s=budget)
+            job = Call("asc_tui.devkit.debug.debugger:debug", (req,), label=req.op)
+            res = worker.call(job, timeout_s=budget)
             if res.ok:
                 report = res.report
             else:
@@ -124,13 +134,11 @@ def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
     budget = None if req.timeout_s is None else req.timeout_s * 20
     worker = RunWorker(timeout_s=None, memory_mb=memory_mb)
     try:
-        res = worker.call(Call("asc_tui.devkit.bench:bench", (req,), label=req.op), timeout_s=budget)
+        res = worker.call(Call("asc_tui.devkit.bench.figures:bench", (req,), label=req.op), timeout_s=budget)
     finally:
         worker.close()
     if res.ok:
         report = res.report
     else:
-        report = BenchResult(
-            Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(e.format() for e in res.errors)
-        )
+        report = BenchResult(Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(res.errors))
     return Isolated(report, _exit(res), res.output, res.seconds)

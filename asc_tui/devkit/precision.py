@@ -7,16 +7,21 @@ FAIL below 0.99, or on any NaN/Inf the golden does not have. `reason` says which
 NaN/Inf come first: a cosine over the finite elements only would read 1.0 for an output that is
 half NaN, so when the output has NaN/Inf the golden does not, the cosine is invalid — NaN here,
 null in JSON with `cosine_invalid` giving the reason — and never reads as a match.
+
+An input the kernel wrote into is a FAIL whatever the outputs say (`InputOverwrite`): the golden
+sees the inputs as they were before the launch (devkit/pristine.py), and a kernel that writes its
+inputs is not the operator the golden describes.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from ..ascendc.dtypes import as_dtype, dtype_name
-from ..npu.widen import widened
+from ..npu.numbers.widen import widened
 
 #: (atol, rtol) per output dtype; operators override with PRECISION = {"float16": (atol, rtol)}.
 DEFAULT_THRESHOLDS = {
@@ -71,13 +76,58 @@ def _json_value(x: float) -> float | str:
 
 
 @dataclass(frozen=True)
+class InputOverwrite:
+    """An input the kernel (or a sample's main()) wrote into; the golden saw it as it was."""
+
+    name: str
+    changed: int  # elements (a sample's file: bytes) that differ from what the kernel was given
+    count: int
+    first: int  # flat index of the first that differs
+    was: float
+    now: float
+    unit: str = "elements"
+    file: str | None = None  # where it was written, when known (a sample's WriteFile)
+    line: int | None = None
+    exact: bool = True  # False: a callable init drew other values again, which the golden saw
+
+    @property
+    def message(self) -> str:
+        by = f" by {os.path.basename(self.file)}:{self.line}" if self.file and self.line else ""
+        if self.unit == "elements":
+            what, first = f"input {self.name!r}", f"[{self.first}]: {self.was:g} -> {self.now:g}"
+            saw = "the golden saw it as it was before the launch"
+        else:  # a sample's file
+            what, first = f"{self.name} (written by scripts/gen_data.py)", f"at byte {self.first}"
+            saw = "verify and the golden read it as gen_data.py wrote it"
+        text = f"{what} overwritten{by}: {self.changed} of {self.count} {self.unit} changed"
+        text += f" (first {first}); {saw}"
+        if not self.exact:
+            text += ", as far as its init draws the same values again (it does not)"
+        return text
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["was"], d["now"] = _json_value(self.was), _json_value(self.now)
+        d["message"] = self.message
+        return d
+
+
+@dataclass(frozen=True)
 class PrecisionReport:
     outputs: tuple[OutputPrecision, ...]
+    overwritten: tuple[InputOverwrite, ...] = ()  # inputs the kernel wrote into: FAIL
 
     @property
     def verdict(self) -> str:
+        if self.overwritten:
+            return "FAIL"
         order = {"PASS": 0, "WARN": 1, "FAIL": 2}
         return max((o.verdict for o in self.outputs), key=order.get, default="PASS")
+
+    @property
+    def made_nonfinite(self) -> bool:
+        """Some output holds NaN/Inf where the golden is finite: the kernel made them."""
+        return any(o.cosine_invalid is not None for o in self.outputs)
 
     def _worst(self, key: str, lo: bool = False) -> float:
         vals = [getattr(o, key) for o in self.outputs]
@@ -91,8 +141,10 @@ class PrecisionReport:
         order = {"PASS": 0, "WARN": 1, "FAIL": 2}
         worst = max(self.outputs, key=lambda o: order[o.verdict], default=None)
         if worst is None:
-            return "no outputs"
-        return worst.reason if len(self.outputs) == 1 else f"{worst.name}: {worst.reason}"
+            text = "no outputs"
+        else:
+            text = worst.reason if len(self.outputs) == 1 else f"{worst.name}: {worst.reason}"
+        return "; ".join([*(o.message for o in self.overwritten), text])
 
     def to_dict(self) -> dict:
         invalid = [o for o in self.outputs if o.cosine_invalid is not None]
@@ -106,7 +158,32 @@ class PrecisionReport:
             "verdict": self.verdict,
             "reason": self.reason,
             "outputs": [o.to_dict() for o in self.outputs],
+            "inputs_overwritten": [o.to_dict() for o in self.overwritten],
         }
+
+
+@dataclass(frozen=True)
+class NonFiniteOrigin:
+    """The first non-finite value the kernel produced: instruction, line, block, element, value."""
+
+    op: str
+    file: str
+    line: int
+    block: int
+    element: int  # index in the written tensor
+    value: str  # "inf", "-inf" or "nan"
+    tensor: str | None = None
+    from_input: bool = False  # the inputs in GM already held it (nothing in the kernel made it)
+
+    def describe(self) -> str:
+        where = f"{os.path.basename(self.file)}:{self.line}, block {self.block}, element {self.element}"
+        if self.from_input:
+            return f"the input already holds {self.value}: first read by {self.op} at {where}"
+        what = "produced NaN" if self.value == "nan" else f"overflowed to {self.value}"
+        return f"{self.op} {what} at {where}"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "message": self.describe()}
 
 
 def thresholds_for(dtype, overrides: dict | None = None) -> tuple[float, float]:

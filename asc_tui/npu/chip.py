@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
+import difflib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
-import tomli
-
 from .. import PACKAGE_DIR
-from ..tomlpos import value_position
+from ..tomlpos import TomlTextError, decode_text, key_position, parse_toml, table_line, value_position
 from .errors import ChipError
 
 CHIP_DIR = PACKAGE_DIR / "chips"
@@ -133,18 +131,30 @@ _cache: dict[tuple[str, float], ChipModel] = {}
 def load_chip(name_or_path: str | None = None) -> ChipModel:
     """Load (and cache by file and mtime) a chip model; errors name the file and line."""
     path = resolve_chip_path(name_or_path)
-    key = (str(path), path.stat().st_mtime)
-    if key not in _cache:
-        _cache[key] = parse_chip(path.read_text(encoding="utf-8"), str(path))
+    try:
+        key = (str(path), path.stat().st_mtime)
+        if key not in _cache:
+            if path.is_dir():
+                raise ChipError("a chip is a .toml file, not a directory", str(path))
+            _cache[key] = parse_chip(_text_of(path), str(path))
+    except OSError as exc:
+        raise ChipError(f"cannot read the chip file: {exc.strerror or exc}", str(path)) from None
     return _cache[key]
+
+
+def _text_of(path: Path) -> str:
+    try:
+        return decode_text(path.read_bytes())
+    except TomlTextError as exc:
+        raise ChipError(exc.message, str(path), exc.line, column=exc.column) from None
 
 
 def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
     try:
-        data = tomli.loads(text)
-    except tomli.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ChipError(f"malformed chip TOML: {exc}", path, int(m.group(1)) if m else None) from None
+        data = parse_toml(text)
+    except TomlTextError as exc:
+        raise ChipError(f"malformed chip TOML: {exc.message}", path, exc.line, column=exc.column) from None
+    _check_keys(data, text, path)
     for section, keys in _REQUIRED.items():
         sec = data.get(section)
         if not isinstance(sec, dict):
@@ -154,7 +164,7 @@ def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
         missing = [k for k in keys if k not in sec]
         if missing:
             raise ChipError(
-                f"[{section}] is missing {', '.join(missing)}", path, _line_of(text, f"[{section}]")
+                f"[{section}] is missing {', '.join(missing)}", path, table_line(text, section), column=1
             )
     _check_values(data, text, path)
     c, mem, al = data["chip"], data["memory"], data["alignment"]
@@ -194,31 +204,120 @@ def parse_chip(text: str, path: str = "<chip>") -> ChipModel:
     )
 
 
-#: (section, key) -> (lowest, highest, must be > lowest): the values a chip can sanely have.
-#: Divisors and bandwidths must be positive (0 would divide by zero or blame a DataCopy for a
-#: bandwidth that is a typo); latencies and overheads may be 0.
-_RANGES: dict[tuple[str, str], tuple[float, float, bool]] = {
-    ("chip", "clock_mhz"): (0, 10_000, True),
-    ("cores", "aic"): (0, 4096, False),
-    ("cores", "aiv"): (0, 4096, False),
-    **{("memory", k): (0, 1 << 40, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "l2", "bt", "fb")},
-    ("memory", "ub_reserved"): (0, 1 << 40, False),
-    **{("alignment", k): (0, 1 << 20, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "bt")},
-    ("events", "ids_per_type"): (0, 1 << 16, True),
-    ("events", "latency_cycles"): (0, 1e9, False),
-    ("dma", "latency_cycles"): (0, 1e9, False),
-    ("dma", "latency_per_active_core"): (0, 1e9, False),
-    ("dma", "gm_read_bytes_per_cycle"): (0, 1 << 20, True),
-    ("dma", "gm_write_bytes_per_cycle"): (0, 1 << 20, True),
-    ("dma", "l2_bytes_per_cycle"): (0, 1 << 20, True),
-    ("dma", "hbm_gbps"): (0, 1e6, True),
-    ("vector", "repeat_bytes"): (0, 1 << 20, True),
-    ("vector", "startup_cycles"): (0, 1e9, False),
-    ("vector", "max_repeat"): (0, 1 << 20, True),
-    ("scalar", "issue_cycles"): (0, 1e9, False),
-    ("scalar", "value_cycles"): (0, 1e9, False),
-    ("scalar", "gm_value_cycles"): (0, 1e9, False),
-    ("launch", "overhead_us"): (0, 1e9, False),
+#: Every key a chip file may have, by table: a typo (`aivv`) is refused with a did-you-mean
+#: instead of silently leaving the default in place. `[vector.cycles_per_repeat]` names vector
+#: instructions, so any name goes there.
+_KNOWN: dict[str, tuple[str, ...]] = {
+    "chip": ("name", "clock_mhz", "arch"),
+    "cores": ("aic", "aiv", "aiv_per_aic"),
+    "memory": ("ub", "l1", "l0a", "l0b", "l0c", "l2", "bt", "fb", "ub_reserved"),
+    "alignment": ("ub", "l1", "l0a", "l0b", "l0c", "bt"),
+    "events": ("ids_per_type", "latency_cycles"),
+    "dma": (
+        "latency_cycles",
+        "latency_per_active_core",
+        "gm_read_bytes_per_cycle",
+        "gm_write_bytes_per_cycle",
+        "hbm_gbps",
+        "l2_bytes_per_cycle",
+        "l2_model",
+        "atomic_extra_cycles",
+    ),
+    "vector": ("repeat_bytes", "startup_cycles", "max_repeat", "cycles_per_repeat"),
+    "scalar": ("issue_cycles", "value_cycles", "gm_value_cycles"),
+    "sync": ("sync_all_cycles",),
+    "launch": ("overhead_us",),
+    "cube": (
+        "l1_to_l0a_bytes_per_cycle",
+        "l1_to_l0b_bytes_per_cycle",
+        "fixpipe_bytes_per_cycle",
+        "fixpipe_latency_cycles",
+        "mte1_latency_cycles",
+        "mmad_startup_cycles",
+        "startup_cycles",
+        "cross_core_latency_cycles",
+        "fp16_macs_per_cycle",
+        "int8_macs_per_cycle",
+    ),
+    "hccl": ("latency_us", "link_gbps"),
+}
+
+
+def _check_keys(data: dict, text: str, path: str) -> None:
+    """Only known tables and keys (`_KNOWN`), else a `ChipError` at the key with a did-you-mean."""
+    for section, value in data.items():
+        if section not in _KNOWN or not isinstance(value, dict):
+            line, col = key_position(text, "", section) or (table_line(text, section), 1)
+            if section in _KNOWN:
+                what = f"{section} must be a table: [{section}] with its keys below it"
+            else:
+                kind = "table" if isinstance(value, dict) else "key"
+                what = f"unknown {kind} {section!r}" + _did_you_mean(section, _KNOWN)
+            raise ChipError(what, path, line, column=col)
+        for key in value:
+            if key not in _KNOWN[section]:
+                line, col = _key_at(text, section, key)
+                raise ChipError(
+                    f"unknown key {key!r} in [{section}]" + _did_you_mean(key, _KNOWN[section]),
+                    path,
+                    line,
+                    column=col,
+                )
+        per_op = value.get("cycles_per_repeat") if section == "vector" else None
+        if per_op is not None and not isinstance(per_op, dict):
+            line, col = _locate(text, "vector", "cycles_per_repeat")
+            raise ChipError(
+                "[vector] cycles_per_repeat must be a table of instruction = cycles", path, line, column=col
+            )
+
+
+def _did_you_mean(key: str, known) -> str:
+    close = difflib.get_close_matches(key, list(known), 1)
+    return f" (did you mean {close[0]!r}?)" if close else f"; known: {', '.join(known)}"
+
+
+#: (section, key) -> (lowest, highest, must be > lowest, must be a whole number): the values a
+#: chip can sanely have. Counts, sizes and divisors must be positive (0 cores would divide by
+#: zero, 0 bandwidth would blame a DataCopy for a typo); latencies and overheads may be 0.
+_RANGES: dict[tuple[str, str], tuple[float, float, bool, bool]] = {
+    ("chip", "clock_mhz"): (0, 10_000, True, False),
+    ("cores", "aic"): (0, 4096, True, True),
+    ("cores", "aiv"): (0, 4096, True, True),
+    ("cores", "aiv_per_aic"): (0, 64, True, True),
+    **{("memory", k): (0, 1 << 40, True, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "l2", "bt", "fb")},
+    ("memory", "ub_reserved"): (0, 1 << 40, False, True),
+    **{("alignment", k): (0, 1 << 20, True, True) for k in ("ub", "l1", "l0a", "l0b", "l0c", "bt")},
+    ("events", "ids_per_type"): (0, 1 << 16, True, True),
+    ("events", "latency_cycles"): (0, 1e9, False, False),
+    ("dma", "latency_cycles"): (0, 1e9, False, False),
+    ("dma", "latency_per_active_core"): (0, 1e9, False, False),
+    ("dma", "gm_read_bytes_per_cycle"): (0, 1 << 20, True, False),
+    ("dma", "gm_write_bytes_per_cycle"): (0, 1 << 20, True, False),
+    ("dma", "l2_bytes_per_cycle"): (0, 1 << 20, True, False),
+    ("dma", "hbm_gbps"): (0, 1e6, True, False),
+    ("dma", "atomic_extra_cycles"): (0, 1e9, False, False),
+    ("vector", "repeat_bytes"): (0, 1 << 20, True, True),
+    ("vector", "startup_cycles"): (0, 1e9, False, False),
+    ("vector", "max_repeat"): (0, 1 << 20, True, True),
+    ("scalar", "issue_cycles"): (0, 1e9, False, False),
+    ("scalar", "value_cycles"): (0, 1e9, False, False),
+    ("scalar", "gm_value_cycles"): (0, 1e9, False, False),
+    ("sync", "sync_all_cycles"): (0, 1e9, False, False),
+    ("launch", "overhead_us"): (0, 1e9, False, False),
+    **{
+        ("cube", k): (0, 1e9, False, False)
+        for k in (
+            "fixpipe_latency_cycles",
+            "mte1_latency_cycles",
+            "mmad_startup_cycles",
+            "startup_cycles",
+            "cross_core_latency_cycles",
+        )
+    },
+    ("cube", "fp16_macs_per_cycle"): (0, 1 << 24, True, False),
+    ("cube", "int8_macs_per_cycle"): (0, 1 << 24, True, False),
+    ("hccl", "latency_us"): (0, 1e9, False, False),
+    ("hccl", "link_gbps"): (0, 1e6, True, False),
 }
 
 
@@ -227,44 +326,41 @@ def _check_values(data: dict, text: str, path: str) -> None:
     `ChipError` at the value's line and column."""
     checks = [(sec, key, *rng) for (sec, key), rng in _RANGES.items() if key in data.get(sec, {})]
     for op in data.get("vector", {}).get("cycles_per_repeat", {}):
-        checks.append(("vector.cycles_per_repeat", op, 0, 1e9, True))
+        checks.append(("vector.cycles_per_repeat", op, 0, 1e9, True, False))
     for key in data.get("cube", {}):
         if key.endswith("bytes_per_cycle"):
-            checks.append(("cube", key, 0, 1 << 20, True))
-    for sec, key, lo, hi, strict in checks:
+            checks.append(("cube", key, 0, 1 << 20, True, False))
+    for sec, key, lo, hi, strict, whole in checks:
         table = data
         for part in sec.split("."):
             table = table[part]
         v = table[key]
         ok = (
-            isinstance(v, (int, float))
+            isinstance(v, int if whole else (int, float))
             and not isinstance(v, bool)
             and v <= hi
             and (v > lo if strict else v >= lo)
         )
         if not ok:
             line, col = _locate(text, sec, key)
-            want = "a positive number" if strict else "a non-negative number"
+            kind = "whole number" if whole else "number"
+            want = f"a positive {kind}" if strict else f"a non-negative {kind}"
             raise ChipError(
-                f"[{sec}] {key} must be {want} up to {hi:g}, got {v!r} (column {col})", path, line
+                f"[{sec}] {key} must be {want} up to {hi:g}, got {v!r} (column {col})",
+                path,
+                line,
+                column=col,
             )
-
-    cores = data.get("cores", {})
-    if cores.get("aic", 0) + cores.get("aiv", 0) < 1:
-        raise ChipError(
-            "[cores] the chip needs at least one core (aic + aiv >= 1)",
-            path,
-            _locate(text, "cores", "aic")[0],
-        )
+    if not isinstance(data["chip"]["name"], str) or not data["chip"]["name"].strip():
+        line, col = _locate(text, "chip", "name")
+        raise ChipError("[chip] name must be a non-empty string", path, line, column=col)
 
 
 def _locate(text: str, section: str, key: str) -> tuple[int | None, int]:
     """Line and column of `key`'s value inside `[section]` (else the section's line)."""
-    return value_position(text, section, key) or (_line_of(text, f"[{section}]"), 1)
+    return value_position(text, section, key) or (table_line(text, section), 1)
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    for i, line in enumerate(text.splitlines(), 1):
-        if needle in line:
-            return i
-    return None
+def _key_at(text: str, section: str, key: str) -> tuple[int | None, int]:
+    """Line and column of `key` itself inside `[section]` (else the section's line)."""
+    return key_position(text, section, key) or (table_line(text, section), 1)

@@ -133,7 +133,7 @@ class Blocks:
         me = core.block if who is None else who
         san = core.san
         while len(self.posts.get(key, ())) < need:
-            if san is not None:  # its per-block state waits with it (devkit/sanitizer.py)
+            if san is not None:  # its per-block state waits with it (devkit/debug/sanitizer.py)
                 san.park(core)
             me_thread = threading.current_thread()
             me_thread.name = f"asc-tui parked block {me}"  # not the line a timeout reports

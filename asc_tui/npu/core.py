@@ -6,7 +6,7 @@ pipe is free and it has been issued; WaitFlag (explicit or implied by a TQue) ho
 pipe until the event's producer pipe had finished everything issued before the SetFlag, plus
 `events.latency_cycles`. Costs: a GM transfer's duration is decided in one place, `Core.dma`
 (its fixed part plus its bytes through the HBM shared with every other transfer in flight:
-npu/hbm.py); vector = startup + repeats x cycles per repeat.
+npu/memory/hbm.py); vector = startup + repeats x cycles per repeat.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from .columns import ClosedBlock, close_columns
 from .cores import CoreType
 from .errors import SyncError, user_location
-from .lockstep import lockstep_price
+from .memory.lockstep import lockstep_price
 from .pipes import N_PIPES, PIPE_NAMES, S
 from .records import KIND_SET, KIND_WAIT, KIND_WORK, record
 
@@ -90,7 +90,7 @@ class Core:
         self.tp = [t0] * N_PIPES  # time each pipe becomes free (cycles)
         self.ts = t0  # scalar issue clock
         self.rec: list[tuple] = []
-        # records extrapolated by npu/periodic.py: (index in `rec`, `shifted.Shifted`); `rec`
+        # records extrapolated by npu/extrapolate/periodic.py: (index in `rec`, `shifted.Shifted`); `rec`
         # holds None in their places
         self.ext: list[tuple] = []
         self.last = [-1] * N_PIPES  # index of the last record on each pipe
@@ -98,7 +98,7 @@ class Core:
         self.issue = chip.scalar_issue
         self.ev_lat = chip.event_latency
         # a transfer's own start-up and its path's cap (MTE2 GM→UB/L1, MTE3 UB→GM); what the
-        # shared HBM adds is npu/hbm.py's, through `dma`: first priced as if the wave's cores ran
+        # shared HBM adds is npu/memory/hbm.py's, through `dma`: first priced as if the wave's cores ran
         # in lockstep (`hbm.lockstep_price`), which is exact when they do (`hbm.lockstep_exact`)
         self.dma_lat = chip.dma_latency
         self.rd_bpc = chip.gm_read_bpc
@@ -112,7 +112,7 @@ class Core:
         self.gm_write = 0
         # the GM transfers its records cannot tell (record index, fixed cycles, HBM bytes, cap):
         # L2 hits and Fixpipe writes (on a pass that follows a plan, every transfer), and the
-        # durations a later pass of the launch gives them (npu/hbm.py), or None
+        # durations a later pass of the launch gives them (npu/memory/hbm.py), or None
         self.seq = run.cores_made
         run.cores_made += 1
         self.xfers: list[tuple] = []
@@ -131,22 +131,22 @@ class Core:
         self.sub_block = 0
         self.sub_block_num = 1
         self.group = None
-        # the vector mask register (ascendc/level0.py): None = normal mode, every lane on
+        # the vector mask register (ascendc/vector/level0.py): None = normal mode, every lane on
         self.vmask = None
-        # a template of a full run's block replay traces its numbers here (npu/numtrace.py)
+        # a template of a full run's block replay traces its numbers here (npu/replay/numtrace.py)
         self.trace = None
 
     # ---- the DMA seam -------------------------------------------------------------------------
     #: Whether a DMA's duration depends only on this core's own inputs: its transfers on a
     #: launch's first pass (each timed alone), its `plan` on a pass that follows the shared HBM
-    #: (npu/hbm.py). Block replay (npu/replay.py) copies a template's records only while this
+    #: (npu/memory/hbm.py). Block replay (npu/replay/replay.py) copies a template's records only while this
     #: holds, and only for a block with the same plan; False runs every block step by step.
     dma_is_local = True
 
     @property
     def dma_time_invariant(self) -> bool:
         """Whether a DMA's duration is the same whenever it starts. Loop extrapolation
-        (npu/periodic.py) shifts a period's records in time, which is exact only then. On a
+        (npu/extrapolate/periodic.py) shifts a period's records in time, which is exact only then. On a
         first pass it holds (lockstep prices depend on the wave alone); a pass that follows the
         shared HBM's plan gives each transfer its own duration, and runs every loop step by
         step."""
@@ -163,7 +163,7 @@ class Core:
         if hit or self.plan is not None:
             return self.dma(self.dma_lat + hit / l2_bpc if hit else self.dma_lat, miss, self.rd_bpc)
         # `dma` for the hottest case (a first pass, no L2 hit), inlined: nothing is noted, the
-        # record says it all (npu/shared_hbm.py reads a plain transfer back from its record)
+        # record says it all (npu/memory/shared_hbm.py reads a plain transfer back from its record)
         return self.lat_q + miss / self.rd_rate
 
     def dma_write_cycles(self, nbytes: int, extra: float = 0.0) -> float:
@@ -188,7 +188,7 @@ class Core:
         pass it is priced as if every core of the wave did the same at the same moment (the
         queueing latency of the others, and at most 1/n of the HBM: `hbm.lockstep_price`); when
         the launch turns out not to be in lockstep, later passes follow the shared-HBM solution
-        for the whole launch (`plan`, npu/hbm.py)."""
+        for the whole launch (`plan`, npu/memory/hbm.py)."""
         xf = self.xfers
         k = len(xf)
         xf.append((len(self.rec), fixed, nbytes, cap))

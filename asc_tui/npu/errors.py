@@ -24,6 +24,7 @@ class ErrorInfo:
     line: int | None = None
     hint: str | None = None
     snippet: str | None = None
+    column: int | None = None  # 1-based; None when only the line is known
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -31,7 +32,9 @@ class ErrorInfo:
     def location(self) -> str:
         if self.file is None:
             return ""
-        return f"{self.file}:{self.line}" if self.line else self.file
+        if not self.line:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
 
     def format(self) -> str:
         loc = self.location()
@@ -49,17 +52,29 @@ class OperatorError(Exception):
     kind = "operator"
 
     def __init__(
-        self, message: str, file: str | None = None, line: int | None = None, hint: str | None = None
+        self,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+        column: int | None = None,
     ):
         super().__init__(message)
         self.message = message
         self.file = file
         self.line = line
         self.hint = hint
+        self.column = column
 
     def info(self) -> ErrorInfo:
         return ErrorInfo(
-            self.kind, self.message, self.file, self.line, self.hint, source_line(self.file, self.line)
+            self.kind,
+            self.message,
+            self.file,
+            self.line,
+            self.hint,
+            source_line(self.file, self.line),
+            self.column,
         )
 
     def __str__(self) -> str:
@@ -106,6 +121,61 @@ class ChipError(OperatorError):
     """A chip model file is missing, malformed or incomplete."""
 
     kind = "chip"
+
+
+class InternalError(OperatorError):
+    """asc-tui's own code failed (a bug to report): shown at the user's nearest line, with the
+    Python detail in the hint only, never as the message."""
+
+    kind = "internal"
+
+
+def internal_frame(tb) -> traceback.FrameSummary | None:
+    """The frame that raised, when it is asc-tui's own code: the innermost frame that is not a
+    library's (numpy raising for asc-tui's call is asc-tui's failure), if it is in asc_tui."""
+    frames = [f for f in traceback.extract_tb(tb) if not is_library_file(f.filename)]
+    if frames and frames[-1].filename.startswith(_PKG):
+        return frames[-1]
+    return None
+
+
+def internal_error(
+    exc: BaseException, file: str | None = None, line: int | None = None, doing: str = ""
+) -> InternalError | None:
+    """An exception raised inside asc-tui, as the error the user sees: "internal error in
+    asc-tui" at the innermost user frame of its traceback (else `file`:`line`); None when the
+    exception was raised by the user's own code."""
+    inner = internal_frame(exc.__traceback__)
+    if inner is None:
+        return None
+    users = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if is_user_file(f.filename) and not is_library_file(f.filename)
+    ]
+    if users:
+        file, line = users[-1].filename, users[-1].lineno
+    return InternalError(
+        "internal error in asc-tui" + (f" {doing}" if doing else "") + (" at this line" if line else ""),
+        file,
+        line,
+        hint=report_hint(exc),
+    )
+
+
+def report_hint(exc: BaseException) -> str:
+    """The Python detail of a failure inside asc-tui, for a bug report (a hint, not the message)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not is_library_file(f.filename)]
+    at = ""
+    if frames:
+        where = Path(frames[-1].filename).resolve()
+        try:
+            rel = where.relative_to(PACKAGE_DIR.parent)
+        except ValueError:
+            rel = where.name
+        at = f" at {rel}:{frames[-1].lineno}"
+    detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"please report it: {type(exc).__name__}{at}" + (f" ({detail})" if detail else "")
 
 
 def is_user_file(filename: str) -> bool:
@@ -157,5 +227,8 @@ def source_line(file: str | None, line: int | None) -> str | None:
     except OSError:
         return None
     if 1 <= line <= len(lines):
-        return lines[line - 1].strip()
+        text = lines[line - 1].strip()
+        if "\ufffd" in text or any(ord(ch) < 32 and ch != "\t" for ch in text):
+            return None  # a binary file's "line": control bytes would garble the terminal
+        return text
     return None

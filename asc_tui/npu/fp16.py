@@ -81,7 +81,7 @@ class Binary:
     with it: which NaN's payload a NaN op NaN returns (a step whose operands both hold a NaN),
     and the overflow warning of a result that rounds to inf (a step with an fp16 inf, when
     overflow is not ignored): those steps run numpy's loop. Operands of one shape in any
-    strides are taken (a block replay's batches are strided, npu/numops.py); anything else
+    strides are taken (a block replay's batches are strided, npu/replay/numops.py); anything else
     (other dtypes, broadcasting, partly overlapping arrays, small ones) is the plain ufunc.
     """
 

@@ -48,8 +48,8 @@ def in_log_order(entries) -> tuple:
 
 def retimed_log(log, rerun) -> list:
     """A pass's log entries at the times of the pass whose timeline replaced its own (a
-    shared-HBM rerun, npu/shared_hbm.py; a full launch re-timed on the L2 counts it read,
-    npu/l2guess.py): entry i of a block takes the time of the rerun's entry i of that block.
+    shared-HBM rerun, npu/memory/shared_hbm.py; a full launch re-timed on the L2 counts it read,
+    npu/memory/l2guess.py): entry i of a block takes the time of the rerun's entry i of that block.
     Texts stay the first pass's (a rerun reads shadows, not the data); a log the rerun's does
     not pair with entry for entry (same block, file and line) keeps its own times. Both in
     each block's writing order (`in_log_order` keeps it)."""
@@ -233,7 +233,7 @@ class EmulationResult:
     warnings: tuple = ()
     outputs: dict | None = field(default=None, compare=False)
     capacity: dict = field(default_factory=dict)  # memory -> (peak bytes used, capacity)
-    l2_hit: int = 0  # bytes of gm_read served by L2 (re-reads; see npu/l2.py)
+    l2_hit: int = 0  # bytes of gm_read served by L2 (re-reads; see npu/memory/l2.py)
     pipe_cores: tuple = ()  # mixed kernels: per pipe, how many core timelines have it
     # the ChipModel the launch ran on (`chip` is only its name, which a user's chip file may
     # not resolve back to); lets the profile use the exact model without reloading it

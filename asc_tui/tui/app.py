@@ -26,11 +26,9 @@ from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
 from ..devkit.chips import default_chip_name
-from ..devkit.discovery import find_operators
+from ..devkit.run.discovery import find_operators
 from .bench_sync import HistoryLoaded
 from .commands import WorkbenchCommands
-from .diff_screen import DiffActions
-from .help_screen import HelpScreen
 from .keymap import ACTIONS, app_bindings, unknown_ids
 from .lifecycle import while_mounted
 from .messages import (
@@ -44,6 +42,8 @@ from .messages import (
 )
 from .navigation import Navigation
 from .runs import BIG_RESULT, RunResults  # noqa: F401 - BIG_RESULT: tests
+from .screens.diff import DiffActions
+from .screens.help import HelpScreen
 from .state import OperatorState
 from .textfit import fit
 from .themes import DEFAULT_THEME, load_themes
@@ -198,8 +198,8 @@ class Workbench(Navigation, DiffActions, App):
 
     def _start_engine(self) -> None:
         """Import the emulator stack and start worker, rerunner and watcher (off the UI)."""
-        from ..devkit.watch import FileWatcher, Rerunner
-        from ..devkit.worker import RunWorker
+        from ..devkit.run.watch import FileWatcher, Rerunner
+        from ..devkit.run.worker import RunWorker
 
         if self.worker is None:
             self.worker = RunWorker(
@@ -284,6 +284,7 @@ class Workbench(Navigation, DiffActions, App):
         else:
             tabs.show_tab("log")
         self.pane(WorkbenchFooter).set_narrow(small)
+        self.pane(BenchTable).set_stacked(narrow)  # the verdict and "vs base" stay in sight
         for tab_id, (long, short) in TAB_LABELS.items():  # every tab header stays reachable
             tabs.get_tab(tab_id).label = short if small else long
         self.update_status()
@@ -450,3 +451,4 @@ class Workbench(Navigation, DiffActions, App):
         """Every pane shows this operator's newest good result (marked stale if older); None
         (the last operator file was deleted) empties them."""
         self.runs.show(st)
+        self.tools.tune.follow(st)

@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..devkit.regression import is_regression, slowdown_text
+from ..devkit.bench.regression import is_regression, slowdown_text
 from .messages import FrozenMessage
 from .state import OperatorState, Status
 from .widgets.bench_table import BenchRow, BenchTable
 from .widgets.log_pane import Level
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunReport
+    from ..devkit.run.runner import RunReport
     from .app import Workbench
 
 
@@ -52,7 +52,7 @@ class BenchSync:
         """Append the run to the project history and load the stored trend (worker thread)."""
         if rep is None or rep.emulation is None:
             return
-        from ..devkit import history as hist
+        from ..devkit.bench import history as hist
 
         key = f"{rep.operator}/{rep.case}/{rep.chip}"
 

@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..devkit.discovery import declared_cases
+from ..devkit.run.discovery import declared_cases
 from .keymap import ACTIONS
 
 

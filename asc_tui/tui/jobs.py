@@ -6,7 +6,9 @@ import signal
 from dataclasses import dataclass
 
 from ..devkit.errors import ErrorInfo
-from ..devkit.runner import RunReport, RunRequest
+from ..devkit.outcome import Verdict
+from ..devkit.precision import NonFiniteOrigin
+from ..devkit.run.runner import RunReport, RunRequest
 
 
 @dataclass(frozen=True)
@@ -24,15 +26,16 @@ class DebugOutcome:
     findings: tuple[str, ...]
     errors: tuple[ErrorInfo, ...]
     tools: tuple[str, ...]
-    clean: bool
+    verdict: Verdict  # `devkit.outcome`'s, of the whole debug report
     deadlock: DeadlockSummary | None  # multi-rank operators only
+    nonfinite: NonFiniteOrigin | None = None  # where the first NaN/Inf came from
 
 
 def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> DebugOutcome:
     """One run under the sanitizer tools plus the precision check (and the deadlock check for
     multi-rank operators)."""
-    from ..devkit import sanitizer as san_mod
-    from ..devkit.debug import DebugRequest, debug
+    from ..devkit.debug import sanitizer as san_mod
+    from ..devkit.debug.debugger import DebugRequest, debug
 
     tools = tuple(tools or san_mod.TOOLS)
     multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
@@ -55,8 +58,9 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> Debu
         tuple(_where(f) + f.format() for f in rep.findings),
         tuple(rep.errors),
         tuple(rep.tools),
-        rep.clean,
+        rep.verdict,
         None if dl is None else DeadlockSummary(dl.ok, dl.ranks, dl.format()),
+        rep.nonfinite,
     )
 
 
@@ -80,7 +84,7 @@ def bench_run(request):
     """`devkit.bench.bench` in the child; the RunReports are dropped (only figures return)."""
     import dataclasses
 
-    from ..devkit import bench as bench_mod
+    from ..devkit.bench import figures as bench_mod
 
     result = bench_mod.bench(request)
     cases = tuple(dataclasses.replace(c, report=None) for c in result.cases)
@@ -91,8 +95,8 @@ def tune_job(request, progress=None):
     """`devkit.tuner.session.tune` in the child. The child is single-threaded, so the tuner may
     fork its evaluators; SIGINT (`RunWorker.interrupt`) cancels it cleanly via its CancelToken,
     and every result so far stays in the tune cache."""
-    from ..devkit.tuner.progress import CancelToken
-    from ..devkit.tuner.session import tune
+    from ..devkit.tune.progress import CancelToken
+    from ..devkit.tune.session import tune
 
     token = CancelToken()
     old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
@@ -102,9 +106,27 @@ def tune_job(request, progress=None):
         signal.signal(signal.SIGINT, old)
 
 
-def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s):
-    """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
-    run (gen_data, main(), verify) with the session's parameters `fixed` too."""
-    from ..devkit.sample_tune import sweep
+@dataclass(frozen=True)
+class SweepOutcome:
+    """A sample's sweep as far as it got: the rows of the configurations that finished."""
 
-    return sweep(path, values, fixed, chip, timeout_s, None)
+    rows: tuple  # devkit.sample_tune.SweepRow
+    total: int  # configurations the sweep would run
+    cancelled: bool
+
+
+def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s, progress=None) -> SweepOutcome:
+    """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
+    run (gen_data, main(), verify) with the session's parameters `fixed` too. SIGINT
+    (`RunWorker.interrupt`) stops the configuration in flight and returns the rows so far."""
+    from ..devkit.tune.progress import CancelToken
+    from ..devkit.tune.sample_tune import combinations, sweep
+
+    token = CancelToken()
+    old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
+    try:
+        rows = sweep(path, values, fixed, chip, timeout_s, None, progress, token)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    total = len(combinations(values))
+    return SweepOutcome(tuple(rows), total, token.cancelled and len(rows) < total)

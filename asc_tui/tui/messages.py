@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.message import Message
 
 if TYPE_CHECKING:  # the app paints before the emulator stack is imported
-    from ..devkit.runner import RunRequest
-    from ..devkit.watch import ChangeSet
-    from ..devkit.worker import WorkResult
+    from ..devkit.run.runner import RunRequest
+    from ..devkit.run.watch import ChangeSet
+    from ..devkit.run.worker import WorkResult
 
 
 class FrozenMessage(Message):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import Config, ConfigError, load_config
-from ..devkit.discovery import declared_cases
+from ..devkit.run.discovery import declared_cases
 from .lifecycle import while_mounted
 from .messages import FilesChanged
 from .state import OperatorState

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..devkit.bench.regression import slowdown, slowdown_text
 from ..devkit.chips import default_chip_name
-from ..devkit.regression import slowdown, slowdown_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
@@ -19,7 +19,7 @@ from .widgets.source_view import SourceView
 from .widgets.timeline import TimelineView, lane_width
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunReport, RunRequest
+    from ..devkit.run.runner import RunReport, RunRequest
     from ..devkit.views.result import ResultView
     from .app import Workbench
 
@@ -43,7 +43,7 @@ class RunResults:
 
     def request(self, path: Path) -> RunRequest:
         """A full (numeric + timing) run of the operator with its session case and parameters."""
-        from ..devkit.runner import RunRequest
+        from ..devkit.run.runner import RunRequest
 
         st = self.app.ops.get(path) or OperatorState(path)
         return RunRequest(
@@ -93,8 +93,6 @@ class RunResults:
             app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
             for pane in app.log_panes():
                 pane.add_result(msg.path.stem, res, app.show_host_times)
-            if rep is not None and rep.sample:  # a sample directory: main()'s and verify's output
-                self._log_sample(msg.path.stem, rep.sample)
             if st.status is Status.REGRESSION:
                 app.log_line(
                     f"{msg.path.stem}: REGRESSION {rep.emulation.time_us:,.3f} µs vs "
@@ -108,17 +106,6 @@ class RunResults:
                 self.show(st)
             app.update_status()
         self.bench.record(rep)
-
-    def _log_sample(self, name: str, sample: dict) -> None:
-        for line in (sample.get("stdout") or "").splitlines()[:20]:
-            self.app.log_line(f"{name}: main: {line}")
-        v = sample.get("verify")
-        if v is not None:
-            level = Level.INFO if v["exit"] == 0 else Level.ERROR
-            for line in v["output"].strip().splitlines()[-10:]:
-                self.app.log_line(f"{name}: verify_result.py: {line}", level)
-        elif sample.get("precision"):
-            self.app.log_line(f"{name}: precision {sample['precision']}")
 
     def cancelled(self, msg: RunCancelled) -> None:
         """The run in flight ended without a result: the operator is back where it was."""

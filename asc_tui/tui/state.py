@@ -5,13 +5,14 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from ..devkit.regression import is_regression
+from ..devkit.bench.regression import is_regression
+from ..devkit.outcome import Verdict, outcome
 
 if TYPE_CHECKING:
-    from ..devkit.runner import RunReport
-    from ..devkit.worker import WorkResult
+    from ..devkit.run.runner import RunReport
+    from ..devkit.run.worker import WorkResult
 
 
 class Status(enum.StrEnum):
@@ -19,11 +20,39 @@ class Status(enum.StrEnum):
 
     NEW = "new"
     RUNNING = "running"
-    PASS = "pass"
-    FAIL = "fail"  # ran, but the precision check failed
-    ERROR = "error"  # did not build or run
+    PASS = "pass"  # the verdict (`devkit.outcome.Verdict`) is PASS, or RAN: nothing to check
+    WARN = "warn"  # the verdict is WARN
+    FAIL = "fail"  # the verdict is FAIL
+    ERROR = "error"  # the verdict is ERROR
     REGRESSION = "regression"  # slower than the previous run by more than the threshold
     SANITIZER = "sanitizer"  # the debug tools found something
+
+
+@dataclass
+class TuneBoard:
+    """What the Tune pane shows for one operator: its newest tune or sweep, running or ended.
+    It lives with the operator, so the pane shows the selected operator's tune, not the last one
+    started. `total` is None until the tune knows its size."""
+
+    KEEP: ClassVar[int] = 10  # rows of the best-so-far table
+
+    status: str
+    running: bool = True
+    done: int = 0
+    total: int | None = None
+    ranked: list[tuple[tuple, float, dict]] = field(default_factory=list)  # (rank, µs, params)
+
+    def offer(self, time_us: float, params: dict, rank: tuple | None = None) -> None:
+        """A result: kept if among the best `KEEP`, in the tune's own order (`rank`: the same
+        tie-break as the tune's reported best)."""
+        self.ranked.append(((rank if rank is not None else (time_us,)), time_us, dict(params)))
+        self.ranked.sort(key=lambda t: t[0])
+        del self.ranked[self.KEEP :]
+
+    @property
+    def best(self) -> list[tuple[float, dict]]:
+        """(time µs, params), best first."""
+        return [(t, p) for _, t, p in self.ranked]
 
 
 @dataclass
@@ -37,6 +66,7 @@ class OperatorState:
     params: dict = field(default_factory=dict)  # applied (tuned) overrides
     history: dict = field(default_factory=dict)  # (case, chip) -> [time_us, ...] this session
     best_params: dict | None = None  # from the last tune
+    tune: TuneBoard | None = None  # the last tune's progress and best rows (the Tune pane)
 
     @property
     def stale(self) -> bool:
@@ -44,12 +74,21 @@ class OperatorState:
         return self.good is not None and (self.last is None or self.last.report is not self.good)
 
 
+#: The mark a verdict gives an operator; a run that passes may still be a regression.
+VERDICT_STATUS = {
+    Verdict.PASS: Status.PASS,
+    Verdict.RAN: Status.PASS,
+    Verdict.WARN: Status.WARN,
+    Verdict.FAIL: Status.FAIL,
+    Verdict.ERROR: Status.ERROR,
+}
+
+
 def classify(result: WorkResult, previous_us: float | None, regression: float) -> Status:
+    """The run's verdict (`devkit.outcome`) as a status; a passing run slower than the previous
+    one beyond the threshold is a REGRESSION."""
     rep = result.report
-    if rep is None or rep.emulation is None or rep.errors:
-        return Status.ERROR
-    if rep.precision is not None and rep.precision.verdict != "PASS":
-        return Status.FAIL
-    if is_regression(rep.emulation.time_us, previous_us, regression):
+    status = VERDICT_STATUS[outcome(rep)]
+    if status is Status.PASS and is_regression(rep.emulation.time_us, previous_us, regression):
         return Status.REGRESSION
-    return Status.PASS
+    return status

@@ -8,12 +8,12 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..regression import Mark, is_regression, mark, slowdown, slowdown_text
-from .text import sparkline
+from ..bench.regression import Mark, is_regression, mark, slowdown, slowdown_text
+from ..text import sparkline
 
 if TYPE_CHECKING:  # the workbench imports this module before the emulator stack loads
-    from ..bench import BenchResult, CaseResult
-    from ..history import RunRecord
+    from ..bench.figures import BenchResult, CaseResult
+    from ..bench.history import RunRecord
 
 #: The workbench's bench table, most telling first, so 80 columns show current, change and
 #: verdict without scrolling.
@@ -77,7 +77,7 @@ def history_rows(recs: Sequence[RunRecord], threshold: float) -> list[list[str]]
 def bench_table_text(r: BenchResult) -> str:
     """What `asc-tui bench` prints: one line per case, then regressions and failures."""
     out = [f"{r.operator} on {r.chip}" + (f" — baseline: {r.baseline}" if r.baseline else "")]
-    out += ["  " + e.replace("\n", "\n  ") for e in r.errors]
+    out += ["  " + e.format().replace("\n", "\n  ") for e in r.errors]
     if r.cases:
         out.append(
             f"  {'case':<16}{'time us':>11}{'GFLOPS':>9}{'GB/s':>9}{'roofline':>10}"
@@ -90,7 +90,7 @@ def bench_table_text(r: BenchResult) -> str:
             f"{_f(c.baseline_time_us, '{:.3f}'):>11}{_f(c.relative, '{:.1%}'):>10}  "
             f"{c.verdict.value if c.verdict else '—':<14}{change_text(c)}"
         )
-        out += ["    " + e.replace("\n", "\n    ") for e in c.errors]
+        out += ["    " + e.format().replace("\n", "\n    ") for e in c.errors]
         out += [f"    warning: {w}" for w in c.warnings]
     out += [reg.message() for reg in r.regressions]
     fails = r.failures()

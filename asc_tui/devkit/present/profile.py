@@ -11,8 +11,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..profile import Profile, ProfileSource
-from .text import us_text as _us
+from ..profile.profiler import Profile, ProfileSource
+from ..text import size_text
+from ..text import us_text as _us
 
 _BAR = 24
 _SEV = {"high": "bold red", "medium": "yellow", "info": "cyan"}
@@ -115,7 +116,7 @@ def render(
         )
         con.print(
             Text(
-                f"  memory roof  {_us(r.memory_us):>12}  {r.bytes / 1e6:,.2f} MB at "
+                f"  memory roof  {_us(r.memory_us):>12}  {size_text(r.bytes)} at "
                 f"{r.peak_gbps:,.0f} GB/s HBM\n"
                 f"  compute roof {_us(r.compute_us):>12}  {r.flops / 1e6:,.2f} MFLOP at "
                 f"{r.peak_tflops:,.1f} TFLOPS ({r.unit})\n"
@@ -185,7 +186,7 @@ def _pipeline(p: Profile, con: Console) -> None:
     )
     if p.capacity:
         used = ", ".join(
-            f"{m.upper()} {u / 1024:,.1f} of {c / 1024:,.1f} KB ({u / c:.0%})"
+            f"{m.upper()} {size_text(u)} of {size_text(c)} ({u / c:.0%})"
             for m, (u, c) in sorted(p.capacity.items())
             if c
         )

@@ -10,16 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..breakdown import Columns, columns
-from ..hotlines import hot_lines
-from ..measured import compare, lines, lookup
-from ..msprof import MsprofError, read_dir
-from ..profile import profile
-from .timing import Timing, timing
+from ..profile.breakdown import Columns, columns
+from ..profile.hotlines import hot_lines
+from ..profile.measured import compare, lines, lookup
+from ..profile.msprof import MsprofError, read_dir
+from ..profile.profiler import profile
+from ..profile.timing import Timing, timing
 
 if TYPE_CHECKING:
-    from ..profile import Profile
-    from ..runner import RunReport
+    from ..profile.profiler import Profile
+    from ..run.runner import RunReport
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from .profile import LineHeat, ProfileView, line_heat, profile_view
 from .timeline import TimelineModel
 
 if TYPE_CHECKING:
-    from ..profile import Profile
-    from ..runner import RunReport
+    from ..profile.profiler import Profile
+    from ..run.runner import RunReport
 
 
 class ResultView:
@@ -49,8 +49,8 @@ class ResultView:
     def prepare(self, width: int | None = None) -> ResultView:
         """Compute every figure (callable from a worker thread); `width` as in
         `TimelineModel.prepare`. Publishes the timeline last: `ready` means all is there."""
-        from ..breakdown import columns, pipe_totals
-        from ..profile import profile
+        from ..profile.breakdown import columns, pipe_totals
+        from ..profile.profiler import profile
 
         em = self.report.emulation
         if em is None:

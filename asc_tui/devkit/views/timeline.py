@@ -17,7 +17,7 @@ import numpy as np
 
 from ...ascendc.enums import PIPE_NAMES
 from ...npu.results import KIND_WAIT, KIND_WORK, EmulationResult
-from .timing import UNKNOWN, overlap
+from ..profile.timing import UNKNOWN, overlap
 
 #: windows whose answers a model keeps (each is a few KB: columns × pipes or blocks)
 KEPT = 16

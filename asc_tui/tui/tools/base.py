@@ -18,7 +18,7 @@ from textual.widgets import TabbedContent
 from ..messages import ToolFailed, ToolMessage
 
 if TYPE_CHECKING:
-    from ...devkit.worker import RunWorker
+    from ...devkit.run.worker import RunWorker
     from ..app import Workbench
     from ..state import OperatorState
 
@@ -95,7 +95,7 @@ class ToolProcess:
 
     def call(self, tool: str, path: Path, target: str, *args):
         """`target(*args)` in the process; its return value, or `ToolFailed` if it did not finish."""
-        from ...devkit.worker import Call, RunWorker
+        from ...devkit.run.worker import Call, RunWorker
 
         with self._lock:
             if self.closed:

@@ -14,7 +14,7 @@ from .base import ProcessTool
 BASELINE_NAME = "baseline"
 
 if TYPE_CHECKING:
-    from ...devkit.bench import BenchResult
+    from ...devkit.bench.figures import BenchResult
     from ..state import OperatorState
 
 
@@ -30,7 +30,7 @@ class BenchController(ProcessTool):
     name = "bench"
 
     def launch(self, st: OperatorState, save: bool = False) -> None:
-        from ...devkit.bench import BenchRequest, Thresholds
+        from ...devkit.bench.figures import BenchRequest, Thresholds
 
         th = self.app.config.thresholds
         req = BenchRequest(
@@ -61,7 +61,7 @@ class BenchController(ProcessTool):
         for n in res.notices:
             app.log_line(f"bench: {n}", Level.WARN)
         for e in res.errors:
-            app.log_line(f"bench: {e}", Level.ERROR)
+            app.log_line(f"bench: {e.format()}", Level.ERROR)
         table = app.pane(BenchTable)
         for c in res.cases:
             key = f"{res.operator}/{c.case}/{res.chip}"
@@ -85,6 +85,6 @@ class BenchController(ProcessTool):
                 Level.OK if not c.errors else Level.ERROR,
             )
             for e in c.errors:
-                app.log_line(f"  {e}", Level.ERROR)
+                app.log_line(f"  {e.format()}", Level.ERROR)
             if c.baseline_time_us and not msg.saved:
                 app.log_line("  D shows the baseline and this run side by side", Level.DIM)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...devkit.present.report_lines import VERDICT_LEVEL, Line, error_lines, origin_line, precision_line
 from ..messages import ToolMessage
 from ..state import Status
 from ..widgets.log_pane import Level
@@ -41,24 +42,31 @@ class DebugController(ProcessTool):
         app, d, name = self.app, msg.outcome, msg.path.stem
         for line in d.findings:
             app.log_line(f"{name}: {line}", Level.ERROR)
-        for e in d.errors:
-            app.log_line(f"{name}: {e.format()}", Level.ERROR)
+        lines = [ln for e in d.errors for ln in error_lines(e)]
         dl = d.deadlock
         if dl is not None:
             for line in dl.text.splitlines():
                 app.log_line(
                     f"{name}: deadlock check ({dl.ranks} ranks): {line}", Level.OK if dl.ok else Level.ERROR
                 )
-        if d.clean:
-            verdict = "PASS" if d.report is not None and d.report.passed else "not PASS"
-            app.log_line(f"{name}: sanitizer clean ({', '.join(d.tools)}), precision {verdict}", Level.OK)
-            return
         deadlock = dl is not None and not dl.ok
-        app.log_line(
-            f"{name}: debug found {len(d.findings)} issue(s), {len(d.errors)} other error(s)"
-            + (", a deadlock" if deadlock else ""),
-            Level.ERROR,
-        )
+        if not (d.findings or d.errors or deadlock):
+            lines.append(Line(f"sanitizer clean ({', '.join(d.tools)})", Level.OK))
+        else:
+            lines.append(
+                Line(
+                    f"debug found {len(d.findings)} issue(s), {len(d.errors)} other error(s)"
+                    + (", a deadlock" if deadlock else ""),
+                    Level.ERROR,
+                )
+            )
+        if d.report is not None and d.report.precision is not None:
+            lines.append(precision_line(d.report.precision))
+        if d.nonfinite is not None:
+            lines.append(origin_line(d.nonfinite))
+        lines.append(Line(f"debug verdict {d.verdict}", VERDICT_LEVEL[d.verdict]))
+        for pane in app.log_panes():
+            pane.add_lines(name, lines)
         st = app.ops.get(msg.path)
         if st is not None and (d.findings or deadlock):
             st.status = Status.SANITIZER

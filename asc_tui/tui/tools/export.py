@@ -15,7 +15,7 @@ from .base import ToolController
 from .profile import profile_report_text
 
 if TYPE_CHECKING:
-    from ...devkit.runner import RunReport
+    from ...devkit.run.runner import RunReport
     from ..app import Workbench
     from ..state import OperatorState
 
@@ -54,8 +54,8 @@ class ExportController(ToolController):
 def write_exports(rep: RunReport, base: Path, known=None) -> tuple[str, ...]:
     """`base`.trace.json, .report.json and .report.txt; each returned as `path (what)`.
     `known`: the run's profile if already computed (else computed here, once)."""
-    from ...devkit.profile import profile
-    from ...devkit.trace import write_trace
+    from ...devkit.profile.profiler import profile
+    from ...devkit.profile.trace import write_trace
 
     base.parent.mkdir(parents=True, exist_ok=True)
     info = write_trace(rep.emulation, f"{base}.trace.json")

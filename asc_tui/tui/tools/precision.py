@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ...devkit.present.report_lines import output_lines, overwrite_lines
 from ..messages import ToolMessage
 from ..widgets.log_pane import Level
 from .base import ToolController
@@ -36,14 +37,7 @@ class PrecisionController(ToolController):
         self.run(path, lambda: PrecisionReady(path, report))
 
     def show(self, msg: PrecisionReady) -> None:
-        name = msg.path.stem
-        for o in msg.report.outputs:
-            self.app.log_line(
-                f"{name}: {o.name} {o.dtype} {o.verdict}: max abs "
-                f"{o.max_abs_error:.3g} (atol {o.atol:g}), mean rel "
-                f"{o.mean_rel_error:.3g} (rtol {o.rtol:g}), cosine "
-                f"{o.cosine_similarity:.6f}, nan {o.nan}, inf {o.inf}",
-                Level.OK if o.verdict == "PASS" else Level.ERROR,
-            )
-            for w in list(o.worst)[:5]:
-                self.app.log_line(f"    worst: {w}", Level.DIM)
+        lines = [ln for o in msg.report.outputs for ln in output_lines(o)]
+        lines += overwrite_lines(msg.report)
+        for pane in self.app.log_panes():
+            pane.add_lines(msg.path.stem, lines)

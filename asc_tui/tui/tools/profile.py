@@ -42,6 +42,6 @@ def profile_report_text(report, width: int, known=None) -> str:
     """The report `asc-tui profile --pipeline` prints (breakdown, pipeline report, hot lines);
     `known` is the run's profile if already computed."""
     from ...devkit.present.profile import report_text
-    from ...devkit.profile import profile
+    from ...devkit.profile.profiler import profile
 
     return report_text(known or profile(report), width, pipeline_report=True, lines=8)

@@ -17,15 +17,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..messages import ToolFailed, ToolMessage
+from ..state import TuneBoard
 from ..widgets.log_pane import Level
 from ..widgets.tune_pane import TunePane
 from .base import ToolController
 
 if TYPE_CHECKING:
-    from ...devkit.tuner.progress import TuneEvent
-    from ...devkit.tuner.session import TuneReport
-    from ...devkit.worker import RunWorker
+    from ...devkit.run.worker import RunWorker
+    from ...devkit.tune.progress import TuneEvent
+    from ...devkit.tune.sample_tune import SweepStep
+    from ...devkit.tune.session import TuneReport
     from ..app import Workbench
+    from ..jobs import SweepOutcome
     from ..state import OperatorState
 
 
@@ -42,31 +45,42 @@ class TuneFinished(ToolMessage, tool="tune"):
 
 
 @dataclass(eq=False)
-class SampleSwept(ToolMessage, tool="tune"):
-    """A sample's sweep: one row per combination of its values (`devkit.sample_tune`)."""
+class SweepProgress(ToolMessage, tool="tune"):
+    """One configuration of a sample's sweep finished (a stream of these, then `SampleSwept`)."""
 
-    rows: list
+    step: SweepStep
+
+
+@dataclass(eq=False)
+class SampleSwept(ToolMessage, tool="tune"):
+    """A sample's sweep as far as it got: one row per combination that ran (`devkit.sample_tune`)."""
+
+    outcome: SweepOutcome
 
 
 class TuneController(ToolController):
     name = "tune"
     worker: RunWorker | None  # its own process, started on the first tune
-    running: bool
+    current: Path | None  # the operator whose tune runs (one at a time)
 
     def __init__(self, app: Workbench):
         super().__init__(app)
         self.worker = None
-        self.running = False
+        self.current = None
+
+    @property
+    def running(self) -> bool:
+        return self.current is not None
 
     def launch(self, st: OperatorState, quick: bool = False) -> None:
-        from ...devkit.tuner.session import TuneRequest
-        from ...devkit.worker import Call, RunWorker
+        from ...devkit.run.worker import Call, RunWorker
+        from ...devkit.tune.session import TuneRequest
 
         app = self.app
         if self.running:
             app.notify("a tune is running: x cancels it", severity="warning")
             return
-        from ...devkit.sample_tune import is_sample
+        from ...devkit.tune.sample_tune import is_sample
 
         if is_sample(st.path):
             self._sweep_sample(st)
@@ -82,9 +96,7 @@ class TuneController(ToolController):
         if self.worker is None:
             self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, path = self.worker, st.path
-        self.running = True
-        app.pane(TunePane).start(f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
-        self.switch("tune")
+        self._begin(st, f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
         app.log_line(f"{path.stem}: {strategy} tune started (x cancels)", Level.DIM)
 
         def work() -> TuneFinished:
@@ -101,8 +113,8 @@ class TuneController(ToolController):
 
     def _sweep_sample(self, st: OperatorState) -> None:
         from ...config import ConfigError
-        from ...devkit.sample_tune import SIDECAR, tune_values
-        from ...devkit.worker import Call, RunWorker
+        from ...devkit.run.worker import Call, RunWorker
+        from ...devkit.tune.sample_tune import SIDECAR, tune_values
 
         app, path = self.app, st.path
         try:
@@ -120,16 +132,21 @@ class TuneController(ToolController):
         if self.worker is None:
             self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, fixed = self.worker, dict(st.params)
-        self.running = True
         what = " ".join(f"{k}={','.join(map(str, v))}" for k, v in values.items())
-        app.pane(TunePane).start(f"sweep of {path.stem}: {what}…")
-        self.switch("tune")
+        self._begin(st, f"sweep of {path.stem}: {what}…")
         app.log_line(f"{path.stem}: sweep of {what} started (x cancels)", Level.DIM)
         args = (str(path), values, fixed, app.chip, app.config.worker_timeout)
 
         def work() -> SampleSwept:
             res = worker.call(
-                Call("asc_tui.tui.jobs:sample_tune_job", args, label=f"{path.stem} sweep"), timeout_s=None
+                Call(
+                    "asc_tui.tui.jobs:sample_tune_job",
+                    args,
+                    progress_kw="progress",
+                    label=f"{path.stem} sweep",
+                ),
+                timeout_s=None,
+                on_progress=lambda step: app.post_message(SweepProgress(path, step)),
             )
             if not res.ok:
                 raise ToolFailed("tune", path, res)
@@ -137,37 +154,74 @@ class TuneController(ToolController):
 
         self.run(path, work)
 
-    def _swept(self, msg: SampleSwept) -> None:
-        from ...devkit.sample_tune import best
+    # -- the Tune pane: one board per operator, the selected one's drawn -------------------
+    def _begin(self, st: OperatorState, title: str) -> None:
+        st.tune = TuneBoard(title)
+        self.current = st.path
+        self.follow(self.app.ops.get(self.app.selected))
+        self.switch("tune")
 
-        self.running = False
-        pane, st, top = self.app.pane(TunePane), self.app.ops.get(msg.path), best(msg.rows)
-        for r in msg.rows:
-            if r.ok:
-                pane.offer(r.time_us, dict(r.params))
-            else:
+    def _board(self, path: Path) -> TuneBoard | None:
+        st = self.app.ops.get(path)
+        return st.tune if st is not None else None
+
+    def follow(self, st: OperatorState | None) -> None:
+        """Draw the Tune pane for `st` (the selected operator): its own tune, and a line naming
+        another operator's tune while one runs."""
+        other = self.current is not None and (st is None or st.path != self.current)
+        note = f"tune of {self.current.stem} running · x cancels" if other else ""
+        self.app.pane(TunePane).show(st.tune if st is not None else None, note)
+
+    def _changed(self, path: Path) -> None:
+        if path == self.app.selected:
+            self.follow(self.app.ops.get(path))
+
+    def _end(self, path: Path | None, text: str) -> None:
+        """The tune of `path` ended (done, cancelled, failed): its board says `text`."""
+        board = self._board(path) if path is not None else None
+        if board is not None:
+            board.running, board.status = False, text
+        self.current = None
+        self.follow(self.app.ops.get(self.app.selected))
+
+    def _swept(self, msg: SampleSwept) -> None:
+        from ...devkit.tune.sample_tune import best
+
+        out, st = msg.outcome, self.app.ops.get(msg.path)
+        top = best(list(out.rows))
+        board = self._board(msg.path)
+        if board is not None:  # the outcome is the whole story: the rows again, in order
+            board.ranked.clear()
+            board.done, board.total = len(out.rows), out.total
+        for r in out.rows:
+            if r.ok and board is not None:
+                board.offer(r.time_us, dict(r.params))
+            elif not r.ok:
                 self.app.log_line(f"{msg.path.stem}: {r.params} failed: {r.reason}", Level.ERROR)
         if top is not None and st is not None:
             st.best_params = dict(top.params)
+        verb = f"cancelled after {len(out.rows)} of {out.total}" if out.cancelled else "done"
         text = (
-            f"sweep done: best {top.time_us:,.3f} µs with {dict(top.params)} · a applies"
+            f"sweep {verb}: best {top.time_us:,.3f} µs with {dict(top.params)} · a applies"
             if top is not None
-            else "sweep done: no configuration ran"
+            else f"sweep {verb}: no configuration ran"
         )
-        pane.finish(text)
-        self.app.log_line(f"{msg.path.stem}: {text}", Level.OK)
+        self._end(msg.path, text)
+        self.app.log_line(f"{msg.path.stem}: {text}", Level.WARN if out.cancelled else Level.OK)
 
     def quick(self) -> None:
         self.start(True)
 
-    def show(self, msg: TuneProgress | TuneFinished | SampleSwept) -> None:
+    def show(self, msg: TuneProgress | TuneFinished | SweepProgress | SampleSwept) -> None:
         if isinstance(msg, TuneProgress):
             self._progress(msg)
+            return
+        if isinstance(msg, SweepProgress):
+            self._sweep_progress(msg)
             return
         if isinstance(msg, SampleSwept):
             self._swept(msg)
             return
-        self.running = False
         rep, st = msg.report, self.app.ops.get(msg.path)
         best = rep.best
         if best is not None and st is not None:
@@ -178,22 +232,36 @@ class TuneController(ToolController):
             if best is not None and best.time_us is not None
             else f"tune {verb}: no valid configuration"
         )
-        self.app.pane(TunePane).finish(text)
+        self._end(msg.path, text)
         self.app.log_line(f"{msg.path.stem}: {text}", Level.OK)
 
     def _progress(self, msg: TuneProgress) -> None:
-        e, pane = msg.event, self.app.pane(TunePane)
-        pane.progress(
-            e.done, e.total, e.eta_s, f"{e.kind}: {e.evaluated} run, {e.cached} cached, {e.invalid} pruned"
+        e, board = msg.event, self._board(msg.path)
+        if board is None:  # its file was deleted while it tuned
+            return
+        eta = f" · ETA {e.eta_s:.0f} s" if e.eta_s is not None else ""
+        board.done, board.total = e.done, e.total
+        board.status = (
+            f"{e.kind}: {e.evaluated} run, {e.cached} cached, {e.invalid} pruned · {e.done}/{e.total}{eta}"
         )
         r = e.result
         if r is not None and r.time_us is not None:
-            pane.offer(r.time_us, dict(r.params or {}), e.rank)
+            board.offer(r.time_us, dict(r.params or {}), e.rank)
+        self._changed(msg.path)
+
+    def _sweep_progress(self, msg: SweepProgress) -> None:
+        step, board = msg.step, self._board(msg.path)
+        if board is None:
+            return
+        board.done, board.total = step.done, step.total
+        board.status = f"sweep of {msg.path.stem}: {step.done}/{step.total} configurations run · x cancels"
+        if step.row.ok:
+            board.offer(step.row.time_us, dict(step.row.params))
+        self._changed(msg.path)
 
     def failed(self, error: BaseException) -> None:
-        self.running = False
         status = error.result.status if isinstance(error, ToolFailed) else "failed"
-        self.app.pane(TunePane).finish(f"tune {status}")
+        self._end(error.path if isinstance(error, ToolFailed) else self.current, f"tune {status}")
 
     def cancel(self) -> bool:
         if self.worker is not None and self.running:
@@ -230,12 +298,12 @@ class TuneController(ToolController):
         """Write the tuned parameters as the PARAMS defaults (devkit.tuner.apply); the watcher
         sees the save and reruns, so the file, not the session, carries the choice."""
         from ...devkit.errors import OperatorError
-        from ...devkit.tuner.apply import plan_apply
+        from ...devkit.tune.apply import plan_apply
 
         app, st = self.app, self._tuned()
         if st is None:
             return
-        from ...devkit.sample_tune import is_sample
+        from ...devkit.tune.sample_tune import is_sample
 
         if is_sample(st.path):
             self._write_sample(st)
@@ -261,7 +329,7 @@ class TuneController(ToolController):
 
     def _write_sample(self, st: OperatorState) -> None:
         """The best values into the sample's C++ literals (`constexpr`, `#define`)."""
-        from ...devkit.sample_tune import apply_edits
+        from ...devkit.tune.sample_tune import apply_edits
 
         app = self.app
         edits = [e for e in apply_edits(st.path, st.best_params) if e.after != e.before]

@@ -1,29 +1,22 @@
-"""Build & emulation log: timestamped lines, one per stage, errors with file:line and snippet."""
+"""Build & emulation log: timestamped lines, one per stage, errors with file:line and snippet.
+
+The lines of a run are `devkit.present.report_lines`'s, the ones `asc-tui run` prints; `Level`
+is the presenter's, and this pane gives each level its style.
+"""
 
 from __future__ import annotations
 
-import enum
-import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.widgets import RichLog
 
+from ...devkit.present.report_lines import Level, Line, error_lines, work_lines
+
 if TYPE_CHECKING:
-    from ...devkit.worker import WorkResult
-
-
-class Level(enum.StrEnum):
-    """What a log line is: its colour (the words, not colour alone, carry the meaning)."""
-
-    INFO = "info"
-    OK = "ok"
-    WARN = "warn"
-    ERROR = "error"
-    DIM = "dim"  # progress chatter
-    KERNEL = "kernel"  # the operator's own printf output
+    from ...devkit.run.worker import WorkResult
 
 
 LEVEL_STYLE: dict[Level, str] = {
@@ -78,40 +71,13 @@ class LogPane(RichLog):
         return self._known_width or max(40, self.app.size.width - 30)
 
     def add_result(self, name: str, result: WorkResult, show_host_times: bool = True) -> None:
-        """One line per stage with its own host time, then errors, warnings, kernel output."""
-        rep = result.report
-        if rep is not None:
-            for s in rep.stages:
-                took = f" {s.seconds * 1000:.1f} ms" if show_host_times else ""
-                detail = s.detail.removeprefix(f"{rep.operator} ")
-                self.add(f"{name}: {s.name}{took}  {detail}", Level.OK if s.ok else Level.ERROR)
-            em = rep.emulation
-            if em is not None:
-                for w in em.warnings:
-                    self.add(
-                        f"  warning {os.path.basename(w.file or '')}:{w.line}: {w.message} (x{w.count})",
-                        Level.WARN,
-                    )
-                for entry in em.log[:200]:
-                    self.add("  " + entry.format(), Level.KERNEL)
-                if len(em.log) > 200:
-                    self.add(f"  ... {len(em.log) - 200} more kernel log lines", Level.DIM)
-            if rep.precision is not None:
-                p = rep.precision.to_dict()
-                self.add(
-                    f"{name}: precision {p['verdict']}: max abs err "
-                    f"{p['max_abs_error']:.3g}, cosine {p['cosine_similarity']:.6f}",
-                    Level.OK if p["verdict"] == "PASS" else Level.ERROR,
-                )
-        for e in result.errors:
-            self.add_error(name, e)
-        if result.status in ("timeout", "crashed", "raised") and rep is None and not result.errors:
-            self.add(f"{name}: {result.status}", Level.ERROR)
+        """The run's lines (`devkit.present.report_lines`, what `asc-tui run` prints too)."""
+        self.add_lines(name, work_lines(result, show_host_times))
 
     def add_error(self, name: str, e) -> None:
-        loc = e.location()
-        self.add(f"{name}: {e.kind} error: {loc + ': ' if loc else ''}{e.message}", Level.ERROR)
-        if e.snippet:
-            self.add(f"    {e.line} | {e.snippet}", Level.ERROR)
-        if e.hint:
-            self.add(f"    hint: {e.hint}", Level.DIM)
+        self.add_lines(name, error_lines(e))
+
+    def add_lines(self, name: str, lines: Iterable[Line]) -> None:
+        """Presenter lines: those about the run carry the operator's name, details are indented."""
+        for ln in lines:
+            self.add(f"{name}: {ln.text}" if ln.indent == 0 else "  " * ln.indent + ln.text, ln.level)

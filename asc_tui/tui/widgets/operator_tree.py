@@ -15,6 +15,7 @@ MARKS: dict[Status, tuple[str, str]] = {
     Status.NEW: ("·", "dim"),
     Status.RUNNING: ("~", "bold $accent"),
     Status.PASS: ("✓", "$success"),
+    Status.WARN: ("≈", "bold $warning"),  # close to the golden, not within its thresholds
     Status.FAIL: ("✗", "bold $error"),
     Status.ERROR: ("!", "bold $error"),
     Status.REGRESSION: ("▼", "bold $warning"),

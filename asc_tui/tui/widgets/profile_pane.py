@@ -71,7 +71,7 @@ class ProfilePane(Widget):
         out.append(self.title + ("  [STALE]" if self.stale else "") + "\n", style="bold")
         t = view.timing
         if t is not None:
-            from ...devkit.views.timing import overlap_parts
+            from ...devkit.profile.timing import overlap_parts
 
             out.append("\n".join(fit(t.parts(), width, " ")) + "\n")
             out.append("\n".join(fit(overlap_parts(t.overlap), width, " ")) + "\n", style="dim")

@@ -31,11 +31,22 @@ class SourceView(VerticalScroll, can_focus=True):
         super().__init__(**kwargs)
         self.body = Static("no source yet")
         self.hot: list[tuple[int, float]] = []  # (line, share), costliest first
+        self._shown: tuple | None = None  # show()'s arguments, to draw again after a resize
+        self._compact: bool | None = None  # as drawn: share only (narrow) or cycles and share
 
     def compose(self):
         yield self.body
 
+    def compact(self) -> bool:
+        """Below 120 columns the cost column is the share only: the code needs the room."""
+        return self.app.size.width < 120
+
+    def on_resize(self, _event) -> None:
+        if self._shown is not None and self.compact() != self._compact:
+            self.show(*self._shown)
+
     def show(self, path: str | None, heat: dict[tuple[str, int], LineHeat], stale: bool = False) -> None:
+        self._shown, self._compact = (path, heat, stale), self.compact()
         if not path:
             self.body.update("no source")
             return
@@ -47,7 +58,7 @@ class SourceView(VerticalScroll, can_focus=True):
         mine = {line: h for (f, line), h in heat.items() if f == path}
         top = max((h.share for h in mine.values()), default=0.0)
         self.hot = sorted(((ln, h.share) for ln, h in mine.items()), key=lambda t: -t[1])
-        compact = self.app.size.width < 120  # 80 columns: share only, the code needs room
+        compact = self._compact
         text = Text()
         what = "share" if compact else "cycles over all blocks, share"
         text.append(

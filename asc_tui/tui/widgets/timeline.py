@@ -171,7 +171,7 @@ class TimelineView(Widget, can_focus=True):
         dim = Style(dim=True)
         if self.model is None:
             return [Strip([Segment(self.message, dim)])]
-        from ...devkit.views.timing import overlap_parts  # loaded with the model, after first paint
+        from ...devkit.profile.timing import overlap_parts  # loaded with the model, after first paint
 
         m = self.model
         lane_w = lane_width(width)

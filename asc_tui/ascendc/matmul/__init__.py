@@ -1,0 +1,1 @@
+"""The high-level Matmul object and its host tiling (matmul_tiling)."""

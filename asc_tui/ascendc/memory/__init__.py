@@ -1,0 +1,1 @@
+"""Local memory management: TPipe, TQue, TBuf, buffer pools, and the tensors over them."""

@@ -1,0 +1,169 @@
+"""Values of host code: C scalar types, references (`&x`, `&v[i]`), `std::vector`, and the
+C operators' integer semantics (used by hostexpr.py and host.py)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...ascendc import dtypes as D
+from .. import runtime as R
+from .acl import Ptr
+
+INTS = {
+    "int8_t": (8, True), "char": (8, True), "uint8_t": (8, False), "int16_t": (16, True),
+    "short": (16, True), "uint16_t": (16, False), "int32_t": (32, True), "int": (32, True),
+    "uint32_t": (32, False), "unsigned": (32, False), "int64_t": (64, True), "long": (64, True),
+    "uint64_t": (64, False), "size_t": (64, False), "aclError": (32, True),
+}  # fmt: skip
+FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double": np.dtype(np.float64)}
+
+
+def np_type(name: str) -> np.dtype:
+    name = _base(name.replace("unsigned int", "uint32_t"))
+    if name in FLOATS:
+        return np.dtype(FLOATS[name])
+    if name in INTS:
+        bits, signed = INTS[name]
+        return np.dtype(f"{'i' if signed else 'u'}{bits // 8}")
+    if name == "bool":
+        return np.dtype(np.bool_)
+    return np.dtype(np.uint8)
+
+
+class Ref:
+    """`&name`: a variable a call may set (`aclrtMalloc((void**)&p, …)`)."""
+
+    def __init__(self, env: dict, name: str):
+        self.env, self.name = env, name
+
+    def get(self):
+        return self.env[self.name][0]
+
+    def set(self, v):
+        ttext = self.env[self.name][1]
+        if isinstance(v, Ptr) and ttext.count("*") == 1 and _base(ttext.replace("*", "")) != "void":
+            v = v.cast(np_type(ttext.replace("*", "")))  # `float* p; aclrtMallocHost((void**)&p, …)`
+        self.env[self.name] = (v, ttext)
+
+
+class ItemRef:
+    """`&v[i]` of a vector of pointers: the element a call may set."""
+
+    def __init__(self, seq: list, i: int, name: str):
+        self.seq, self.i, self.name = seq, i, f"{name}[{i}]"
+
+    def get(self):
+        return self.seq[self.i]
+
+    def set(self, v):
+        self.seq[self.i] = v
+
+
+class _Method:
+    def __init__(self, obj, name):
+        self.obj, self.name = obj, name
+
+    def __call__(self):
+        if isinstance(self.obj, Vec):
+            v = self.obj
+            return {"size": v.n, "end": v.ptr.moved(v.n)}.get(self.name, v.ptr)
+        return len(self.obj) if self.name == "size" else self.obj
+
+
+class Vec:
+    """A `std::vector<T>` of the host: a host buffer (so `.data()` is a pointer) and a count."""
+
+    def __init__(self, ptr: Ptr, n: int):
+        self.ptr, self.n = ptr, n
+
+    def get(self, i):
+        return self.ptr.get(i)
+
+    def set(self, i, v):
+        self.ptr.set(i, v)
+
+    def __len__(self):
+        return self.n
+
+
+def _cdiv(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return R.cdiv(a, b)
+    return a / b
+
+
+def _cmod(a, b):
+    return R.cmod(a, b) if isinstance(a, int) and isinstance(b, int) else float(np.fmod(a, b))
+
+
+_BIN = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _cdiv, "%": _cmod,
+    "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
+    "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+}  # fmt: skip
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _number(text: str):
+    t = text.replace("'", "")
+    low = t.lower()
+    if low.startswith("0x"):
+        return int(low.rstrip("ul"), 16)
+    if any(c in low for c in ".e") or (low.endswith("f") and not low.startswith("0x")):
+        return float(low.rstrip("f"))
+    return int(low.rstrip("ul") or "0", 8 if len(low.rstrip("ul")) > 1 and low.startswith("0") else 10)
+
+
+def _index(n):
+    idx = n.child_by_field_name("index") or n.child_by_field_name("indices")
+    if idx is not None and idx.type == "subscript_argument_list":
+        idx = idx.named_children[0]
+    return idx
+
+
+def _kinds(n) -> list[str]:
+    out = []
+    while n is not None:
+        out.append(n.type)
+        n = n.child_by_field_name("declarator")
+    return out
+
+
+def _decl_name(n) -> str | None:
+    while n is not None and n.type not in ("identifier", "field_identifier"):
+        nxt = n.child_by_field_name("declarator")
+        if nxt is None:
+            return next((c.text.decode() for c in n.named_children if c.type == "identifier"), None)
+        n = nxt
+    return n.text.decode() if n is not None else None
+
+
+def _type_text(n) -> str:
+    t = n.child_by_field_name("type")
+    text = t.text.decode() if t is not None else n.text.decode()
+    d = n.child_by_field_name("declarator")
+    if d is not None and n.type == "type_descriptor":
+        text += d.text.decode()
+    return text
+
+
+#: `using X = T;` / `typedef T X;` of the host unit (set by `Host` before it runs).
+ALIASES: dict[str, str] = {}
+
+
+def _base(ttext: str) -> str:
+    t = re.sub(r"\b(const|constexpr|static|volatile|std::|AscendC::)\b", "", ttext)
+    t = t.replace("&", "").replace("[]", "").strip()
+    for _ in range(8):
+        if t not in ALIASES:
+            break
+        t = ALIASES[t]
+    return t

@@ -1,0 +1,1 @@
+"""Kernel code generation: C++ declarations, statements and expressions translated onto the twin."""

@@ -1,0 +1,1 @@
+"""The bench room: figures per case, baselines and history, regressions, diffs and reports."""

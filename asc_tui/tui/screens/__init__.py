@@ -1,0 +1,1 @@
+"""The workbench's modal screens: the benchmark diff and the key help."""
