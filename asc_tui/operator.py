@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .ascendc.dtypes import as_dtype, dtype_name
+from .ascendc.dtypes import as_dtype, dtype_name, load_if_named
 from .ascendc.kernel import Launch
 
 __all__ = ["Param", "In", "Out", "Case", "Params", "Launch", "Constraint"]
@@ -108,15 +108,19 @@ class _Attrs(Mapping):
 
     def __getattr__(self, key: str):
         try:
-            return self._values[key]
+            value = self._values[key]
         except KeyError:
             raise AttributeError(key) from None
+        load_if_named(value)  # dtype="bfloat16": numpy knows the name only with ml_dtypes
+        return value
 
     def __setattr__(self, key, value):
         raise AttributeError("read-only")
 
     def __getitem__(self, key: str):
-        return self._values[key]
+        value = self._values[key]
+        load_if_named(value)
+        return value
 
     def __iter__(self):
         return iter(self._values)

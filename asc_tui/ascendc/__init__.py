@@ -14,6 +14,7 @@ as a tuple: the struct's positional constructor. C++ reference out-parameters (G
 `rsvdCnt`) are returned. Level-0 rules: `level0.py`.
 """
 
+from . import dtypes as _dtypes
 from .atomic import DisableDmaAtomic, SetAtomicAdd, SetAtomicMax, SetAtomicMin, SetAtomicNone, SetAtomicType
 from .copy.datacopy import (
     DataCopy,
@@ -43,12 +44,10 @@ from .cube.loadtrans import LoadData2dTransposeParams, LoadDataWithTranspose
 from .cube.mmad import Mmad, MmadParams, Nd2NzParams  # Tier 2: the cube path (L1/L0A/L0B/L0C)
 from .dtypes import (
     as_dtype,
-    bfloat16,
     float,
     float16,
     float32,
     half,
-    int4b_t,
     int8,
     int16,
     int32,
@@ -255,11 +254,14 @@ from .vector.typed import (
     Select,
 )
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [name for name in dir() if not name.startswith("_")] + list(_dtypes.LAZY)
 
 
 def __getattr__(name: str):
-    """`AscendC.ASCEND_IS_AIC` / `ASCEND_IS_AIV`: which side of a mixed kernel is running."""
+    """`AscendC.ASCEND_IS_AIC` / `ASCEND_IS_AIV`: which side of a mixed kernel is running;
+    `bfloat16` / `int4b_t`: made on first use (dtypes.py says why)."""
     if name in ("ASCEND_IS_AIC", "ASCEND_IS_AIV"):
         return (GetCoreType() == "aic") == (name == "ASCEND_IS_AIC")
+    if name in _dtypes.LAZY:
+        return getattr(_dtypes, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

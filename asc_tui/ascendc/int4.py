@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..npu import state
-from .dtypes import int4b_t, int8
+from .dtypes import int8, is_int4
 from .memory.tensors import GlobalTensor, LocalTensor
 from .vector import level0 as L
 
@@ -37,7 +37,7 @@ def pack(values: np.ndarray) -> np.ndarray:
 def as_bytes(t):
     """An int4b_t tensor seen as the bytes it occupies (uint8, half the elements): what the
     byte-moving instructions work on. Other tensors are returned as they are."""
-    if t.dtype != int4b_t:
+    if not is_int4(t.dtype):
         return t
     if type(t) is LocalTensor:
         return LocalTensor(t.pos, t.mem, np.dtype(np.uint8), t.offset, t.count // 2, t.arr, t.slot)
@@ -57,7 +57,7 @@ def move_arrays(core, src, s_bytes: int, dst, d_bytes: int) -> tuple[np.ndarray,
     if lz is not None:
         lz.settle_range(src.mem, src.offset, src.offset + s_bytes)
         lz.settle_range(dst.mem, dst.offset, dst.offset + d_bytes)
-    if src.dtype != int4b_t:
+    if not is_int4(src.dtype):
         return src.arr, dst.arr, False
     return unpack(src.arr[:s_bytes]), unpack(dst.arr[:d_bytes]), True
 
@@ -79,7 +79,7 @@ def cast(dst, src, round_mode, count, l0: tuple, fr) -> None:
     if l0:
         reps, params = (*l0, None)[:2]
         p = L.params_of(L.UnaryRepeatParams, params)
-        width = max(2 if d == int4b_t else d.itemsize for d in (dst.dtype, src.dtype))
+        width = max(2 if is_int4(d) else d.itemsize for d in (dst.dtype, src.dtype))
         pl = L.plan("Cast", count, reps, width, fr)
         isrc = _indices(src, pl, p.srcBlkStride, p.srcRepStride, fr, False)
         idst = _indices(dst, pl, p.dstBlkStride, p.dstRepStride, fr, True)
@@ -92,21 +92,21 @@ def cast(dst, src, round_mode, count, l0: tuple, fr) -> None:
         n_rep = -(-n // (L.REPEAT // 2))
     if core.numeric:
         L.settle(core)
-        vals = unpack(src.arr, src.count)[isrc] if src.dtype == int4b_t else src.arr[isrc]
-        if dst.dtype == int4b_t:
+        vals = unpack(src.arr, src.count)[isrc] if is_int4(src.dtype) else src.arr[isrc]
+        if is_int4(dst.dtype):
             out = np.clip(cast_values(vals, int8, round_mode), LO, HI)
             full = unpack(dst.arr)  # untouched nibbles are written back as they were
             full[idst] = out
             dst.arr[...] = pack(full)
         else:
             dst.arr[idst] = cast_values(vals.astype(np.float32), dst.dtype, round_mode)
-    rs = (as_bytes(src), np.unique(isrc // 2)) if src.dtype == int4b_t else (src, isrc)
-    ws = (as_bytes(dst), np.unique(idst // 2)) if dst.dtype == int4b_t else (dst, idst)
+    rs = (as_bytes(src), np.unique(isrc // 2)) if is_int4(src.dtype) else (src, isrc)
+    ws = (as_bytes(dst), np.unique(idst // 2)) if is_int4(dst.dtype) else (dst, idst)
     L.account("Cast", n_rep, n_rep * L.REPEAT, fr, (rs,), (ws,))
 
 
 def _indices(t, pl, blk: int, rep: int, fr, is_write: bool) -> np.ndarray:
-    if t.dtype != int4b_t:
+    if not is_int4(t.dtype):
         return L.indices("Cast", t, pl, blk, rep, fr, is_write)
     idx = _layout(64, pl, int(blk), int(rep))
     if idx.size and int(idx.max()) >= t.count:

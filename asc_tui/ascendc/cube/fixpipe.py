@@ -31,7 +31,7 @@ from ..lineage import gm_written
 from ..memory.tensors import GlobalTensor, LocalTensor
 from ..mmad_numbers import flush_cube
 from . import fixquant
-from .fixquant import QUANT_TYPES, VECTOR_MODES, QuantMode_t
+from .fixquant import VECTOR_MODES, QuantMode_t, quant_types
 from .fractal import strided
 from .mmad import fail as _fail
 from .mmad import gm_extent, need_mem
@@ -296,7 +296,7 @@ def _check_types(q: QuantMode_t, src, dst, op: str, fr) -> None:
                 fr,
             )
         return
-    acc, outs = QUANT_TYPES[q]
+    acc, outs = quant_types(q)
     if src.dtype != acc or dst.dtype not in outs:
         _fail(
             f"{op} quantPre={q.name} converts {dtype_name(acc)} → "

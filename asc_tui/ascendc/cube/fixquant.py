@@ -20,7 +20,7 @@ from enum import Enum
 
 import numpy as np
 
-from ..dtypes import bfloat16, float32, half, int8, int32, uint8
+from ..dtypes import as_dtype, float32, half, int8, int32, uint8
 
 
 class QuantMode_t(Enum):  # noqa: N801 - Ascend C's spelling
@@ -39,19 +39,28 @@ class QuantMode_t(Enum):  # noqa: N801 - Ascend C's spelling
     VQS322BF16_PRE = "vqs32_bf16"
 
 
-#: mode → (L0C dtype, output dtypes)
+#: bfloat16 by name: dtypes.py makes it on first use (`quant_types` gives the dtype)
+BF16 = "bfloat16"
+#: mode → (L0C dtype, output dtypes); read it through `quant_types`
 QUANT_TYPES = {
     QuantMode_t.F322F16: (float32, (half,)),
-    QuantMode_t.F322BF16: (float32, (bfloat16,)),
+    QuantMode_t.F322BF16: (float32, (BF16,)),
     QuantMode_t.DEQF16: (int32, (half,)),
     QuantMode_t.VDEQF16: (int32, (half,)),
     QuantMode_t.QF322B8_PRE: (float32, (int8, uint8)),
     QuantMode_t.VQF322B8_PRE: (float32, (int8, uint8)),
     QuantMode_t.REQ8: (int32, (int8, uint8)),
     QuantMode_t.VREQ8: (int32, (int8, uint8)),
-    QuantMode_t.QS322BF16_PRE: (int32, (bfloat16,)),
-    QuantMode_t.VQS322BF16_PRE: (int32, (bfloat16,)),
+    QuantMode_t.QS322BF16_PRE: (int32, (BF16,)),
+    QuantMode_t.VQS322BF16_PRE: (int32, (BF16,)),
 }
+
+
+def quant_types(q: QuantMode_t) -> tuple[np.dtype, tuple[np.dtype, ...]]:
+    """(L0C dtype, output dtypes) of mode `q`, every one a dtype."""
+    acc, outs = QUANT_TYPES[q]
+    return acc, tuple(as_dtype(o) for o in outs)
+
 
 VECTOR_MODES = frozenset(
     (QuantMode_t.VDEQF16, QuantMode_t.VQF322B8_PRE, QuantMode_t.VREQ8, QuantMode_t.VQS322BF16_PRE)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...npu.pipes import MTE1
-from ..dtypes import int4b_t, nbytes_of
+from ..dtypes import is_int4, nbytes_of
 from ..int4 import as_bytes, move_arrays, pack
 from ..lineage_maps import moved_map
 from .fractal import strided
@@ -176,7 +176,7 @@ def _lazily(
     is img2col run on the region's map; False if the bytes must move. Not for int4b_t, nor
     for padding of a value other than zero (a map holds GM elements and written zeros)."""
     lz = core.lazy
-    if lz is None or src.dtype == int4b_t or dst.dtype != src.dtype:
+    if lz is None or is_int4(src.dtype) or dst.dtype != src.dtype:
         return False
     if any(int(v) for v in p.padList) and np.asarray(p.padValue, src.dtype) != 0:
         return False

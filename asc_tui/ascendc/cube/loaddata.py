@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...npu import state
 from ...npu.pipes import MTE1
-from ..dtypes import dtype_name, int4b_t
+from ..dtypes import dtype_name, is_int4
 from ..int4 import as_bytes
 from ..lineage_maps import load_map
 from ..memory.tensors import LocalTensor
@@ -46,7 +46,7 @@ def LoadData(dst, src, params: LoadData2DParams) -> None:
         fr = sys._getframe(1)
         load_operands(dst, src, fr)
         return load3d_v2(core, dst, src, params, fr)
-    if dst.dtype == int4b_t and src.dtype == int4b_t:  # 512 B fractals either way: move bytes
+    if is_int4(dst.dtype) and is_int4(src.dtype):  # 512 B fractals either way: move bytes
         if params.ifTranspose:
             _fail(
                 "LoadData with ifTranspose transposes 2-byte fractals; int4b_t needs LoadDataWithTranspose",

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...npu import state
 from ...npu.pipes import MTE1
-from ..dtypes import dtype_name, int4b_t, nbytes_of
+from ..dtypes import dtype_name, is_int4, nbytes_of
 from ..int4 import as_bytes, move_arrays, pack
 from .fractal import FRACTAL_BYTES, strided
 from .loaddata import load_operands
@@ -40,7 +40,7 @@ class LoadData2dTransposeParams:
 
 def _shape(dtype) -> tuple[int, int]:
     """(fractals per square, elements per fractal row) for an element type."""
-    if dtype == int4b_t:
+    if is_int4(dtype):
         return 4, 64
     return {1: (2, 32), 2: (1, 16), 4: (2, 8)}[dtype.itemsize]
 

@@ -38,7 +38,7 @@ from ...npu.memory.l2 import l2_of
 from ...npu.numbers.offload import gm_ready
 from ...npu.pipes import MTE2, M
 from ...npu.positions import TPosition
-from ..dtypes import bfloat16, dtype_name, float32, half, int4b_t, int8, int32, nbytes_of, typed_view
+from ..dtypes import dtype_name, float32, half, int8, int32, is_int4, nbytes_of, typed_view
 from ..int4 import as_bytes, unpack
 from ..lineage import lazy_of
 from ..lineage_maps import nd2nz_map
@@ -88,7 +88,7 @@ def past_tensor(core, t: LocalTensor, need: int, what: str, fr) -> LocalTensor:
 def c0_of(dtype) -> int:
     """Elements per 32 B block: the width of one fractal row (64 for the packed int4b_t)."""
     dt = np.dtype(dtype)
-    return 64 if dt == int4b_t else 32 // dt.itemsize
+    return 64 if is_int4(dt) else 32 // dt.itemsize
 
 
 def need_mem(t, mems: tuple[str, ...], what: str, role: str, fr) -> None:
@@ -240,14 +240,17 @@ class MmadParams:
     cmatrixInitVal: bool = True
 
 
-#: (A dtype, B dtype) → L0C dtype the cube produces.
-_MMAD_TYPES = {
-    (half, half): float32,
-    (bfloat16, bfloat16): float32,
-    (int8, int8): int32,
-    (int4b_t, int4b_t): int32,
-    (float32, float32): float32,
-}
+#: (A dtype, B dtype) → L0C dtype the cube produces; ml_dtypes' types by name (`_mmad_type`:
+#: dtypes.py makes them on first use)
+_MMAD_TYPES = {(half, half): float32, (int8, int8): int32, (float32, float32): float32}
+_MMAD_TYPES_ML = {("bfloat16", "bfloat16"): float32, ("int4b_t", "int4b_t"): int32}
+
+
+def _mmad_type(a, b):
+    out = _MMAD_TYPES.get((a, b))
+    if out is None and a.isbuiltin == 2:  # bfloat16, int4b_t
+        out = _MMAD_TYPES_ML.get((dtype_name(a), dtype_name(b)))
+    return out
 
 
 def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> None:
@@ -286,7 +289,7 @@ def Mmad(dst, fm, filter_, bias_or_params, params: MmadParams | None = None) -> 
             k1,
             fr,
         )
-    packed = fm.dtype == int4b_t  # int4b_t operands reach the numbers unpacked, as int8 values
+    packed = is_int4(fm.dtype)  # int4b_t operands reach the numbers unpacked, as int8 values
     if core.numeric:
         pend = _pending_tile(core, dst, params, bias, out_t, m, n, m1, n1)
         _stack_operands(core, pend, fm, filter_, k, k1, c0, need_a, need_b, m1, a_k1, span_a, packed)
@@ -322,7 +325,7 @@ def _checked_types(core, dst, fm, filter_, params, fr):
         need_mem(fm, ("l0a",), "Mmad", "A", fr)
     if type(filter_) is not LocalTensor or filter_.mem != "l0b":
         need_mem(filter_, ("l0b",), "Mmad", "B", fr)
-    out_t = _MMAD_TYPES.get((fm.dtype, filter_.dtype))
+    out_t = _mmad_type(fm.dtype, filter_.dtype)
     if out_t is None:
         fail(
             f"Mmad of {dtype_name(fm.dtype)} x {dtype_name(filter_.dtype)} is not a cube "

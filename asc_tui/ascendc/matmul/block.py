@@ -17,7 +17,7 @@ from ..copy.datacopy import DataCopy, DataCopyExtParams, DataCopyPad
 from ..cube.fixpipe import Fixpipe, FixpipeParamsV220, QuantMode_t
 from ..cube.loaddata import LoadData2DParams, load_at, load_rows
 from ..cube.mmad import Mmad, MmadParams, Nd2NzParams
-from ..dtypes import bfloat16, half, int32
+from ..dtypes import half, int32, is_bf16
 from ..memory.tensors import GlobalTensor
 from .tiling import up
 
@@ -104,9 +104,10 @@ class BaseBlock:
         co = self.q_c.DeQue(self.acc)
         quant = QuantMode_t.NoQuant
         if self.cdt != self.acc:
-            quant = {half: QuantMode_t.F322F16, bfloat16: QuantMode_t.F322BF16}.get(
-                self.cdt, QuantMode_t.NoQuant
-            )
+            if self.cdt == half:
+                quant = QuantMode_t.F322F16
+            elif is_bf16(self.cdt):
+                quant = QuantMode_t.F322BF16
             if self.acc == int32 and self.cdt == half:
                 quant = QuantMode_t.DEQF16
         Fixpipe(

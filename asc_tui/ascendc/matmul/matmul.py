@@ -26,7 +26,7 @@ from ...npu.extrapolate.periodic import Periodic
 from ...npu.memory.gm import GM_ADDR, GmBuffer
 from ...npu.replay.blockindex import trange
 from ..cube.mmad import c0_of, gm_extent
-from ..dtypes import as_dtype, bfloat16, dtype_name, float32, half, int8, int32
+from ..dtypes import as_dtype, dtype_name, float32, half, int8, int32, is_bf16
 from ..enums import TPosition
 from ..memory.pipe import TBuf, TPipe
 from ..memory.queue import TQue
@@ -78,7 +78,7 @@ def GetMDLConfig(*_args) -> MatmulConfig:
     return CFG_MDL
 
 
-_ACC = {half: float32, bfloat16: float32, int8: int32, float32: float32}
+_ACC = {half: float32, int8: int32, float32: float32}  # and bfloat16 → float32 (Matmul.__init__)
 
 
 class Matmul(BaseBlock):
@@ -97,7 +97,7 @@ class Matmul(BaseBlock):
         self.cfg = cfg
         self.dt = as_dtype(a_type.dtype)
         self.cdt = as_dtype(c_type.dtype)
-        self.acc = _ACC.get(self.dt)
+        self.acc = _ACC.get(self.dt, float32 if is_bf16(self.dt) else None)
         self.tiling: TCubeTiling | None = None
         self.a = self.b = self.bias = None
         self.tail_m = self.tail_n = self.tail_k = None

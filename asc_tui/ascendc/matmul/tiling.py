@@ -20,8 +20,9 @@ from enum import Enum
 import numpy as np
 
 from ...npu.errors import TilingError
+from .. import dtypes
 from ..cube.mmad import c0_of
-from ..dtypes import as_dtype, bfloat16, float32, half, int8, int32
+from ..dtypes import as_dtype, float32, half, int8, int32
 from ..enums import TPosition
 from .dims import split_dims
 
@@ -42,13 +43,21 @@ class MatrixTraverse:
     FIRSTN = 2  # iterateOrder 1
 
 
-class DataType:
-    """`matmul_tiling::DataType::DT_*`: the element types the tiling takes, as twin dtypes."""
+class _BF16Later(type):
+    """DT_BF16 and DT_BFLOAT16 are made on first use (dtypes.py: ml_dtypes is slow to import)."""
+
+    def __getattr__(cls, name):
+        if name in ("DT_BF16", "DT_BFLOAT16"):
+            return dtypes.bfloat16
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+
+class DataType(metaclass=_BF16Later):
+    """`matmul_tiling::DataType::DT_*`: the element types the tiling takes, as twin dtypes
+    (and DT_BF16 / DT_BFLOAT16, from the metaclass)."""
 
     DT_FLOAT16 = half
     DT_FLOAT = float32
-    DT_BF16 = bfloat16
-    DT_BFLOAT16 = bfloat16
     DT_INT8 = int8
     DT_INT32 = int32
 

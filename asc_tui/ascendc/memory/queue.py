@@ -17,7 +17,7 @@ from enum import StrEnum
 from ...npu import state
 from ...npu.errors import KernelError, user_frame
 from ...npu.records import KIND_WAIT
-from ..dtypes import as_dtype, int4b_t, typed_view
+from ..dtypes import as_dtype, is_int4, typed_view
 from ..enums import QUEUE_PIPES, TPosition
 from .tensors import LocalTensor
 
@@ -194,7 +194,7 @@ class TQue:
             if core.numeric:
                 m = core.memory(self.mem)
                 arr = typed_view(m[slot.offset : slot.offset + slot.nbytes], dt)
-            count = slot.nbytes * 2 if dt == int4b_t else slot.nbytes // dt.itemsize
+            count = slot.nbytes * 2 if is_int4(dt) else slot.nbytes // dt.itemsize
             t = LocalTensor(self.position, self.mem, dt, slot.offset, count, arr, slot)
             slot.views[dtype] = t
         san = core.san

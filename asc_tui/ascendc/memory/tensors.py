@@ -15,7 +15,7 @@ from ...npu import state
 from ...npu.errors import KernelError, user_frame, user_location
 from ...npu.memory.gm import GM_ADDR, GmBuffer
 from ...npu.numbers.offload import gm_ready
-from ..dtypes import as_dtype, dtype_name, int4b_t, nbytes_of, typed_view
+from ..dtypes import as_dtype, dtype_name, is_int4, nbytes_of, typed_view
 from ..enums import POSITION_MEMORY
 from ..lineage import gm_written
 from ..mmad_numbers import flush_cube
@@ -69,7 +69,7 @@ class GlobalTensor:
             self.dtype = buf.dtype
         # GM_ADDR offsets count elements of the buffer's declared type; convert to ours.
         byte_off = addr.offset * buf.dtype.itemsize
-        packed = self.dtype == int4b_t  # elements, two per byte; `arr` holds the bytes
+        packed = is_int4(self.dtype)  # elements, two per byte; `arr` holds the bytes
         isz = self.dtype.itemsize
         self.buffer = buf
         self.start = byte_off * 2 if packed else byte_off // isz
@@ -216,7 +216,7 @@ class LocalTensor:
             msg = f"LocalTensor offset {off} is outside the tensor ({self.count} elements)"
             _san_oob(self, off, 1, False, msg)
             raise KernelError(msg, file, line)
-        if self.dtype == int4b_t:  # packed: offsets move by whole bytes (element pairs)
+        if is_int4(self.dtype):  # packed: offsets move by whole bytes (element pairs)
             return self._int4_at(off)
         arr = self.arr[off:] if self.arr is not None else None
         t = LocalTensor(
@@ -311,9 +311,9 @@ class LocalTensor:
         nbytes = nbytes_of(self.dtype, self.count)
         arr = None
         if self.arr is not None:
-            raw = self.arr[:nbytes] if self.dtype == int4b_t else self.arr[: self.count].view(np.uint8)
+            raw = self.arr[:nbytes] if is_int4(self.dtype) else self.arr[: self.count].view(np.uint8)
             arr = typed_view(raw[: nbytes - nbytes % dt.itemsize], dt)
-        count = nbytes * 2 if dt == int4b_t else nbytes // dt.itemsize
+        count = nbytes * 2 if is_int4(dt) else nbytes // dt.itemsize
         return LocalTensor(self.pos, self.mem, dt, self.offset, count, arr, self.slot)
 
     def numpy(self) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from ...npu.fp16 import cast_into
 from ...npu.pipes import V
 from ...npu.replay.numtrace import FILL, UNARY
 from .. import int4
-from ..dtypes import int4b_t
+from ..dtypes import is_int4
 from ..enums import CMPMODE, SELMODE, RoundMode
 from ..memory.tensors import LocalTensor
 from . import l0 as vector_l0
@@ -101,11 +101,11 @@ def Cast(dst, src, round_mode: RoundMode, count, *l0) -> None:
         args = level0.peel((dst, src, round_mode, count, *l0))
         if len(args) > 4:
             d, a, rm, mask, reps, params = (*args, None)[:6]
-            if d.dtype == int4b_t or a.dtype == int4b_t:
+            if is_int4(d.dtype) or is_int4(a.dtype):
                 return int4.cast(d, a, rm, mask, (reps, params), fr)
             return vector_l0.cast(d, a, rm, mask, reps, params, fr)
         dst, src, round_mode, count = args
-    if dst.dtype == int4b_t or src.dtype == int4b_t:
+    if is_int4(dst.dtype) or is_int4(src.dtype):
         return int4.cast(dst, src, round_mode, count, (), fr)
     n = check("Cast", count, fr, dst, src)
     if core.numeric:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from .acl import Ptr
-from .values import FLOATS, INTS, _base, _decl_name
+from .values import FLOATS, INTS, _base, _decl_name, float_type
 
 #: Integer types of the host that `INTS` does not spell (all 64-bit on the host).
 _WORDS = {"uintptr_t": (64, False), "intptr_t": (64, True), "uint64": (64, False), "ptrdiff_t": (64, True)}
@@ -128,7 +128,7 @@ class StructMixin:
             bits = (INTS.get(base) or _WORDS[base])[0]
             return bits // 8, bits // 8
         if base in FLOATS:
-            n = FLOATS[base].itemsize
+            n = float_type(base).itemsize
             return n, n
         if base == "bool":
             return 1, 1
@@ -169,5 +169,5 @@ class StructMixin:
         if value is None:
             value = 0
         if base in FLOATS:
-            return FLOATS[base].type(value).tobytes()
+            return float_type(base).type(value).tobytes()
         return (int(value) & ((1 << (8 * size)) - 1)).to_bytes(size, "little")

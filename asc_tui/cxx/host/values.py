@@ -17,13 +17,19 @@ INTS = {
     "uint32_t": (32, False), "unsigned": (32, False), "int64_t": (64, True), "long": (64, True),
     "uint64_t": (64, False), "size_t": (64, False), "aclError": (32, True),
 }  # fmt: skip
-FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double": np.dtype(np.float64)}
+#: C float types → the twin dtype names (`D.as_dtype` makes bfloat16 on first use)
+FLOATS = {"float": "float32", "half": "half", "bfloat16_t": "bfloat16", "double": np.dtype(np.float64)}
+
+
+def float_type(name: str) -> np.dtype:
+    """The dtype of a C float type (a key of FLOATS)."""
+    return D.as_dtype(FLOATS[name])
 
 
 def np_type(name: str) -> np.dtype:
     name = _base(name.replace("unsigned int", "uint32_t"))
     if name in FLOATS:
-        return np.dtype(FLOATS[name])
+        return float_type(name)
     if name in INTS:
         bits, signed = INTS[name]
         return np.dtype(f"{'i' if signed else 'u'}{bits // 8}")
