@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from html import escape
 
-from ..bench.figures import BenchResult, CaseResult
 from ..bench.history import RunRecord
+from ..bench.results import BenchResult, CaseResult
 from ..text import sparkline
 from .bench import change_text, history_changes, history_rows
 from .svg import breakdown_svg, timeline_svg, trend_svg
