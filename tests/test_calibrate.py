@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from asc_tui.cli import main
-from asc_tui.devkit.calibrate import KNOBS, RunSpec, calibrate, parse_run, read_manifest
+from asc_tui.devkit.calibrate.fit import KNOBS, calibrate
+from asc_tui.devkit.calibrate.runs import RunSpec, parse_run, read_manifest
 from asc_tui.devkit.profile.msprof import write_dir
 from asc_tui.devkit.profile.profiler import profile
 from asc_tui.devkit.run.loader import load_operator

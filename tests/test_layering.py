@@ -68,6 +68,7 @@ ROOMS: dict[str, frozenset[str]] = {
     "devkit.bench": frozenset({"devkit.profile", "devkit.run"}),
     "devkit.tune": frozenset({"devkit.profile", "devkit.run", "devkit.samples"}),
     "devkit.present": frozenset({"devkit.profile", "devkit.bench", "devkit.run"}),
+    "devkit.calibrate": frozenset({"devkit.profile", "devkit.run"}),
     "tui.widgets": frozenset(),
     "tui.screens": frozenset({"tui.widgets"}),
     "tui.tools": frozenset({"tui.widgets"}),

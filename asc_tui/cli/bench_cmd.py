@@ -9,7 +9,7 @@ from pathlib import Path
 from ..config import ConfigError, default_memory_mb, load_config
 from ..devkit.bench import history
 from ..devkit.bench.diff import diff_lines
-from ..devkit.bench.figures import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
+from ..devkit.bench.results import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
 from ..devkit.isolated import bench_isolated

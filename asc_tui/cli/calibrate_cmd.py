@@ -54,7 +54,8 @@ def _fail(args, message: str, info=None) -> int:
 
 
 def main(args) -> int:
-    from ..devkit.calibrate import KNOBS, calibrate, parse_run, read_manifest, write_chip
+    from ..devkit.calibrate.fit import KNOBS, calibrate, write_chip
+    from ..devkit.calibrate.runs import parse_run, read_manifest
     from ..devkit.chips import load_chip
 
     try:
@@ -100,7 +101,7 @@ def _remember(specs) -> None:
 
 
 def _print(cal, out: Path) -> None:
-    from ..devkit.calibrate import FIT_PIPES
+    from ..devkit.calibrate.runs import FIT_PIPES
 
     print(f"calibrated {cal.chip_from} on {len(cal.runs)} run(s) in {cal.iterations} iteration(s) → {out}")
     print()

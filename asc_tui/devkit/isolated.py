@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..npu.chip import DEFAULT_CHIP
-from .bench.figures import BenchRequest, BenchResult
+from .bench.results import BenchRequest, BenchResult
 from .debug.debugger import DebugReport, DebugRequest
 from .run.runner import RunReport, RunRequest, Stage
 from .run.worker import Call, RunWorker, WorkResult

@@ -254,35 +254,16 @@ def compare(
         nw += float(np.dot(w64, w64))
         del g64, w64
         if diff.size and n_worst and top > 0:
-            k = min(n_worst, diff.size)
-            key = diff.astype(np.float64)
-            if not finite:
-                key = np.nan_to_num(key, posinf=np.finfo(np.float64).max)
-            idx = np.argpartition(-key, k - 1)[:k]
-            worst += [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx if key[i] > 0]
+            worst += _chunk_worst(diff, finite, n_worst, lo, g, w)
     worst = sorted(worst, key=lambda t: -t[0])[:n_worst]
-    if ng == 0.0 and nw == 0.0:
-        cos = 1.0
-    elif ng == 0.0 or nw == 0.0:
-        cos = 0.0
-    else:
-        cos = float(dot / (np.sqrt(ng) * np.sqrt(nw)))
+    cos = _cosine(dot, ng, nw)
     mean_rel = rel_sum / rel_n if rel_n else (0.0 if size == 0 else float("inf"))
     invalid = None
     if unexpected:
         found = " and ".join(f"{k} {w}" for k, w in ((nan, "NaN"), (inf, "Inf")) if k)
         invalid = f"{found} in the output where the golden is finite"
         cos = float("nan")
-    if invalid:
-        verdict, reason = "FAIL", invalid
-    elif cos < WARN_COSINE:
-        verdict, reason = "FAIL", f"cosine {cos:.6f} < {WARN_COSINE}"
-    elif cos < PASS_COSINE:
-        verdict, reason = "WARN", f"cosine {cos:.6f} < {PASS_COSINE}"
-    elif not within:
-        verdict, reason = "WARN", f"max abs error {max_abs:.4g} beyond atol {atol:g} + rtol {rtol:g}·|golden|"
-    else:
-        verdict, reason = "PASS", f"cosine {cos:.6f}, every element within atol {atol:g} + rtol {rtol:g}"
+    verdict, reason = _verdict(invalid, cos, within, max_abs, atol, rtol)
     return OutputPrecision(
         name,
         dtype_name(dt),
@@ -299,3 +280,38 @@ def compare(
         reason,
         invalid,
     )
+
+
+def _chunk_worst(diff, finite: bool, n_worst: int, lo: int, g, w) -> list[tuple[float, int, float, float]]:
+    """The chunk's largest differences as (difference, flat index, got, golden); an infinite
+    difference (a non-finite value against a finite one) ranks as the largest float."""
+    k = min(n_worst, diff.size)
+    key = diff.astype(np.float64)
+    if not finite:
+        key = np.nan_to_num(key, posinf=np.finfo(np.float64).max)
+    idx = np.argpartition(-key, k - 1)[:k]
+    return [(float(key[i]), lo + int(i), float(g[i]), float(w[i])) for i in idx if key[i] > 0]
+
+
+def _cosine(dot: float, ng: float, nw: float) -> float:
+    """Cosine similarity from the accumulated dot product and squared norms; two zero vectors
+    agree (1.0), one zero vector against a non-zero one does not (0.0)."""
+    if ng == 0.0 and nw == 0.0:
+        return 1.0
+    if ng == 0.0 or nw == 0.0:
+        return 0.0
+    return float(dot / (np.sqrt(ng) * np.sqrt(nw)))
+
+
+def _verdict(invalid: str | None, cos: float, within: bool, max_abs: float, atol: float, rtol: float):
+    """(verdict, reason) of one output: invalid values and a low cosine fail, a cosine short of
+    PASS or an element beyond the tolerance warns."""
+    if invalid:
+        return "FAIL", invalid
+    if cos < WARN_COSINE:
+        return "FAIL", f"cosine {cos:.6f} < {WARN_COSINE}"
+    if cos < PASS_COSINE:
+        return "WARN", f"cosine {cos:.6f} < {PASS_COSINE}"
+    if not within:
+        return "WARN", f"max abs error {max_abs:.4g} beyond atol {atol:g} + rtol {rtol:g}·|golden|"
+    return "PASS", f"cosine {cos:.6f}, every element within atol {atol:g} + rtol {rtol:g}"

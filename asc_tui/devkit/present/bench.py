@@ -12,8 +12,8 @@ from ..bench.regression import Mark, is_regression, mark, slowdown, slowdown_tex
 from ..text import sparkline
 
 if TYPE_CHECKING:  # the workbench imports this module before the emulator stack loads
-    from ..bench.figures import BenchResult, CaseResult
     from ..bench.history import RunRecord
+    from ..bench.results import BenchResult, CaseResult
 
 #: The workbench's bench table, most telling first, so 80 columns show current, change and
 #: verdict without scrolling.

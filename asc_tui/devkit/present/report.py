@@ -12,8 +12,8 @@ import time
 from dataclasses import dataclass, field
 from html import escape
 
-from ..bench.figures import BenchResult, CaseResult
 from ..bench.history import RunRecord
+from ..bench.results import BenchResult, CaseResult
 from ..text import sparkline
 from .bench import change_text, history_changes, history_rows
 from .svg import breakdown_svg, timeline_svg, trend_svg
@@ -61,20 +61,42 @@ def breakdown_rows(c: CaseResult) -> list[tuple[str, str, float, float, float | 
 def build_sections(
     result: BenchResult, trends: dict[str, list[RunRecord]], with_svg: bool = False
 ) -> list[Section]:
+    """The report's sections in order: heading, configuration, comparison, regressions, then per
+    case its breakdown, advice and history."""
     th = result.thresholds
-    secs = [
-        Section(
-            f"Benchmark: {result.operator} on {result.chip}",
-            level=1,
-            paragraphs=[
-                f"Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by asc-tui bench. Times are "
-                "simulated task durations on the emulated chip (kernel + launch overhead).",
-                f"Verdicts: ship ≥ {th.ship:.0%} of the baseline, optimise {th.optimise:.0%}–"
-                f"{th.ship:.0%}, must optimise < {th.optimise:.0%}; regression: slower than the "
-                f"previous run by more than {th.regression:.1%}.",
-            ],
-        )
-    ]
+    secs = [_title_section(result), _configuration_section(result), _comparison_section(result)]
+    if result.regressions:
+        secs.append(Section("Regressions", pre=[r.message() for r in result.regressions]))
+    for c in result.cases:
+        s = _breakdown_section(c, with_svg)
+        if s is not None:
+            secs.append(s)
+        if c.advice:
+            secs.append(Section(f"Advice — {c.case}", bullets=list(c.advice)))
+        h = _history_section(c, trends, th.regression, with_svg)
+        if h is not None:
+            secs.append(h)
+    return secs
+
+
+def _title_section(result: BenchResult) -> Section:
+    """The heading: what was benchmarked, when, and what the verdicts mean."""
+    th = result.thresholds
+    return Section(
+        f"Benchmark: {result.operator} on {result.chip}",
+        level=1,
+        paragraphs=[
+            f"Generated {time.strftime('%Y-%m-%d %H:%M:%S %Z')} by asc-tui bench. Times are "
+            "simulated task durations on the emulated chip (kernel + launch overhead).",
+            f"Verdicts: ship ≥ {th.ship:.0%} of the baseline, optimise {th.optimise:.0%}–"
+            f"{th.ship:.0%}, must optimise < {th.optimise:.0%}; regression: slower than the "
+            f"previous run by more than {th.regression:.1%}.",
+        ],
+    )
+
+
+def _configuration_section(result: BenchResult) -> Section:
+    """What ran: the operator, its source, the chip and baseline, and each case's tensors and params."""
     first = next((c.record for c in result.cases if c.record is not None), None)
     conf = Section("Configuration")
     conf.tables.append(
@@ -105,7 +127,11 @@ def build_sections(
             ],
         )
     )
-    secs.append(conf)
+    return conf
+
+
+def _comparison_section(result: BenchResult) -> Section:
+    """Every case's figures against the baseline and the previous run, and the errors."""
     cmp_ = Section("Comparison")
     cmp_.tables.append(
         (
@@ -143,71 +169,75 @@ def build_sections(
     )
     if errs:
         cmp_.pre.append("\n".join(errs))
-    secs.append(cmp_)
-    if result.regressions:
-        secs.append(Section("Regressions", pre=[r.message() for r in result.regressions]))
-    for c in result.cases:
-        rows = breakdown_rows(c)
-        if rows:
-            s = Section(f"Breakdown — {c.case}")
-            if c.roofline is not None:
-                s.paragraphs.append(
-                    f"{c.roofline.bound} bound: {c.roofline.fraction:.1%} of the chip's roofline "
-                    f"(HBM {c.roofline.peak_gbps:g} GB/s, {c.roofline.unit} peak "
-                    f"{c.roofline.peak_tflops * 1e3:,.0f} GFLOPS)"
-                )
-            s.tables.append(
-                (
-                    ["unit", "us/core", "busy", "wait"],
-                    [[label, f"{t:.3f}", f"{r:.1%}", _pct(w)] for _k, label, t, r, w in rows],
-                )
+    return cmp_
+
+
+def _breakdown_section(c: CaseResult, with_svg: bool) -> Section | None:
+    """Where one case's time went: per unit, the costliest lines, the roofline; None without figures."""
+    rows = breakdown_rows(c)
+    if not rows:
+        return None
+    s = Section(f"Breakdown — {c.case}")
+    if c.roofline is not None:
+        s.paragraphs.append(
+            f"{c.roofline.bound} bound: {c.roofline.fraction:.1%} of the chip's roofline "
+            f"(HBM {c.roofline.peak_gbps:g} GB/s, {c.roofline.unit} peak "
+            f"{c.roofline.peak_tflops * 1e3:,.0f} GFLOPS)"
+        )
+    s.tables.append(
+        (
+            ["unit", "us/core", "busy", "wait"],
+            [[label, f"{t:.3f}", f"{r:.1%}", _pct(w)] for _k, label, t, r, w in rows],
+        )
+    )
+    if c.record and c.record.lines:
+        s.tables.append(
+            (
+                ["line", "cycles (all blocks)", "source"],
+                [
+                    [f"{os.path.basename(ln.file)}:{ln.line}", f"{ln.cycles:,.0f}", ln.text]
+                    for ln in c.record.lines[:8]
+                ],
             )
-            if c.record and c.record.lines:
-                s.tables.append(
-                    (
-                        ["line", "cycles (all blocks)", "source"],
-                        [
-                            [f"{os.path.basename(ln.file)}:{ln.line}", f"{ln.cycles:,.0f}", ln.text]
-                            for ln in c.record.lines[:8]
-                        ],
-                    )
-                )
-            if with_svg:
-                s.svgs.append(
-                    breakdown_svg(
-                        [(k, label, r, w or 0.0) for k, label, _t, r, w in rows], title=f"breakdown {c.case}"
-                    )
-                )
-                em = c.report.emulation if c.report is not None else None
-                if em is not None and em.blocks:  # the slowest block sets the kernel time
-                    slow = max(range(len(em.blocks)), key=lambda i: em.blocks[i].t_end - em.blocks[i].t_start)
-                    s.svgs.append(
-                        timeline_svg(em, slow, title=f"pipeline timeline {c.case}, block {slow} (slowest)")
-                    )
-            secs.append(s)
-        if c.advice:
-            secs.append(Section(f"Advice — {c.case}", bullets=list(c.advice)))
-        recs = [r for r in trends.get(c.case, []) if r.time_us is not None]
-        if recs:
-            h = Section(f"History — {c.case}")
-            times = [r.time_us for r in recs]
-            h.paragraphs.append(
-                f"trend (oldest → newest): {sparkline(times)}  "
-                f"{times[0]:.3f} → {times[-1]:.3f} us over {len(times)} runs"
+        )
+    if with_svg:
+        s.svgs.append(
+            breakdown_svg(
+                [(k, label, r, w or 0.0) for k, label, _t, r, w in rows], title=f"breakdown {c.case}"
             )
-            h.tables.append(
-                (["run", "when", "kind", "source", "time (us)", "change"], history_rows(recs, th.regression))
+        )
+        em = c.report.emulation if c.report is not None else None
+        if em is not None and em.blocks:  # the slowest block sets the kernel time
+            slow = max(range(len(em.blocks)), key=lambda i: em.blocks[i].t_end - em.blocks[i].t_start)
+            s.svgs.append(timeline_svg(em, slow, title=f"pipeline timeline {c.case}, block {slow} (slowest)"))
+    return s
+
+
+def _history_section(
+    c: CaseResult, trends: dict[str, list[RunRecord]], regression: float, with_svg: bool
+) -> Section | None:
+    """One case's earlier runs: the trend and each run's change; None without a timed run."""
+    recs = [r for r in trends.get(c.case, []) if r.time_us is not None]
+    if not recs:
+        return None
+    h = Section(f"History — {c.case}")
+    times = [r.time_us for r in recs]
+    h.paragraphs.append(
+        f"trend (oldest → newest): {sparkline(times)}  "
+        f"{times[0]:.3f} → {times[-1]:.3f} us over {len(times)} runs"
+    )
+    h.tables.append(
+        (["run", "when", "kind", "source", "time (us)", "change"], history_rows(recs, regression))
+    )
+    if with_svg:
+        h.svgs.append(
+            trend_svg(
+                times,
+                [m.value for m, _ in history_changes(recs, regression)],
+                title=f"history {c.case}",
             )
-            if with_svg:
-                h.svgs.append(
-                    trend_svg(
-                        times,
-                        [m.value for m, _ in history_changes(recs, th.regression)],
-                        title=f"history {c.case}",
-                    )
-                )
-            secs.append(h)
-    return secs
+        )
+    return h
 
 
 # -- renderers ----------------------------------------------------------------------------------

@@ -69,6 +69,28 @@ def build_trace(
     core = (
         np.array([b.core for b in result.blocks], dtype=np.int64)[cols.block] if n else np.zeros(0, np.int64)
     )
+    events = _metadata_events(core, cols, keep, core_kind)
+    events += _slice_events(result, cols, core, keep, t0, t1)
+    flow_events, flows = _flow_events(cols, core, keep, t0, t1)
+    events += flow_events
+    info = TraceInfo(
+        None, int(keep.sum()), n, flows, cutoff is not None, cutoff / 1000 if cutoff is not None else None
+    )
+    other = {
+        "tool": "asc-tui",
+        "chip": result.chip,
+        "clock_mhz": result.clock_mhz,
+        "block_dim": result.block_dim,
+        "events_total": n,
+        "events_written": info.events,
+        "truncated": info.truncated,
+        "cutoff_us": info.cutoff_us,
+    }
+    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}, info
+
+
+def _metadata_events(core, cols, keep, core_kind: str) -> list[dict]:
+    """Name and order the processes (one per core) and threads (one per pipe) that hold kept events."""
     events: list[dict] = []
     for c in sorted(set(core[keep].tolist())):
         events.append(
@@ -88,6 +110,12 @@ def build_trace(
             {"ph": "M", "name": "thread_name", "pid": c, "tid": p, "args": {"name": _PIPE_LABEL[p]}}
         )
         events.append({"ph": "M", "name": "thread_sort_index", "pid": c, "tid": p, "args": {"sort_index": p}})
+    return events
+
+
+def _slice_events(result: EmulationResult, cols, core, keep, t0, t1) -> list[dict]:
+    """One complete event per kept record, in (core, pipe, start) order, with its source line."""
+    events: list[dict] = []
     code = [linecache.getline(f, ln).strip() for f, ln in result.lines]
     base = [os.path.basename(f) for f, _ in result.lines]
     idx = np.nonzero(keep)[0]
@@ -126,6 +154,12 @@ def build_trace(
                 },
             }
         )
+    return events
+
+
+def _flow_events(cols, core, keep, t0, t1) -> tuple[list[dict], int]:
+    """A flow from each releasing instruction to the wait it released (both kept), and how many."""
+    events: list[dict] = []
     flows = 0
     waits = np.nonzero(keep & (cols.kind == KIND_WAIT) & (cols.link >= 0))[0]
     for w in waits.tolist():
@@ -147,20 +181,7 @@ def build_trace(
             if ph == "f":
                 ev["bp"] = "e"
             events.append(ev)
-    info = TraceInfo(
-        None, int(keep.sum()), n, flows, cutoff is not None, cutoff / 1000 if cutoff is not None else None
-    )
-    other = {
-        "tool": "asc-tui",
-        "chip": result.chip,
-        "clock_mhz": result.clock_mhz,
-        "block_dim": result.block_dim,
-        "events_total": n,
-        "events_written": info.events,
-        "truncated": info.truncated,
-        "cutoff_us": info.cutoff_us,
-    }
-    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": other}, info
+    return events, flows
 
 
 def write_trace(

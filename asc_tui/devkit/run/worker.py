@@ -12,10 +12,8 @@ interpreter start; after a kill a fresh child is started at once so the next run
 
 Every run imports the operator afresh (`load_operator` never caches) and forgets user helper
 modules imported by the previous run, so an edited helper is re-read too. This module is the
-parent side; what runs in the child is in `worker_child.py`.
-
-Over 400 lines; the seam to split on: the exit and crash reporting helpers at the bottom
-(`_exit_code` ... `_crash_info`), beside the child side in `worker_child.py`.
+parent side; what runs in the child is in `worker_child.py`, and how a child's exit and crash
+are read and reported is in `worker_exit.py`.
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ from ...config import DEFAULT_WORKER_TIMEOUT, written_at
 from ...npu.errors import ErrorInfo, source_line
 from .runner import RunReport, RunRequest
 from .worker_child import Call, _child_entry, _Duplex, innermost_user_frame  # noqa: F401 - re-exported
+from .worker_exit import crash_info, exit_code, exit_words, file_size, read_from
 
 #: How long a cold child may take to import numpy and the emulator (seconds).
 START_TIMEOUT_S = 60.0
@@ -71,7 +70,7 @@ class WorkResult:
     def exit_cause(self) -> str:
         """Why the run ended, in words: "ok", "exception", "timeout", "SIGKILL", "exit code 1"..."""
         if self.status == "crashed":
-            return _exit_words(self.exitcode)
+            return exit_words(self.exitcode)
         return {"raised": "exception"}.get(self.status, self.status)
 
     @property
@@ -297,10 +296,10 @@ class RunWorker:
         t0 = time.perf_counter()
         name = request.label if isinstance(request, Call) else request.op
 
-        out_file, out_at = self._out, _size(self._out)
+        out_file, out_at = self._out, file_size(self._out)
 
         def done(status, report=None, error=None, exitcode=None):
-            output = _read_from(out_file, out_at)
+            output = read_from(out_file, out_at)
             return WorkResult(
                 request, WorkStatus(status), report, error, time.perf_counter() - t0, output, exitcode
             )
@@ -315,7 +314,7 @@ class RunWorker:
             # The emulator's own deadline fires first and names the kernel line it stopped at.
             request = replace(request, timeout_s=max(timeout - 0.5, 0.1) if timeout else None)
         Path(self._dump).write_text("")
-        out_file, out_at = self._out, _size(self._out)
+        out_file, out_at = self._out, file_size(self._out)
         conn, proc = self._conn, self._proc
         try:
             conn.send(request)
@@ -338,10 +337,10 @@ class RunWorker:
                 except (EOFError, OSError):
                     if self._cancel.is_set():  # closed or cancelled: the kill was ours
                         return done("cancelled")
-                    code = _exit_code(proc)
+                    code = exit_code(proc)
                     where = self._where_died()
                     self._kill()
-                    return done("crashed", error=_crash_info(name, code, where), exitcode=code)
+                    return done("crashed", error=crash_info(name, code, where), exitcode=code)
                 if kind == "progress":
                     if on_progress is not None:
                         on_progress(*payload[0], **payload[1])
@@ -356,7 +355,7 @@ class RunWorker:
                 code = proc.returncode
                 where = self._where_died()
                 self._kill()
-                return done("crashed", error=_crash_info(name, code, where), exitcode=code)
+                return done("crashed", error=crash_info(name, code, where), exitcode=code)
             if deadline is not None and time.monotonic() > deadline:
                 where = self._where_stuck(proc)
                 self._kill()
@@ -383,41 +382,6 @@ class RunWorker:
         return None, None
 
 
-def _exit_code(proc: subprocess.Popen) -> int | None:
-    try:
-        return proc.wait(0.5)
-    except subprocess.TimeoutExpired:
-        return None
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def _read_from(path: str, offset: int, limit: int = 1 << 20) -> str:
-    """What the child wrote since `offset` (at most `limit` bytes: the tail if more)."""
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            end = fh.tell()
-            fh.seek(max(offset, end - limit))
-            return fh.read().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-
-
-def _exit_words(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            return signal.Signals(-exitcode).name
-        except ValueError:
-            return f"signal {-exitcode}"
-    return f"exit code {exitcode}"
-
-
 def _timeout_info(name: str, timeout: float, where=(None, None)) -> ErrorInfo:
     """The worker's deadline passed: at the user line it was stuck on, else at the config's
     `worker_timeout` when the limit came from there (a limit too small for any run)."""
@@ -436,20 +400,4 @@ def _timeout_info(name: str, timeout: float, where=(None, None)) -> ErrorInfo:
         "raise worker_timeout in the config (or run it --timing-only) if the kernel is just long",
         source_line(file, line),
         column,
-    )
-
-
-def _crash_info(name: str, exitcode: int | None, where=(None, None)) -> ErrorInfo:
-    why = _exit_words(exitcode)
-    file, line = where
-    hint = "os._exit / a native crash in operator code; the worker was restarted"
-    if exitcode == -signal.SIGKILL:
-        hint = "killed: out of memory, or a kill from outside; the worker was restarted"
-    return ErrorInfo(
-        "crash",
-        f"the worker running {name} died ({why})" + (" while running this line" if line else ""),
-        file,
-        line,
-        hint,
-        source_line(file, line),
     )

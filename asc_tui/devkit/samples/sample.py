@@ -168,85 +168,113 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
     step = "gen_data"
     try:
         if s.gen_data is not None:
-            t0 = time.perf_counter()
-            try:
-                code, text, secs = run_script(
-                    build.parent / "scripts" / "gen_data.py",
-                    s.script_args("gen_data.py", defines),
-                    build,
-                    timeout,
-                )
-            except ScriptTimeout:
-                raise BuildError(
-                    f"scripts/gen_data.py did not finish in {timeout:g} s", str(s.gen_data)
-                ) from None
-            extra["gen_data_s"] = secs
-            extra["gen_data_output"] = text
-            if code != 0:
-                line = _script_line(text, s.gen_data.name)
-                raise BuildError(
-                    f"scripts/gen_data.py failed (exit {code}): {text.strip()[-300:]}", str(s.gen_data), line
-                )
-            stages.append(("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
-        t1 = time.perf_counter()
+            _gen_data(s, build, defines, timeout, extra, stages)
         step = "emulate"
-        overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
-        _check_params(s, overrides, defines)
-        guard = SampleFiles(build, _outputs(s, build, defines))
-        left = time_left(request.timeout_s, started)
-        acl = _host(
-            s, build, chip, request, left, overrides, defines, sanitizer, configure, guard.before_write
+        em, block_dim, overwritten = _emulate(
+            s, build, chip, request, started, defines, sanitizer, configure, extra, stages, errors
         )
-        overwritten = guard.restore()  # verify and the golden read gen_data.py's files as written
-        extra["stdout"] = acl.out.getvalue()
-        extra["exit_code"] = acl.exit_code
-        if acl.exit_code:
-            errors.append(
-                ErrorInfo(
-                    "exit", f"main() returned {acl.exit_code}", str(s.main or s.kernel), None, None, None
-                )
-            )
-        extra["launches"] = [
-            {"kernel": ln.kernel, "line": ln.line, "blocks": ln.blocks, "time_us": ln.result.time_us}
-            for ln in acl.launches
-        ]
-        extra["emulations"] = [ln.result for ln in acl.launches]
-        em = acl.launches[-1].result if acl.launches else None
-        n = len(acl.launches)
-        stages.append(("emulate", time.perf_counter() - t1, True, f"main() ran, {n} launch(es)"))
-        rep = dict(rep, emulation=em, block_dim=acl.launches[-1].blocks if n else None)
+        rep = dict(rep, emulation=em, block_dim=block_dim)
     except OperatorError as exc:
         errors.append(exc.info())
         stages.append((step, 0.0, False, exc.message))
         extra["status"] = "FAIL"
         _cleanup(build)
         return dict(rep, stages=tuple(stages), errors=tuple(errors))
-    precision = None
     out_bin, golden = build / "output" / "output.bin", build / "output" / "golden.bin"
     if s.verify is not None and golden.is_file():
-        t2 = time.perf_counter()
-        try:
-            code, text, _secs = run_script(
-                build.parent / "scripts" / "verify_result.py",
-                s.script_args("verify_result.py", defines) or ["output/output.bin", "output/golden.bin"],
-                build,
-                timeout,
+        _verify(s, build, defines, timeout, extra, stages, errors)
+    precision = _precision(s, out_bin, golden, overwritten, extra, errors)
+    if precision is None:  # (else its verdict carries them)
+        errors += [ErrorInfo("precision", o.message, o.file, o.line, None, None) for o in overwritten]
+    _cleanup(build)
+    return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
+
+
+def _gen_data(s: SampleLayout, build: Path, defines: dict, timeout, extra: dict, stages: list) -> None:
+    """Run scripts/gen_data.py in the build directory; a failure or timeout is a `BuildError`
+    naming the script (and its line when the traceback gives one)."""
+    t0 = time.perf_counter()
+    try:
+        code, text, secs = run_script(
+            build.parent / "scripts" / "gen_data.py",
+            s.script_args("gen_data.py", defines),
+            build,
+            timeout,
+        )
+    except ScriptTimeout:
+        raise BuildError(f"scripts/gen_data.py did not finish in {timeout:g} s", str(s.gen_data)) from None
+    extra["gen_data_s"] = secs
+    extra["gen_data_output"] = text
+    if code != 0:
+        line = _script_line(text, s.gen_data.name)
+        raise BuildError(
+            f"scripts/gen_data.py failed (exit {code}): {text.strip()[-300:]}", str(s.gen_data), line
+        )
+    stages.append(("gen_data", time.perf_counter() - t0, True, f"{secs * 1000:.0f} ms"))
+
+
+def _emulate(
+    s, build: Path, chip, request, started: float, defines: dict, sanitizer, configure, extra, stages, errors
+):
+    """Run the host main() with its kernel launches emulated, keeping gen_data.py's files as
+    written; returns (the last launch's result, its block count, the inputs main() overwrote)."""
+    t1 = time.perf_counter()
+    overrides = {k: _num(v) for k, v in request.params.items() if k not in defines}
+    _check_params(s, overrides, defines)
+    guard = SampleFiles(build, _outputs(s, build, defines))
+    left = time_left(request.timeout_s, started)
+    acl = _host(s, build, chip, request, left, overrides, defines, sanitizer, configure, guard.before_write)
+    overwritten = guard.restore()  # verify and the golden read gen_data.py's files as written
+    extra["stdout"] = acl.out.getvalue()
+    extra["exit_code"] = acl.exit_code
+    if acl.exit_code:
+        errors.append(
+            ErrorInfo("exit", f"main() returned {acl.exit_code}", str(s.main or s.kernel), None, None, None)
+        )
+    extra["launches"] = [
+        {"kernel": ln.kernel, "line": ln.line, "blocks": ln.blocks, "time_us": ln.result.time_us}
+        for ln in acl.launches
+    ]
+    extra["emulations"] = [ln.result for ln in acl.launches]
+    em = acl.launches[-1].result if acl.launches else None
+    n = len(acl.launches)
+    stages.append(("emulate", time.perf_counter() - t1, True, f"main() ran, {n} launch(es)"))
+    return em, (acl.launches[-1].blocks if n else None), overwritten
+
+
+def _verify(
+    s: SampleLayout, build: Path, defines: dict, timeout, extra: dict, stages: list, errors: list
+) -> None:
+    """Run scripts/verify_result.py on main()'s output; its exit code is the sample's own verdict."""
+    t2 = time.perf_counter()
+    try:
+        code, text, _secs = run_script(
+            build.parent / "scripts" / "verify_result.py",
+            s.script_args("verify_result.py", defines) or ["output/output.bin", "output/golden.bin"],
+            build,
+            timeout,
+        )
+    except ScriptTimeout:
+        code, text = 1, f"verify_result.py did not finish in {timeout:g} s"
+    extra["verify"] = {"exit": code, "output": text}
+    stages.append(("verify", time.perf_counter() - t2, code == 0, f"verify_result.py exit {code}"))
+    if code != 0:
+        errors.append(
+            ErrorInfo(
+                "verify",
+                f"verify_result.py failed (exit {code}): {text.strip()[-400:]}",
+                str(s.verify),
+                None,
+                None,
+                None,
             )
-        except ScriptTimeout:
-            code, text = 1, f"verify_result.py did not finish in {timeout:g} s"
-        extra["verify"] = {"exit": code, "output": text}
-        stages.append(("verify", time.perf_counter() - t2, code == 0, f"verify_result.py exit {code}"))
-        if code != 0:
-            errors.append(
-                ErrorInfo(
-                    "verify",
-                    f"verify_result.py failed (exit {code}): {text.strip()[-400:]}",
-                    str(s.verify),
-                    None,
-                    None,
-                    None,
-                )
-            )
+        )
+
+
+def _precision(s: SampleLayout, out_bin: Path, golden: Path, overwritten, extra: dict, errors: list):
+    """The output compared with the golden by asc-tui's own rule (None when there is nothing to
+    compare: the reason goes into `extra`)."""
+    precision = None
     if golden.is_file() and out_bin.is_file():
         dt = output_dtype(s)
         got, want = np.fromfile(out_bin, dt), np.fromfile(golden, dt)
@@ -267,10 +295,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         extra["precision"] = "not checked: main() writes no output/output.bin to compare with golden.bin"
     else:
         extra["precision"] = "not checked: no golden"
-    if precision is None:  # (else its verdict carries them)
-        errors += [ErrorInfo("precision", o.message, o.file, o.line, None, None) for o in overwritten]
-    _cleanup(build)
-    return dict(rep, stages=tuple(stages), errors=tuple(errors), precision=precision)
+    return precision
 
 
 def _outputs(s, build: Path, defines: dict) -> tuple[Path, ...]:

@@ -1,16 +1,13 @@
 """Fit a chip model's timing constants to a user's own msprof runs (`asc-tui calibrate`).
 
-Each run is a msprof op output directory (OpBasicInfo, PipeUtilization, Memory,
-ResourceConflictRatio CSVs: `msprof.read_dir`) paired with the operator, case and params it ran.
-The fit adjusts the constants the emulator's durations hang on — DMA fixed cost and its growth
-per other copying core, per-core read/write path bandwidth, HBM bandwidth, vector start-up and
-cycles per repeat, launch overhead — by least squares (Levenberg–Marquardt on relative errors,
-finite-difference Jacobian, numpy only) on every run's task duration and per-core mean MTE2,
-MTE3 and vector time. A constant the runs do not constrain (its column of the Jacobian is zero,
-e.g. the HBM when no run saturates it) keeps its value and is reported as such.
-
-Over 400 lines; the seam to split on: reading the runs (RunSpec, parse_run, read_manifest,
-_Runs) from the fit (_fit, calibrate, write_chip).
+The runs (`runs.py`: each msprof op directory with the operator, case and params it ran) are
+re-emulated under trial chip models. The fit adjusts the constants the emulator's durations hang
+on — DMA fixed cost and its growth per other copying core, per-core read/write path bandwidth,
+HBM bandwidth, vector start-up and cycles per repeat, launch overhead — by least squares
+(Levenberg–Marquardt on relative errors, finite-difference Jacobian, numpy only) on every run's
+task duration and per-core mean MTE2, MTE3 and vector time. A constant the runs do not constrain
+(its column of the Jacobian is zero, e.g. the HBM when no run saturates it) keeps its value and
+is reported as such.
 """
 
 from __future__ import annotations
@@ -21,16 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..npu.chip import ChipModel, parse_chip
-from ..npu.errors import OperatorError
-from ..npu.launch import launch
-from .profile.msprof import read_dir
-from .profile.profiler import Profile, profile
-from .run.loader import load_operator
-from .run.runner import prepare
+from ...npu.chip import ChipModel, parse_chip
+from .runs import FIT_PIPES, CalibrationError, Runs, RunSpec
 
-#: Pipes whose per-core mean time enters the fit (the constants above decide them).
-FIT_PIPES = ("mte2", "mte3", "vec")
 #: Starting HBM bandwidths tried, as multiples of the start chip's: a bandwidth that never binds
 #: has no gradient, and a larger per-core DMA latency growth can mimic its contention (a local
 #: minimum), so the fit starts from a few HBM figures and keeps the best.
@@ -71,74 +61,6 @@ KNOBS = (
     Knob("vector.cycles_per_repeat", "default", "vec_cpr", "cycles"),
     Knob("launch", "overhead_us", "launch_overhead_us", "µs"),
 )
-
-
-class CalibrationError(OperatorError):
-    kind = "calibrate"
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """One measured run: its msprof directory and what it ran."""
-
-    directory: str
-    op: str
-    case: str | None = None
-    params: dict = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        p = ",".join(f"{k}={v}" for k, v in self.params.items())
-        case = f"[{self.case}]" if self.case else ""
-        return f"{Path(self.directory).name} ({self.op}{case}{' ' + p if p else ''})"
-
-    def to_dict(self) -> dict:
-        return {"directory": self.directory, "op": self.op, "case": self.case, "params": dict(self.params)}
-
-
-def figures(p: Profile) -> dict[str, float]:
-    """The fitted figures of a profile: task duration and per-core mean pipe times (µs)."""
-    n = max(len(p.cores), 1)
-    out = {"duration": p.time_us}
-    for q in FIT_PIPES:
-        out[q] = sum(c.busy_us.get(q, 0.0) for c in p.cores) / n
-    return out
-
-
-class _Runs:
-    """The runs, ready to re-emulate under any chip model (operators loaded once)."""
-
-    def __init__(self, specs: list[RunSpec], root=None):
-        self.specs = specs
-        self.measured = []
-        self.prepared = []
-        for s in specs:
-            self.measured.append(figures(read_dir(s.directory)))
-            op = load_operator(s.op, root)
-            setup = prepare(op, s.case, s.params, timing_only=True, seed=0)
-            lnch, gm = setup.lnch, setup.gm_args
-            self.prepared.append((op, lnch, gm))
-        self.evaluations = 0
-
-    def emulate(self, chip: ChipModel, only: list[int] | None = None) -> list[dict[str, float]]:
-        out = []
-        for i, (op, lnch, gm) in enumerate(self.prepared):
-            if only is not None and i not in only:
-                out.append({})
-                continue
-            em = launch(op.kernel, gm, lnch.tiling, lnch.block_dim, chip, numeric=False)
-            out.append(figures(profile(em, chip)))
-        self.evaluations += 1
-        return out
-
-    def residuals(self, got: list[dict], idx: list[int]) -> np.ndarray:
-        r = []
-        for i in idx:
-            m, g = self.measured[i], got[i]
-            for k, v in m.items():
-                if v > 0:
-                    r.append(g[k] / v - 1.0)
-        return np.array(r)
 
 
 @dataclass(frozen=True)
@@ -214,7 +136,7 @@ class Calibration:
         }
 
 
-def _fit(runs: _Runs, chip: ChipModel, knobs, idx: list[int], max_iter: int):
+def _fit(runs: Runs, chip: ChipModel, knobs, idx: list[int], max_iter: int):
     """Levenberg–Marquardt over the knobs' values scaled by their start; returns (chip, free
     knob mask, iterations)."""
     x0 = np.array([k.get(chip) for k in knobs])
@@ -267,7 +189,7 @@ def _fit(runs: _Runs, chip: ChipModel, knobs, idx: list[int], max_iter: int):
     return model(x), free, it, float(r @ r)
 
 
-def _best_fit(runs: _Runs, chip: ChipModel, knobs, idx: list[int], max_iter: int):
+def _best_fit(runs: Runs, chip: ChipModel, knobs, idx: list[int], max_iter: int):
     """`_fit` from each of the `HBM_STARTS` (when the HBM is a knob); the lowest residual wins."""
     hbm = next((k for k in knobs if k.attr == "hbm_gbps"), None)
     starts = [chip] if hbm is None else [hbm.set(chip, hbm.get(chip) * f) for f in HBM_STARTS]
@@ -292,7 +214,7 @@ def calibrate(
     """Fit `knobs` of `chip` to the runs; errors before/after per run, and left-one-out."""
     if not specs:
         raise CalibrationError("calibrate needs at least one msprof run")
-    runs = _Runs(specs, root)
+    runs = Runs(specs, root)
     every = list(range(len(specs)))
     before = runs.emulate(chip)
     fitted, free, iters = _best_fit(runs, chip, knobs, every, max_iter)
@@ -386,54 +308,4 @@ def _set_value(text: str, section: str, key: str, value, note: str | None) -> st
     return "\n".join(lines + [f"[{section}]", entry])
 
 
-def parse_run(tokens: list[str]) -> RunSpec:
-    """`DIR OP [CASE] [KEY=VALUE ...]` from the command line."""
-    if len(tokens) < 2:
-        raise CalibrationError("--run needs DIR OP [CASE] [KEY=VALUE ...]")
-    directory, op, rest = tokens[0], tokens[1], tokens[2:]
-    case = None
-    params: dict = {}
-    for t in rest:
-        if "=" in t:
-            k, v = t.split("=", 1)
-            params[k.strip()] = _value(v.strip())
-        elif case is None:
-            case = t
-        else:
-            raise CalibrationError(f"--run {directory}: unexpected {t!r} (expected KEY=VALUE)")
-    return RunSpec(directory, op, case, params)
-
-
-def read_manifest(path: str | Path) -> list[RunSpec]:
-    """A TOML file of `[[run]]` tables: dir, op, case (optional), params (optional table);
-    relative dirs are relative to the file."""
-    import tomli
-
-    p = Path(path)
-    try:
-        data = tomli.loads(p.read_text(encoding="utf-8"))
-    except (OSError, tomli.TOMLDecodeError) as exc:
-        raise CalibrationError(f"cannot read {p}: {exc}", str(p)) from None
-    out = []
-    for i, r in enumerate(data.get("run", [])):
-        if "dir" not in r or "op" not in r:
-            raise CalibrationError(f"{p}: run {i + 1} needs `dir` and `op`", str(p))
-        d = Path(r["dir"])
-        out.append(
-            RunSpec(
-                str(d if d.is_absolute() else p.parent / d), r["op"], r.get("case"), dict(r.get("params", {}))
-            )
-        )
-    return out
-
-
-def _value(v: str):
-    for cast in (int, float):
-        try:
-            return cast(v)
-        except ValueError:
-            pass
-    return v
-
-
-__all__ = ["calibrate", "write_chip", "parse_run", "read_manifest", "RunSpec", "Calibration", "KNOBS"]
+__all__ = ["calibrate", "write_chip", "Calibration", "KNOBS"]
