@@ -16,7 +16,7 @@ from ...npu.memory.gm import GM_ADDR
 from ..cache import get_program
 from ..errors import CxxError
 from ..operator import SIDE_MACROS, CxxKernel, CxxLaunch
-from ..source.symbols import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
+from ..source.decls import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
 from ..translate import analyse, core_type_of, kernels
 from . import expr as hostexpr
 from . import lib as hostlib

@@ -11,7 +11,7 @@ from .. import api
 from .. import ctype as T
 from ..cmath import cmath_call, cmath_name
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, FuncInfo
+from ..source.decls import ClassInfo, FuncInfo
 from .expr import printf_format
 from .scope import FuncCtx, Val
 

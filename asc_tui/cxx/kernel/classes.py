@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, FuncInfo, TParam, VarInfo
+from ..source.decls import ClassInfo, FuncInfo, TParam, VarInfo
 from .emit import Emitter
 from .scope import ClassInst, FuncCtx, Val, pyname, targ_key
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError, Unsupported
-from ..source.symbols import (
+from ..source.decls import (
     AliasInfo,
     ClassInfo,
     Decl,

@@ -15,7 +15,7 @@ import re
 
 from .. import api, runtime
 from .. import ctype as T
-from ..source.symbols import ClassInfo
+from ..source.decls import ClassInfo
 from .scope import FuncCtx, Val, pyname
 
 _FOLD_ENV = {"_cx": runtime, "__builtins__": {"int": int, "float": float, "bool": bool, "abs": abs}}

@@ -11,7 +11,7 @@ from ... import ascendc as _twin
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
+from ..source.decls import ClassInfo, EnumInfo, FuncInfo, VarInfo
 from .expr import _py
 from .scope import NOCONST, FuncCtx, Val
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
+from ..source.decls import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
 from .scope import FuncCtx, Val
 
 _TWIN_STRUCT_ARG = {
