@@ -1,5 +1,5 @@
 """Values of host code: C scalar types, references (`&x`, `&v[i]`), `std::vector`, and the
-C operators' integer semantics (used by hostexpr.py and host.py)."""
+C operators' integer semantics (used by expr.py, interp.py and structs.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double"
 
 
 def np_type(name: str) -> np.dtype:
-    name = _base(name.replace("unsigned int", "uint32_t"))
+    name = base_type(name.replace("unsigned int", "uint32_t"))
     if name in FLOATS:
         return np.dtype(FLOATS[name])
     if name in INTS:
@@ -43,7 +43,7 @@ class Ref:
 
     def set(self, v):
         ttext = self.env[self.name][1]
-        if isinstance(v, Ptr) and ttext.count("*") == 1 and _base(ttext.replace("*", "")) != "void":
+        if isinstance(v, Ptr) and ttext.count("*") == 1 and base_type(ttext.replace("*", "")) != "void":
             v = v.cast(np_type(ttext.replace("*", "")))  # `float* p; aclrtMallocHost((void**)&p, …)`
         self.env[self.name] = (v, ttext)
 
@@ -61,7 +61,9 @@ class ItemRef:
         self.seq[self.i] = v
 
 
-class _Method:
+class BoundMethod:
+    """`v.size`, `v.data`, `v.end` of a vector or string before the call: the call reads it."""
+
     def __init__(self, obj, name):
         self.obj, self.name = obj, name
 
@@ -88,31 +90,36 @@ class Vec:
         return self.n
 
 
-def _cdiv(a, b):
+def c_div(a, b):
+    """C `/`: integers truncate toward zero."""
     if isinstance(a, int) and isinstance(b, int):
         return R.cdiv(a, b)
     return a / b
 
 
-def _cmod(a, b):
+def c_mod(a, b):
+    """C `%`: the sign of the dividend."""
     return R.cmod(a, b) if isinstance(a, int) and isinstance(b, int) else float(np.fmod(a, b))
 
 
-_BIN = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _cdiv, "%": _cmod,
+#: C binary operators on host values (integer `/` and `%` as C has them).
+BINARY_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": c_div, "%": c_mod,
     "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
     "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
 }  # fmt: skip
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
+    """A host value as `printf`-like text (floats as %g)."""
     if isinstance(v, float):
         return f"{v:g}"
     return str(v)
 
 
-def _number(text: str):
+def parse_number(text: str):
+    """A C number literal's value (hex, octal, suffixes, digit separators)."""
     t = text.replace("'", "")
     low = t.lower()
     if low.startswith("0x"):
@@ -122,14 +129,16 @@ def _number(text: str):
     return int(low.rstrip("ul") or "0", 8 if len(low.rstrip("ul")) > 1 and low.startswith("0") else 10)
 
 
-def _index(n):
+def subscript_index(n):
+    """The index node of a subscript expression (either grammar's field)."""
     idx = n.child_by_field_name("index") or n.child_by_field_name("indices")
     if idx is not None and idx.type == "subscript_argument_list":
         idx = idx.named_children[0]
     return idx
 
 
-def _kinds(n) -> list[str]:
+def declarator_kinds(n) -> list[str]:
+    """The node kinds down a declarator chain (pointer, array, reference...)."""
     out = []
     while n is not None:
         out.append(n.type)
@@ -137,7 +146,8 @@ def _kinds(n) -> list[str]:
     return out
 
 
-def _decl_name(n) -> str | None:
+def declarator_name(n) -> str | None:
+    """The identifier a (possibly nested) declarator declares."""
     while n is not None and n.type not in ("identifier", "field_identifier"):
         nxt = n.child_by_field_name("declarator")
         if nxt is None:
@@ -146,7 +156,8 @@ def _decl_name(n) -> str | None:
     return n.text.decode() if n is not None else None
 
 
-def _type_text(n) -> str:
+def type_text(n) -> str:
+    """The type of a declaration or type descriptor, as written."""
     t = n.child_by_field_name("type")
     text = t.text.decode() if t is not None else n.text.decode()
     d = n.child_by_field_name("declarator")
@@ -159,7 +170,8 @@ def _type_text(n) -> str:
 ALIASES: dict[str, str] = {}
 
 
-def _base(ttext: str) -> str:
+def base_type(ttext: str) -> str:
+    """The type name without qualifiers, `&`, `[]`, with the unit's aliases resolved."""
     t = re.sub(r"\b(const|constexpr|static|volatile|std::|AscendC::)\b", "", ttext)
     t = t.replace("&", "").replace("[]", "").strip()
     for _ in range(8):

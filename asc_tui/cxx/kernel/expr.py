@@ -190,7 +190,7 @@ class ExprGen:
             cur = inst
             while cur is not None:
                 if name in cur.fields:
-                    return Val(f"{obj.code}.{_py(name)}", cur.fields[name], lvalue=True)
+                    return Val(f"{obj.code}.{pyname(name)}", cur.fields[name], lvalue=True)
                 cur = cur.base
             raise self.err(ctx.pf, field, f"{inst.info.name} has no member {name!r}")
         ftype = api.STRUCT_FIELD_TYPES.get(t.name) if t.kind == "twin" else None
@@ -302,10 +302,6 @@ def _derives(a, b) -> bool:
 
 def _is_name(code: str) -> bool:
     return code.isidentifier()
-
-
-def _py(name: str) -> str:
-    return pyname(name)
 
 
 def _readable(kind: str) -> str:

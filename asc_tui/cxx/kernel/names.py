@@ -12,8 +12,7 @@ from .. import api
 from .. import ctype as T
 from ..errors import CxxError
 from ..source.decls import ClassInfo, EnumInfo, FuncInfo, VarInfo
-from .expr import _py
-from .scope import NOCONST, FuncCtx, Val
+from .scope import NOCONST, FuncCtx, Val, pyname
 
 _SAME = ("is_same", "IsSameType")
 _SAME_V = ("is_same_v",)
@@ -62,7 +61,7 @@ class NameGen:
             cur = ctx.cls
             while cur is not None:
                 if name in cur.fields:
-                    return Val(f"self.{_py(name)}", cur.fields[name], lvalue=True)
+                    return Val(f"self.{pyname(name)}", cur.fields[name], lvalue=True)
                 inner = cur.info.inner.names.get(name) if cur.info.inner else None
                 if inner:
                     return self.decl_value(inner, node, ctx, name, cur)
