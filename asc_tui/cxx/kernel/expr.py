@@ -14,6 +14,7 @@ import re
 from .. import api, runtime
 from .. import ctype as T
 from ..source.decls import ClassInfo
+from .base import GeneratorBase
 from .scope import FuncCtx, Val, pyname
 
 _FOLD_ENV = {"_cx": runtime, "__builtins__": {"int": int, "float": float, "bool": bool, "abs": abs}}
@@ -35,7 +36,7 @@ def fold(code: str, t: T.CType) -> Val:
     return Val(code, t)
 
 
-class ExprGen:
+class ExprGen(GeneratorBase):
     # -- entry ------------------------------------------------------------------------------
     def expr(self, node, ctx: FuncCtx) -> Val:
         fn = getattr(self, "x_" + node.type, None)

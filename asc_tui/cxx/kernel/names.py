@@ -12,6 +12,7 @@ from .. import api
 from .. import ctype as T
 from ..errors import CxxError
 from ..source.decls import ClassInfo, EnumInfo, FuncInfo, VarInfo
+from .base import GeneratorBase
 from .scope import NOCONST, FuncCtx, Val, pyname
 
 _SAME = ("is_same", "IsSameType")
@@ -30,7 +31,7 @@ def _segments(node) -> tuple[list, list[str]]:
     return segs, [s.text.decode() if s is not None else "" for s in segs]
 
 
-class NameGen:
+class NameGen(GeneratorBase):
     def x_this(self, node, ctx):
         if ctx.cls is None:
             raise self.err(ctx.pf, node, "'this' outside a member function")
@@ -141,7 +142,7 @@ class NameGen:
         if scope is None or node.child_by_field_name("name").type == "qualified_identifier":
             return None
         try:
-            t = self._base_type(scope, ctx)
+            t = self.base_type(scope, ctx)
         except CxxError:
             return None
         return t.decl if t.kind == "class" else None

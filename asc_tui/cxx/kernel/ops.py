@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from .. import api
 from .. import ctype as T
+from .base import GeneratorBase
 from .expr import ROUND, fold
 from .scope import Val
 
 _CMP = {"<", ">", "<=", ">=", "==", "!="}
 
 
-class OperatorGen:
+class OperatorGen(GeneratorBase):
     # -- operators ----------------------------------------------------------------------------
     def x_binary_expression(self, node, ctx):
         op = node.child_by_field_name("operator").type
@@ -26,7 +27,7 @@ class OperatorGen:
             code = f"({a.code} {'and' if op == '&&' else 'or'} {b.code})"
             if a.type.kind != "bool" or b.type.kind != "bool":
                 code = f"bool{code}"
-            return self._maybe_fold(code, T.BOOL, a, b)
+            return self.maybe_fold(code, T.BOOL, a, b)
         ta, tb = a.type, b.type
         if "class" in (ta.kind, tb.kind):
             raise self.unsupported(ctx.pf, node, f"operator {op} on a class (operator overloading)")
@@ -37,20 +38,20 @@ class OperatorGen:
         if not (ta.is_arith and tb.is_arith):
             if op in ("/", "%") and "opaque" in (ta.kind, tb.kind):
                 return Val(f"_cx.{'odiv' if op == '/' else 'omod'}({a.code}, {b.code})", T.OPAQUE)
-            return self._maybe_fold(f"({a.code} {op} {b.code})", T.BOOL if op in _CMP else T.OPAQUE, a, b)
+            return self.maybe_fold(f"({a.code} {op} {b.code})", T.BOOL if op in _CMP else T.OPAQUE, a, b)
         if op in ("<<", ">>"):
             rt = T.promote(ta)
             ca = self.convert(a, rt, ctx, node)
             cb = b.code
             if op == ">>":
-                return self._maybe_fold(f"({ca} >> {cb})", rt, a, b)
+                return self.maybe_fold(f"({ca} >> {cb})", rt, a, b)
             code = f"(({ca} << {cb}) & {hex(rt.mask)})" if not rt.signed else f"_cx.s{rt.bits}({ca} << {cb})"
-            return self._maybe_fold(code, rt, a, b)
+            return self.maybe_fold(code, rt, a, b)
         ct = T.common(ta, tb)
         ca = self.convert(a, ct, ctx, node)
         cb = self.convert(b, ct, ctx, node)
         if op in _CMP:
-            return self._maybe_fold(f"({ca} {op} {cb})", T.BOOL, a, b)
+            return self.maybe_fold(f"({ca} {op} {cb})", T.BOOL, a, b)
         if ct.is_float:
             if op == "%":
                 raise self.err(ctx.pf, node, "invalid operands to % (floating point)")
@@ -59,9 +60,9 @@ class OperatorGen:
             else:
                 code = f"({ca} {op} {cb})"
             rnd = ROUND.get(ct.name)
-            return self._maybe_fold(f"{rnd}({code})" if rnd else code, ct, a, b)
+            return self.maybe_fold(f"{rnd}({code})" if rnd else code, ct, a, b)
         if op in ("&", "|", "^"):
-            return self._maybe_fold(f"({ca} {op} {cb})", ct, a, b)
+            return self.maybe_fold(f"({ca} {op} {cb})", ct, a, b)
         if op == "/":
             code = f"({ca} // {cb})" if not ct.signed else f"_cx.cdiv({ca}, {cb})"
         elif op == "%":
@@ -75,14 +76,14 @@ class OperatorGen:
             if not ct.signed and (width is None or width > ct.bits):
                 code = f"(({ca} {op} {cb}) & {hex(ct.mask)})"  # unsigned wrap (only where it can happen)
                 width = None
-            return self._maybe_fold(code, ct, a, b, width=width)
+            return self.maybe_fold(code, ct, a, b, width=width)
         else:
             raise self.unsupported(ctx.pf, node, f"operator {op}")
         if op in ("/", "%") and a.bits() is not None:
-            return self._maybe_fold(code, ct, a, b, width=a.bits())
-        return self._maybe_fold(code, ct, a, b)
+            return self.maybe_fold(code, ct, a, b, width=a.bits())
+        return self.maybe_fold(code, ct, a, b)
 
-    def _maybe_fold(self, code: str, t: T.CType, *vals: Val, width: int | None = None) -> Val:
+    def maybe_fold(self, code: str, t: T.CType, *vals: Val, width: int | None = None) -> Val:
         if all(v.is_const for v in vals) and t.kind != "opaque":
             return fold(code, t)
         return Val(code, t, width=width)
@@ -105,22 +106,22 @@ class OperatorGen:
         a = self.expr(node.child_by_field_name("argument"), ctx)
         t = a.type
         if op == "!":
-            return self._maybe_fold(f"(not {a.code})", T.BOOL, a)
+            return self.maybe_fold(f"(not {a.code})", T.BOOL, a)
         if not t.is_arith:
             return Val(f"({op}{a.code})", t)
         rt = T.promote(t)
         ca = self.convert(a, rt, ctx, node)
         if op == "+":
-            return self._maybe_fold(ca, rt, a)
+            return self.maybe_fold(ca, rt, a)
         if op == "-":
             if rt.is_int and not rt.signed:
-                return self._maybe_fold(f"((-{ca}) & {hex(rt.mask)})", rt, a)
-            return self._maybe_fold(f"(-{ca})", rt, a)
+                return self.maybe_fold(f"((-{ca}) & {hex(rt.mask)})", rt, a)
+            return self.maybe_fold(f"(-{ca})", rt, a)
         if op == "~":
             if rt.is_float:
                 raise self.err(ctx.pf, node, "invalid operand to ~ (floating point)")
             code = f"({ca} ^ {hex(rt.mask)})" if not rt.signed else f"(~{ca})"
-            return self._maybe_fold(code, rt, a)
+            return self.maybe_fold(code, rt, a)
         raise self.unsupported(ctx.pf, node, f"unary {op}")
 
     def x_pointer_expression(self, node, ctx):
