@@ -18,7 +18,7 @@ from .acl import Ptr
 from .values import FLOATS, INTS, base_type, declarator_name
 
 #: Integer types of the host that `INTS` does not spell (all 64-bit on the host).
-_WORDS = {"uintptr_t": (64, False), "intptr_t": (64, True), "uint64": (64, False), "ptrdiff_t": (64, True)}
+_WORDS = {"uint64": (64, False), "ptrdiff_t": (64, True)}
 
 
 @dataclass(frozen=True)

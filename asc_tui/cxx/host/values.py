@@ -8,16 +8,24 @@ import re
 import numpy as np
 
 from ...ascendc import dtypes as D
+from .. import ctype as T
 from .. import runtime as R
 from .acl import Ptr
 
-INTS = {
-    "int8_t": (8, True), "char": (8, True), "uint8_t": (8, False), "int16_t": (16, True),
-    "short": (16, True), "uint16_t": (16, False), "int32_t": (32, True), "int": (32, True),
-    "uint32_t": (32, False), "unsigned": (32, False), "int64_t": (64, True), "long": (64, True),
-    "uint64_t": (64, False), "size_t": (64, False), "aclError": (32, True),
-}  # fmt: skip
-FLOATS = {"float": D.float32, "half": D.half, "bfloat16_t": D.bfloat16, "double": np.dtype(np.float64)}
+
+def _np_dtype(name: str) -> np.dtype:
+    """The numpy dtype `ctype.DTYPE_NAMES` names (the twin's own for half and bfloat16)."""
+    own = getattr(D, name, None)
+    return np.dtype(own) if own is not None else np.dtype(name)
+
+
+#: The C integer types of host code, (bits, signed): the kernel's table (`ctype.SCALARS`) less the
+#: kernel-only packed int4, plus ACL's `aclError`. One table, so host and kernel agree on widths.
+INTS = {name: (t.bits, t.signed) for name, t in T.SCALARS.items() if t.kind == "int" and t is not T.INT4} | {
+    "aclError": (32, True)
+}
+#: The C floating types of host code as numpy dtypes, from the same table.
+FLOATS = {name: _np_dtype(T.DTYPE_NAMES[t.name]) for name, t in T.SCALARS.items() if t.kind == "float"}
 
 
 def np_type(name: str) -> np.dtype:
