@@ -1,22 +1,23 @@
 """The C++ front end: run users' Ascend C kernels (`.asc`/`.cpp`) on the kernel API twin.
 
-Pipeline, one module per job:
+Pipeline, one module per job, in three rooms:
 
-- `preprocess` — `#include "local.h"` (guards, `#pragma once`), `#define`/`#if`/`#ifdef`, with
-  every line and column kept; Ascend C qualifiers blanked with spaces and remembered.
-- `parse` — tree-sitter with the CUDA grammar (C++ plus `<<<...>>>` host launches).
-- `symbols` — namespaces, classes, functions, templates, globals, enums, aliases of the unit.
-- `codegen` (+ `classes`, `typeres`, `names`, `expr`, `calls`, `stmt`, `loops`, `emit`, `scope`,
-  `ctype`) — translation on demand from the `__global__` entry with static C++ types, each
-  statement on its C++ line.
-- `runtime`, `api`, `cmath` — what generated code calls where plain Python is not exact C++,
-  and what the translator knows about the twin.
-- `acl`, `host` (+ `hostexpr`, `hostvalues`, `hostapi`), `hostrun` — a sample's host `main()`,
-  interpreted onto the ACL runtime twin; its launches run the translated kernels;
-  `files` also knows the sample directory layout.
-- `translate`, `cache` — the driver and the content-hash cache; `operator` — C++ operators for
-  the loader (kernel + spec); `apply` — `--apply` into C++ literals; `errors` — CxxError with
-  file:line:col and a caret.
+- `source/` — `preprocess` (`#include "local.h"` with guards and `#pragma once`, `#if`/`#ifdef`,
+  every line and column kept; Ascend C qualifiers blanked and remembered) with `macros` (macro
+  expansion); `parse` (tree-sitter with the CUDA grammar: C++ plus `<<<...>>>` launches);
+  `symbols` (the Collector) filling `decls` (namespaces, classes, functions, templates,
+  globals, enums, aliases of the unit).
+- `kernel/` — `codegen.Translator`, built of mixins (`typeres`, `classes`, `calls`, `names`,
+  `expr`, `ops`, `stmt`, `loops`, `vectorize`) that all derive from `base.GeneratorBase`, the
+  surface they share; `emit`, `scope`, `vloop`. Translation runs on demand from the
+  `__global__` entry with static C++ types, each statement on its C++ line.
+- `host/` — a sample's host `main()` interpreted (`interp`, `expr`, `values`, `structs`, `lib`,
+  `api`) onto the ACL runtime twin (`acl`); `run` launches the translated kernels.
+- at the top: `ctype` (C types; the one scalar table of kernel and host), `runtime`, `api`,
+  `cmath` (what generated code calls where plain Python is not exact C++, and what the
+  translator knows about the twin); `translate`, `cache` (the driver and the content-hash
+  cache); `operator` (C++ operators for the loader); `files` (the sample directory layout);
+  `apply` (`--apply` into C++ literals); `errors` (CxxError with file:line:col and a caret).
 
 The subset: function qualifiers (`__global__`, `__aicore__`, `__vector__`, `__cube__`,
 `__mix__(…)`, `inline`, `extern "C"`) and address spaces (`__gm__`, `__ubuf__`, `__cbuf__`…);

@@ -38,7 +38,7 @@ def cmath_call(gen, name: str, args, ctx, node) -> Val:
     if base == "abs" and vals[0].type.is_int:
         t = T.promote(vals[0].type)
         code = gen.convert(vals[0], t, ctx, node)
-        return gen._maybe_fold(f"abs({code})", t, *vals)
+        return gen.maybe_fold(f"abs({code})", t, *vals)
     if base == "abs":
         base = "fabs"
     if name != base and name != "abs":  # sqrtf, powf...: float in, float out
@@ -54,4 +54,4 @@ def cmath_call(gen, name: str, args, ctx, node) -> Val:
     code = f"_cx.cm({base!r}, {', '.join(codes)})"
     if t is T.FLOAT:
         code = f"_cx.f32({code})"
-    return gen._maybe_fold(code, t, *vals)
+    return gen.maybe_fold(code, t, *vals)

@@ -3,6 +3,9 @@
 Integers carry width and signedness (for wrap, truncating division and the usual arithmetic
 conversions), floating types their format (fp32 rounding), pointers their element type (for
 pointer arithmetic in elements), classes their declaration and template arguments.
+
+`SCALARS` (name -> width, signedness) and `DTYPE_NAMES` (numpy dtype) are the one table of C
+scalar types: the kernel translator and the host interpreter (`host/values.py`) both read it.
 """
 
 from __future__ import annotations

@@ -19,9 +19,10 @@ from . import ctype as T
 from . import runtime
 from .errors import CxxError
 from .kernel.codegen import Translator
+from .source.decls import FuncInfo, Namespace, VarInfo, all_decls
 from .source.parse import parse, syntax_error
 from .source.preprocess import preprocess
-from .source.symbols import FuncInfo, Namespace, VarInfo, all_decls, collect
+from .source.symbols import collect
 
 
 def _version() -> str:

@@ -8,7 +8,7 @@ import re
 import numpy as np
 
 from .acl import Ptr
-from .values import Ref, _base
+from .values import Ref, base_type
 
 
 def _ok(*_a):
@@ -54,7 +54,7 @@ def _acl(h, where, name, a):
     if name == "aclrtFreeHost":
         return acl.free(where, a[0], False, name)
     if name == "aclrtMemcpy":
-        if isinstance(a[2], Ref) and _base(a[2].env[a[2].name][1]) in h.struct_defs:
+        if isinstance(a[2], Ref) and base_type(a[2].env[a[2].name][1]) in h.struct_defs:
             a = list(a)  # `&desc` of a host struct: its C byte image is what is copied
             a[2] = _image(h, a[2], where)
         return acl.memcpy(where, *a[:5])

@@ -8,25 +8,20 @@ from ..ctype import SCALARS
 from ..errors import CxxError
 from . import lib as hostlib
 from .acl import CONSTANTS, Ptr
-from .values import (  # noqa: F401 - host.py reads them here too
-    _BIN,
-    ALIASES,
+from .values import (
+    BINARY_OPS,
     FLOATS,
     INTS,
+    BoundMethod,
     ItemRef,
     Ref,
     Vec,
-    _base,
-    _cdiv,
-    _cmod,
-    _decl_name,
-    _fmt,
-    _index,
-    _kinds,
-    _Method,
-    _number,
-    _type_text,
+    base_type,
+    format_value,
     np_type,
+    parse_number,
+    subscript_index,
+    type_text,
 )
 
 
@@ -41,7 +36,7 @@ class Expressions:
         return m(n, env)
 
     def e_number_literal(self, n, env):
-        return _number(n.text.decode())
+        return parse_number(n.text.decode())
 
     def e_string_literal(self, n, env):
         return (
@@ -124,14 +119,14 @@ class Expressions:
         obj = self.expr(n.child_by_field_name("argument"), env)
         name = n.child_by_field_name("field").text.decode()
         if isinstance(obj, (list, str, Vec)) and name in ("size", "data", "begin", "end", "c_str"):
-            return _Method(obj, name)
+            return BoundMethod(obj, name)
         if not hasattr(obj, name):
             self.error(n, f"no field {name!r} set on this object")
         return getattr(obj, name)
 
     def e_subscript_expression(self, n, env):
         obj = self.expr(n.child_by_field_name("argument"), env)
-        idx = int(self.expr(_index(n), env))
+        idx = int(self.expr(subscript_index(n), env))
         try:
             return obj.get(idx) if isinstance(obj, (Ptr, Vec)) else obj[idx]
         except IndexError:
@@ -148,7 +143,7 @@ class Expressions:
                 return Ref(env, name)
             if arg.type == "subscript_expression":
                 base = self.expr(arg.child_by_field_name("argument"), env)
-                i = int(self.expr(_index(arg), env))
+                i = int(self.expr(subscript_index(arg), env))
                 if isinstance(base, Ptr):
                     return base.moved(i)
                 if isinstance(base, list):  # `&ptrs[i]` of a vector of pointers
@@ -173,7 +168,7 @@ class Expressions:
             lib = hostlib.view(ttext, v)  # `reinterpret_cast<TCubeTiling*>(buf)->usedCoreNum`
             if lib is not hostlib.MISSING:
                 return lib
-            base = _base(ttext.replace("*", ""))
+            base = base_type(ttext.replace("*", ""))
             if isinstance(v, Ptr) and ttext.count("*") == 1 and base != "void":
                 return v.cast(np_type(base))
             return v
@@ -182,7 +177,7 @@ class Expressions:
     def e_sizeof_expression(self, n, env):
         t = n.child_by_field_name("type")
         if t is not None:
-            return self.sizeof(_type_text(t) if t.type == "type_descriptor" else t.text.decode(), n)
+            return self.sizeof(type_text(t) if t.type == "type_descriptor" else t.text.decode(), n)
         v = n.child_by_field_name("value")
         inner = v.named_children[-1] if v.type == "parenthesized_expression" else v
         if inner.type == "identifier" and inner.text.decode() in env:
@@ -190,16 +185,16 @@ class Expressions:
             if ttext == "typename":
                 return self.sizeof(val, n)
             if isinstance(val, list):
-                return len(val) * self.sizeof(_base(ttext), n)
+                return len(val) * self.sizeof(base_type(ttext), n)
             return self.sizeof(ttext, n)
         return self.sizeof(inner.text.decode(), n)
 
     def sizeof(self, ttext, node):
-        if "*" not in ttext and _base(ttext) in self.struct_defs:  # a struct of the unit: C layout
-            return self.struct_layout(_base(ttext), {})[0]
+        if "*" not in ttext and base_type(ttext) in self.struct_defs:  # a struct of the unit: C layout
+            return self.struct_layout(base_type(ttext), {})[0]
         if "*" in ttext:
             return 8
-        base = _base(ttext)
+        base = base_type(ttext)
         if base in INTS or base in FLOATS or base == "bool":
             return np_type(base).itemsize
         lib = hostlib.sizeof(base)
@@ -216,12 +211,12 @@ class Expressions:
             return bool(left) or bool(self.expr(n.child_by_field_name("right"), env))
         right = self.expr(n.child_by_field_name("right"), env)
         if op == "<<" and hasattr(left, "write"):
-            left.write(_fmt(right))
+            left.write(format_value(right))
             return left
         if isinstance(left, Ptr) and op in "+-":
             return left.moved(right if op == "+" else -right)
         try:
-            return _BIN[op](left, right)
+            return BINARY_OPS[op](left, right)
         except (TypeError, KeyError, ZeroDivisionError) as exc:
             self.error(n, f"host expression `{n.text.decode()[:60]}`: {exc}")
 
@@ -247,14 +242,14 @@ class Expressions:
         right = n.child_by_field_name("right")
         if right.type == "initializer_list" and left.type == "identifier" and left.text.decode() in env:
             ttext = env[left.text.decode()][1]  # `s = {a, {b, c}}`: a struct, field by field
-            if _base(ttext) in self.struct_defs:
-                v = self.struct_brace(_base(ttext), right, env)
+            if base_type(ttext) in self.struct_defs:
+                v = self.struct_brace(base_type(ttext), right, env)
                 self.assign(left, v, env)
                 return v
         v = self._copy(self.expr(right, env))
         if op != "=":
             cur = self.expr(left, env)
-            v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else _BIN[op[:-1]](cur, v)
+            v = cur.moved(v if op == "+=" else -v) if isinstance(cur, Ptr) else BINARY_OPS[op[:-1]](cur, v)
         self.assign(left, v, env)
         return v
 
@@ -268,7 +263,7 @@ class Expressions:
             env[name] = (v if "*" in ttext else self.conv(ttext, v), ttext)
         elif t == "subscript_expression":
             obj = self.expr(left.child_by_field_name("argument"), env)
-            idx = int(self.expr(_index(left), env))
+            idx = int(self.expr(subscript_index(left), env))
             if isinstance(obj, (Ptr, Vec)):
                 obj.set(idx, v)
             else:
@@ -329,7 +324,7 @@ class Expressions:
             if hostlib.is_library_object(recv):  # `tilingApi.SetDim(2)`, `platform->GetCoreNumAic()`
                 return self.library_method(recv, fn, args_node, env)
             obj = self.expr(fn, env)
-            if isinstance(obj, _Method):
+            if isinstance(obj, BoundMethod):
                 return obj()
         if fn.type in ("lambda_expression", "parenthesized_expression"):  # `[=]() { … }()`
             f = self.expr(fn, env)
@@ -379,7 +374,7 @@ class Expressions:
 
     def targ(self, a, env):
         if a.type == "type_descriptor":
-            name = _type_text(a)
+            name = type_text(a)
             if name in env:  # `k<M, N>`: the grammar reads a bare name as a type
                 return env[name][0]
             if name in self.consts or name in CONSTANTS:

@@ -22,8 +22,19 @@ from .. import runtime as R
 from ..errors import CxxError, Unsupported, host_failure
 from . import lib as hostlib
 from .acl import AclRuntime, Ptr
-from .expr import ALIASES, FLOATS, INTS, Expressions, Vec, _base, _decl_name, _kinds, _type_text, np_type
+from .expr import Expressions
 from .structs import StructMixin
+from .values import (
+    ALIASES,
+    FLOATS,
+    INTS,
+    Vec,
+    base_type,
+    declarator_kinds,
+    declarator_name,
+    np_type,
+    type_text,
+)
 
 
 class _Return(Exception):
@@ -98,9 +109,9 @@ class Host(StructMixin, Expressions):
                     env[tp.name] = (v, "typename")
                     ALIASES[tp.name] = v
         for p, v in zip(params, args):
-            name = _decl_name(p.child_by_field_name("declarator"))
+            name = declarator_name(p.child_by_field_name("declarator"))
             if name:
-                env[name] = (v, _type_text(p))
+                env[name] = (v, type_text(p))
         try:
             self.block(node.child_by_field_name("body"), env)
         except _Return as r:
@@ -160,7 +171,7 @@ class Host(StructMixin, Expressions):
         elif t in ("struct_specifier", "class_specifier"):  # a local struct: its fields
             self.define_struct(n, env)
         elif t == "alias_declaration":
-            ALIASES[n.child_by_field_name("name").text.decode()] = _type_text(n)
+            ALIASES[n.child_by_field_name("name").text.decode()] = type_text(n)
         elif t in ("comment", "empty_statement", "type_definition", "using_declaration"):
             pass
         else:
@@ -201,19 +212,19 @@ class Host(StructMixin, Expressions):
             named = tnode.child_by_field_name("body") is not None and self.define_struct(tnode, env)
             ttext = named or tnode.child_by_field_name("name").text.decode()  # `struct S {…} s;`
         else:
-            ttext = _type_text(n)
+            ttext = type_text(n)
         const = "const" in ttext or any(c.type == "type_qualifier" and b"const" in c.text for c in n.children)
         for d in n.children_by_field_name("declarator"):
             if d.type == "function_declarator":  # `std::vector<float> x(n);` parses as a function
                 args = [self.targ(p.child_by_field_name("type") or p, env) for p in
                         d.child_by_field_name("parameters").named_children]  # fmt: skip
-                env[_decl_name(d)] = (self.construct(ttext, args, n), ttext)
+                env[declarator_name(d)] = (self.construct(ttext, args, n), ttext)
                 continue
             init = d.child_by_field_name("value") if d.type == "init_declarator" else None
             target = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
-            name = _decl_name(target)
-            is_ptr = "pointer_declarator" in _kinds(target)
-            if target.type == "array_declarator" or "array_declarator" in _kinds(target):
+            name = declarator_name(target)
+            is_ptr = "pointer_declarator" in declarator_kinds(target)
+            if target.type == "array_declarator" or "array_declarator" in declarator_kinds(target):
                 size = target.child_by_field_name("size")
                 vals = [self.expr(c, env) for c in init.named_children] if init is not None else []
                 n_el = int(self.expr(size, env)) if size is not None else len(vals)
@@ -235,24 +246,24 @@ class Host(StructMixin, Expressions):
 
     def brace(self, ttext, init, env):
         """`T x = {…}`: a vector of elements, a struct field by field, or a scalar."""
-        m = re.fullmatch(r"\s*(?:std::)?vector\s*<\s*([\w:]+)\s*>\s*", _base(ttext).replace("const", ""))
+        m = re.fullmatch(r"\s*(?:std::)?vector\s*<\s*([\w:]+)\s*>\s*", base_type(ttext).replace("const", ""))
         items = init.named_children
         if m:
             return [
                 self.brace(m.group(1), c, env) if c.type == "initializer_list" else self.expr(c, env)
                 for c in items
             ]
-        if _base(ttext) in self.struct_defs:
-            return self.struct_brace(_base(ttext), init, env)
+        if base_type(ttext) in self.struct_defs:
+            return self.struct_brace(base_type(ttext), init, env)
         v = self.default(ttext, init)
         if isinstance(v, SimpleNamespace):
-            for field_name, c in zip(self.structs.get(_base(ttext), []), items):
+            for field_name, c in zip(self.structs.get(base_type(ttext), []), items):
                 setattr(v, field_name, self.expr(c, env))
             return v
         return self.expr(items[0], env) if items else v
 
     def default(self, ttext, node, env=None):
-        base = _base(ttext)
+        base = base_type(ttext)
         if base in self.struct_defs:
             return self.new_struct(base, env if env is not None else {})
         if base in INTS or base in FLOATS or base == "bool":
@@ -277,14 +288,14 @@ class Host(StructMixin, Expressions):
         if (
             "vector" in ttext
             and elem_t
-            and ("*" in elem_t.group(1) or _base(elem_t.group(1)) in self.structs)
+            and ("*" in elem_t.group(1) or base_type(elem_t.group(1)) in self.structs)
         ):
             n = int(args[0]) if args else 0  # pointers or structs: a list of values
             return [args[1] if len(args) > 1 else self.default(elem_t.group(1), node) for _ in range(n)]
         if "vector" in ttext:
             n = int(args[0]) if args else 0
             m = re.search(r"<\s*([\w:]+)\s*>", ttext)
-            elem = np_type(_base(m.group(1))) if m else np.dtype(np.uint8)
+            elem = np_type(base_type(m.group(1))) if m else np.dtype(np.uint8)
             p = self.acl.alloc(self.where(node), None, n * elem.itemsize, False, "std::vector").cast(elem)
             if len(args) > 1:
                 p.view(n)[:] = args[1]
@@ -299,7 +310,7 @@ class Host(StructMixin, Expressions):
         self.unsupported(node, f"constructing {ttext}")
 
     def conv(self, ttext, v):
-        base = _base(ttext)
+        base = base_type(ttext)
         if base in INTS and isinstance(v, (int, float, bool, np.generic)) and not isinstance(v, Ptr):
             bits, signed = INTS[base]
             v = int(v) & ((1 << bits) - 1)
@@ -319,7 +330,7 @@ _C_NAMES = {"float32": "float", "float16": "half", "int32": "int32_t", "uint32":
 def _deduce(name: str, params, args):
     """A type template parameter from the first argument whose parameter type names it."""
     for p, a in zip(params, args):
-        t = _type_text(p)
+        t = type_text(p)
         if not re.search(r"\b" + name + r"\b", t + (p.child_by_field_name("declarator").text.decode())):
             continue
         elem = getattr(a, "elem", None) or getattr(getattr(a, "ptr", None), "elem", None)

@@ -16,10 +16,10 @@ from ...npu.memory.gm import GM_ADDR
 from ..cache import get_program
 from ..errors import CxxError
 from ..operator import SIDE_MACROS, CxxKernel, CxxLaunch
-from ..source.symbols import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
+from ..source.decls import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
 from ..translate import analyse, core_type_of, kernels
-from . import expr as hostexpr
 from . import lib as hostlib
+from . import values as hostvalues
 from .acl import AclRuntime
 from .interp import Host
 
@@ -66,7 +66,7 @@ def run_host(
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
     funcs, consts, structs, kconsts, struct_nodes = {}, {}, {}, {}, []
-    hostexpr.ALIASES.clear()
+    hostvalues.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
         for d in all_decls(col.root):
             if isinstance(d, FuncInfo) and d.owner is None and not set(d.quals) & set(HOST_EXCLUDE):
@@ -80,7 +80,7 @@ def run_host(
                 if d.node is not None and d.node.type in ("struct_specifier", "class_specifier"):
                     struct_nodes.append(d.node)
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
-                hostexpr.ALIASES[d.name] = d.type_node.text.decode()
+                hostvalues.ALIASES[d.name] = d.type_node.text.decode()
     acl = AclRuntime(chip, numeric, timeout_s)
     acl.before_write = before_write
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from .acl import Ptr
-from .values import FLOATS, INTS, _base, _decl_name, float_type
+from .values import FLOATS, INTS, base_type, declarator_name, float_type
 
 #: Integer types of the host that `INTS` does not spell (all 64-bit on the host).
-_WORDS = {"uintptr_t": (64, False), "intptr_t": (64, True), "uint64": (64, False), "ptrdiff_t": (64, True)}
+_WORDS = {"uint64": (64, False), "ptrdiff_t": (64, True)}
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class StructMixin:
                 size = d.child_by_field_name("size") if d.type == "array_declarator" else None
                 init = f.child_by_field_name("default_value")
                 ptr = "*" if d.type == "pointer_declarator" else ""
-                fields.append(Field(_decl_name(d), tnode.text.decode() + ptr, size, init))
+                fields.append(Field(declarator_name(d), tnode.text.decode() + ptr, size, init))
         name = name_node.text.decode()
         self.struct_defs[name] = fields
         self.struct_envs[name] = env if env is not None else {}
@@ -77,7 +77,7 @@ class StructMixin:
         return v
 
     def _zero(self, ttext: str, env: dict):
-        base = _base(ttext)
+        base = base_type(ttext)
         if "*" in ttext:
             return None
         if base in self.struct_defs:
@@ -96,7 +96,7 @@ class StructMixin:
         return v
 
     def _member_value(self, f: Field, c, cur, env):
-        base = _base(f.ttext)
+        base = base_type(f.ttext)
         if isinstance(cur, list) and c.type == "initializer_list":
             items = [
                 self.struct_brace(base, x, env)
@@ -123,7 +123,7 @@ class StructMixin:
         """(size, alignment) of a host type."""
         if "*" in ttext:
             return 8, 8
-        base = _base(ttext)
+        base = base_type(ttext)
         if base in INTS or base in _WORDS:
             bits = (INTS.get(base) or _WORDS[base])[0]
             return bits // 8, bits // 8
@@ -152,7 +152,7 @@ class StructMixin:
 
     def struct_bytes(self, value, ttext: str, env: dict) -> bytes:
         """The byte image of a host value of type `ttext` (a struct, an array element...)."""
-        base = _base(ttext)
+        base = base_type(ttext)
         if base in self.struct_defs and isinstance(value, SimpleNamespace):
             size, _a, fields = self.struct_layout(base, env)
             buf = bytearray(size)

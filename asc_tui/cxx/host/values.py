@@ -1,5 +1,5 @@
 """Values of host code: C scalar types, references (`&x`, `&v[i]`), `std::vector`, and the
-C operators' integer semantics (used by hostexpr.py and host.py)."""
+C operators' integer semantics (used by expr.py, interp.py and structs.py)."""
 
 from __future__ import annotations
 
@@ -8,26 +8,28 @@ import re
 import numpy as np
 
 from ...ascendc import dtypes as D
+from .. import ctype as T
 from .. import runtime as R
 from .acl import Ptr
 
-INTS = {
-    "int8_t": (8, True), "char": (8, True), "uint8_t": (8, False), "int16_t": (16, True),
-    "short": (16, True), "uint16_t": (16, False), "int32_t": (32, True), "int": (32, True),
-    "uint32_t": (32, False), "unsigned": (32, False), "int64_t": (64, True), "long": (64, True),
-    "uint64_t": (64, False), "size_t": (64, False), "aclError": (32, True),
-}  # fmt: skip
-#: C float types → the twin dtype names (`D.as_dtype` makes bfloat16 on first use)
-FLOATS = {"float": "float32", "half": "half", "bfloat16_t": "bfloat16", "double": np.dtype(np.float64)}
+#: The C integer types of host code, (bits, signed): the kernel's table (`ctype.SCALARS`) less the
+#: kernel-only packed int4, plus ACL's `aclError`. One table, so host and kernel agree on widths.
+INTS = {name: (t.bits, t.signed) for name, t in T.SCALARS.items() if t.kind == "int" and t is not T.INT4} | {
+    "aclError": (32, True)
+}
+#: The C floating types of host code → their dtype names, from the same table (`float_type` makes
+#: the dtype: bfloat16 on first use, see `ascendc.dtypes`).
+FLOATS = {name: T.DTYPE_NAMES[t.name] for name, t in T.SCALARS.items() if t.kind == "float"}
 
 
 def float_type(name: str) -> np.dtype:
-    """The dtype of a C float type (a key of FLOATS)."""
-    return D.as_dtype(FLOATS[name])
+    """The dtype of a C float type (a key of FLOATS): the twin's own for half and bfloat16."""
+    dtype_name = FLOATS[name]
+    return np.dtype(dtype_name) if dtype_name == "float64" else D.as_dtype(dtype_name)
 
 
 def np_type(name: str) -> np.dtype:
-    name = _base(name.replace("unsigned int", "uint32_t"))
+    name = base_type(name.replace("unsigned int", "uint32_t"))
     if name in FLOATS:
         return float_type(name)
     if name in INTS:
@@ -49,7 +51,7 @@ class Ref:
 
     def set(self, v):
         ttext = self.env[self.name][1]
-        if isinstance(v, Ptr) and ttext.count("*") == 1 and _base(ttext.replace("*", "")) != "void":
+        if isinstance(v, Ptr) and ttext.count("*") == 1 and base_type(ttext.replace("*", "")) != "void":
             v = v.cast(np_type(ttext.replace("*", "")))  # `float* p; aclrtMallocHost((void**)&p, …)`
         self.env[self.name] = (v, ttext)
 
@@ -67,7 +69,9 @@ class ItemRef:
         self.seq[self.i] = v
 
 
-class _Method:
+class BoundMethod:
+    """`v.size`, `v.data`, `v.end` of a vector or string before the call: the call reads it."""
+
     def __init__(self, obj, name):
         self.obj, self.name = obj, name
 
@@ -94,31 +98,36 @@ class Vec:
         return self.n
 
 
-def _cdiv(a, b):
+def c_div(a, b):
+    """C `/`: integers truncate toward zero."""
     if isinstance(a, int) and isinstance(b, int):
         return R.cdiv(a, b)
     return a / b
 
 
-def _cmod(a, b):
+def c_mod(a, b):
+    """C `%`: the sign of the dividend."""
     return R.cmod(a, b) if isinstance(a, int) and isinstance(b, int) else float(np.fmod(a, b))
 
 
-_BIN = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _cdiv, "%": _cmod,
+#: C binary operators on host values (integer `/` and `%` as C has them).
+BINARY_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": c_div, "%": c_mod,
     "<": lambda a, b: a < b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b,
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
     "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
 }  # fmt: skip
 
 
-def _fmt(v) -> str:
+def format_value(v) -> str:
+    """A host value as `printf`-like text (floats as %g)."""
     if isinstance(v, float):
         return f"{v:g}"
     return str(v)
 
 
-def _number(text: str):
+def parse_number(text: str):
+    """A C number literal's value (hex, octal, suffixes, digit separators)."""
     t = text.replace("'", "")
     low = t.lower()
     if low.startswith("0x"):
@@ -128,14 +137,16 @@ def _number(text: str):
     return int(low.rstrip("ul") or "0", 8 if len(low.rstrip("ul")) > 1 and low.startswith("0") else 10)
 
 
-def _index(n):
+def subscript_index(n):
+    """The index node of a subscript expression (either grammar's field)."""
     idx = n.child_by_field_name("index") or n.child_by_field_name("indices")
     if idx is not None and idx.type == "subscript_argument_list":
         idx = idx.named_children[0]
     return idx
 
 
-def _kinds(n) -> list[str]:
+def declarator_kinds(n) -> list[str]:
+    """The node kinds down a declarator chain (pointer, array, reference...)."""
     out = []
     while n is not None:
         out.append(n.type)
@@ -143,7 +154,8 @@ def _kinds(n) -> list[str]:
     return out
 
 
-def _decl_name(n) -> str | None:
+def declarator_name(n) -> str | None:
+    """The identifier a (possibly nested) declarator declares."""
     while n is not None and n.type not in ("identifier", "field_identifier"):
         nxt = n.child_by_field_name("declarator")
         if nxt is None:
@@ -152,7 +164,8 @@ def _decl_name(n) -> str | None:
     return n.text.decode() if n is not None else None
 
 
-def _type_text(n) -> str:
+def type_text(n) -> str:
+    """The type of a declaration or type descriptor, as written."""
     t = n.child_by_field_name("type")
     text = t.text.decode() if t is not None else n.text.decode()
     d = n.child_by_field_name("declarator")
@@ -165,7 +178,8 @@ def _type_text(n) -> str:
 ALIASES: dict[str, str] = {}
 
 
-def _base(ttext: str) -> str:
+def base_type(ttext: str) -> str:
+    """The type name without qualifiers, `&`, `[]`, with the unit's aliases resolved."""
     t = re.sub(r"\b(const|constexpr|static|volatile|std::|AscendC::)\b", "", ttext)
     t = t.replace("&", "").replace("[]", "").strip()
     for _ in range(8):

@@ -11,7 +11,8 @@ from .. import api
 from .. import ctype as T
 from ..cmath import cmath_call, cmath_name
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, FuncInfo
+from ..source.decls import ClassInfo, FuncInfo
+from .base import GeneratorBase
 from .expr import printf_format
 from .scope import FuncCtx, Val
 
@@ -21,7 +22,7 @@ _TYPE_NODES = ("identifier", "type_identifier", "qualified_identifier", "primiti
 _ASSERT = {"assert", "ascendc_assert", "ASSERT", "ASCENDC_ASSERT"}
 
 
-class CallGen:
+class CallGen(GeneratorBase):
     def x_call_expression(self, node, ctx: FuncCtx) -> Val:
         fnode = node.child_by_field_name("function")
         anode = node.child_by_field_name("arguments")
@@ -67,12 +68,12 @@ class CallGen:
             t = self.resolve_type(fnode, ctx)
             return self.functional_cast(t, args, ctx, node)
         if k == "parenthesized_expression" and len(args) == 1:  # (half)(a): a C cast
-            t = self._paren_type(fnode, ctx)
+            t = self.paren_type(fnode, ctx)
             if t is not None:
                 return self.cast(self.expr(args[0], ctx), t, ctx, node)
         raise self.unsupported(ctx.pf, fnode, f"calling {fnode.type.replace('_', ' ')}")
 
-    def _paren_type(self, fnode, ctx) -> T.CType | None:
+    def paren_type(self, fnode, ctx) -> T.CType | None:
         """The type named by `(T)` when it names one (not a variable), else None."""
         inner = fnode.named_children
         if len(inner) != 1 or inner[0].type not in _TYPE_NODES:
@@ -122,7 +123,7 @@ class CallGen:
             vals = [self.expr(a, ctx) for a in args]
             t = T.common(vals[0].type, vals[1].type) if len(vals) == 2 else vals[0].type
             codes = [self.convert(v, t, ctx, node) if t.is_arith else v.code for v in vals]
-            return self._maybe_fold(f"{name}({', '.join(codes)})", t, *vals)
+            return self.maybe_fold(f"{name}({', '.join(codes)})", t, *vals)
         if cmath_name(name) and (twin or not self._user_fn(name, ctx)):
             return cmath_call(self, name, args, ctx, node)
         if not twin and isinstance(ctx.tmap.get(name), T.CType):  # T(x) with a type parameter

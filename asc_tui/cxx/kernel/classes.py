@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, FuncInfo, TParam, VarInfo
+from ..source.decls import ClassInfo, FuncInfo, TParam, VarInfo
+from .base import GeneratorBase
 from .emit import Emitter
 from .scope import ClassInst, FuncCtx, Val, pyname, targ_key
 
 
-class ClassGen:
+class ClassGen(GeneratorBase):
     def class_inst(self, info: ClassInfo, targs: dict, pf=None, node=None) -> ClassInst:
         key = (id(info), tuple((k, targ_key(v)) for k, v in targs.items()))
         inst = self.classes.get(key)

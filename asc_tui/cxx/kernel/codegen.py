@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError, Unsupported
-from ..source.symbols import (
+from ..source.decls import (
     AliasInfo,
     ClassInfo,
     Decl,
@@ -29,13 +29,14 @@ from .emit import Emitter
 from .expr import ExprGen
 from .loops import LoopGen
 from .names import NameGen
+from .ops import OperatorGen
 from .scope import ClassInst, FuncCtx, Local, Val, pyname, targ_key, targ_name
 from .stmt import StmtGen
 from .typeres import TypeResolver
 from .vectorize import VecGen
 
 
-class Translator(TypeResolver, ClassGen, CallGen, NameGen, ExprGen, LoopGen, StmtGen, VecGen):
+class Translator(TypeResolver, ClassGen, CallGen, NameGen, ExprGen, OperatorGen, LoopGen, StmtGen, VecGen):
     def __init__(self, root: Namespace, overrides: dict | None = None, errors=()):
         self.root = root
         self.overrides = dict(overrides or {})

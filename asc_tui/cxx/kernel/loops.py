@@ -9,13 +9,14 @@ line and before every `continue`. `switch` is a run-once loop with a fall-throug
 from __future__ import annotations
 
 from .. import ctype as T
+from .base import GeneratorBase
 from .scope import Local, single_declarator
 from .stmt import end_line, line
 
 
-class LoopGen:
+class LoopGen(GeneratorBase):
     def s_while_statement(self, node, ctx, ind):
-        cnode = self._cond_node(node)
+        cnode = self.cond_node(node)
         if cnode is None:
             raise self.unsupported(ctx.pf, node, "declarations in a while condition")
         c = self.expr(cnode, ctx)
@@ -198,7 +199,7 @@ class LoopGen:
         return out
 
     def s_switch_statement(self, node, ctx, ind):
-        cnode = self._cond_node(node)
+        cnode = self.cond_node(node)
         v = self.expr(cnode, ctx)
         sw = ctx.fresh("sw")
         ctx.em.emit(line(node), ind, f"for {sw} in (0,):", header=True)

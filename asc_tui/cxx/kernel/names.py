@@ -11,9 +11,9 @@ from ... import ascendc as _twin
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import ClassInfo, EnumInfo, FuncInfo, VarInfo
-from .expr import _py
-from .scope import NOCONST, FuncCtx, Val
+from ..source.decls import ClassInfo, EnumInfo, FuncInfo, VarInfo
+from .base import GeneratorBase
+from .scope import NOCONST, FuncCtx, Val, pyname
 
 _SAME = ("is_same", "IsSameType")
 _SAME_V = ("is_same_v",)
@@ -31,7 +31,7 @@ def _segments(node) -> tuple[list, list[str]]:
     return segs, [s.text.decode() if s is not None else "" for s in segs]
 
 
-class NameGen:
+class NameGen(GeneratorBase):
     def x_this(self, node, ctx):
         if ctx.cls is None:
             raise self.err(ctx.pf, node, "'this' outside a member function")
@@ -62,7 +62,7 @@ class NameGen:
             cur = ctx.cls
             while cur is not None:
                 if name in cur.fields:
-                    return Val(f"self.{_py(name)}", cur.fields[name], lvalue=True)
+                    return Val(f"self.{pyname(name)}", cur.fields[name], lvalue=True)
                 inner = cur.info.inner.names.get(name) if cur.info.inner else None
                 if inner:
                     return self.decl_value(inner, node, ctx, name, cur)
@@ -142,7 +142,7 @@ class NameGen:
         if scope is None or node.child_by_field_name("name").type == "qualified_identifier":
             return None
         try:
-            t = self._base_type(scope, ctx)
+            t = self.base_type(scope, ctx)
         except CxxError:
             return None
         return t.decl if t.kind == "class" else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import ctype as T
 from ..source.parse import reparse_call_args
 from ..source.symbols import decl_name
+from .base import GeneratorBase
 from .scope import NOCONST, FuncCtx, Local, Val, pyname
 
 _ASSIGN_OPS = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
@@ -23,7 +24,7 @@ def end_line(node) -> int:
     return node.end_point[0] + 1
 
 
-class StmtGen:
+class StmtGen(GeneratorBase):
     def block(self, node, ctx: FuncCtx, ind: int, new_scope: bool = True) -> None:
         if new_scope:
             ctx.scopes.append({})
@@ -254,7 +255,7 @@ class StmtGen:
         pass
 
     # -- control flow ------------------------------------------------------------------------------
-    def _cond_node(self, node):
+    def cond_node(self, node):
         c = node.child_by_field_name("condition")
         if c is not None and c.type == "condition_clause":
             if c.child_by_field_name("initializer") is not None:
@@ -264,7 +265,7 @@ class StmtGen:
         return c
 
     def s_if_statement(self, node, ctx, ind, elif_=False):
-        cnode = self._cond_node(node)
+        cnode = self.cond_node(node)
         if cnode is None or cnode.type == "declaration":
             raise self.unsupported(ctx.pf, node, "declarations in an if condition")
         constexpr = any(c.type == "constexpr" for c in node.children)

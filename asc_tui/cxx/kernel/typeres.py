@@ -5,7 +5,8 @@ from __future__ import annotations
 from .. import api
 from .. import ctype as T
 from ..errors import CxxError
-from ..source.symbols import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
+from ..source.decls import AliasInfo, ClassInfo, EnumInfo, TParam, VarInfo, all_decls
+from .base import GeneratorBase
 from .scope import FuncCtx, Val
 
 _TWIN_STRUCT_ARG = {
@@ -18,9 +19,9 @@ _TWIN_STRUCT_ARG = {
 }
 
 
-class TypeResolver:
+class TypeResolver(GeneratorBase):
     def resolve_type(self, node, ctx: FuncCtx, declarator=None) -> T.CType:
-        t = self._base_type(node, ctx) if node is not None else T.OPAQUE
+        t = self.base_type(node, ctx) if node is not None else T.OPAQUE
         d = declarator
         while d is not None:
             k = d.type
@@ -35,7 +36,7 @@ class TypeResolver:
             d = d.child_by_field_name("declarator") if k not in ("identifier", "field_identifier") else None
         return t
 
-    def _base_type(self, node, ctx: FuncCtx) -> T.CType:
+    def base_type(self, node, ctx: FuncCtx) -> T.CType:
         k = node.type
         text = node.text.decode()
         if k == "type_descriptor":
@@ -64,7 +65,7 @@ class TypeResolver:
         if k == "qualified_identifier" or k == "template_type":
             return self._named_type(text, ctx, node)
         if k == "dependent_type":
-            return self._base_type(node.named_children[0], ctx)
+            return self.base_type(node.named_children[0], ctx)
         if k == "decltype":
             return self.expr(node.named_children[0], ctx).type
         raise self.unsupported(ctx.pf, node, f"type {text}")

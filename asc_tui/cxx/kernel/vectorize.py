@@ -19,6 +19,7 @@ numpy dtype, conversions at the same places), so the numbers are the same.
 from __future__ import annotations
 
 from .. import ctype as T
+from .base import GeneratorBase
 from .scope import Val, single_declarator
 
 #: numpy dtype names of the C scalar types the array form handles (not bfloat16: numpy has none).
@@ -39,7 +40,7 @@ def _np_name(t: T.CType) -> str:
     return name
 
 
-class VecGen:
+class VecGen(GeneratorBase):
     def vector_for(self, var: str, t: T.CType, body, ctx) -> str | None:
         """The `_cx.vfor(...)` arguments after the bounds for a loop over `var`, or None."""
         stmts = [c for c in (body.named_children if body.type == "compound_statement" else [body])]
@@ -142,8 +143,8 @@ class VecGen:
                 tt = self.resolve_type(fn.child_by_field_name("arguments").named_children[0], ctx)
             elif fn.type in ("primitive_type", "type_identifier"):
                 tt = self.resolve_type(fn, ctx)
-            elif fn.type == "parenthesized_expression" and self._paren_type(fn, ctx) is not None:
-                tt = self._paren_type(fn, ctx)  # (half)(a + b)
+            elif fn.type == "parenthesized_expression" and self.paren_type(fn, ctx) is not None:
+                tt = self.paren_type(fn, ctx)  # (half)(a + b)
             else:
                 raise _NotElementwise
             code, vt = self._vec_expr(args[0], ctx, st)

@@ -9,10 +9,8 @@ points at the macro's use in the user's line.
 
 `#include "local.h"` is followed (relative to the including file, then the include dirs) with
 guards and `#pragma once`; system and SDK headers (`<cstdint>`, `kernel_operator.h`,
-`acl/acl.h`...) stand for the kernel API twin and are never read.
-
-Over 400 lines; the seam to split on: macro expansion (Macro, _split_args) from the directives
-(#if, #include) in Preprocessor.
+`acl/acl.h`...) stand for the kernel API twin and are never read. Macro expansion itself is
+`macros.py`.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from pathlib import Path
 from ... import ASCENDC_ARCH
 from ...ascendc.memory.queue import EXTERN_FIELD
 from ..errors import CxxError, Unsupported
-from .scan import outside_strings
+from .macros import TOKEN_RE, Macro, MacroExpander
 
 #: Qualifiers blanked before parsing (the function's kind is read back from `PFile.quals`).
 QUALIFIERS = ("__global__", "__aicore__", "__vector__", "__cube__", "__gm__", "__ubuf__", "__cbuf__")
@@ -109,17 +107,6 @@ PREDEFINED_FN = {
 
 _DOT_TEMPLATE_RE = re.compile(r"(\.|->)(?:template)(?=\s+[A-Za-z_]\w*\s*\()")
 _COMMENT_RE = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/', re.S)
-_TOKEN_RE = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|[0-9][\w.]*')
-
-
-@dataclass
-class Macro:
-    name: str
-    body: str
-    params: list[str] | None = None  # None: object-like
-    file: str | None = None
-    line: int = 0  # 1-based line of the definition
-    body_col: int = 0  # 0-based column of the body in the original line
 
 
 @dataclass
@@ -168,7 +155,7 @@ def strip_comments(text: str) -> str:
     return _COMMENT_RE.sub(blank, text)
 
 
-class Preprocessor:
+class Preprocessor(MacroExpander):
     """Preprocess a main file and the local headers it includes, in include order."""
 
     def __init__(
@@ -333,60 +320,13 @@ class Preprocessor:
         except Exception:
             raise err(f"cannot evaluate #if {expr.strip()}") from None
 
-    def expand(self, text: str, disabled: frozenset = frozenset()) -> str:
-        out = []
-        pos = 0
-        for m in _TOKEN_RE.finditer(text):
-            if m.start() < pos:
-                continue
-            tok = m.group(0)
-            macro = self.macros.get(tok)
-            if macro is None or tok in disabled or not (tok[0].isalpha() or tok[0] == "_"):
-                continue
-            rep, end = self._replace(macro, text, m.end(), disabled)
-            if rep is None:
-                continue
-            out.append(text[pos : m.start()])
-            out.append(rep)
-            pos = end
-        out.append(text[pos:])
-        return "".join(out)
-
-    def _replace(self, macro: Macro, text: str, end: int, disabled: frozenset):
-        inner = disabled | {macro.name}
-        if macro.params is None:
-            return self.expand(macro.body, inner), end
-        j = end
-        while j < len(text) and text[j] in " \t":
-            j += 1
-        if j >= len(text) or text[j] != "(":
-            return None, end
-        args, close = _split_args(text, j)
-        if args is None:
-            return None, end
-        if len(args) == 1 and not args[0].strip() and not macro.params:
-            args = []
-        if len(args) != len(macro.params) and not (macro.params and macro.params[-1] == "..."):
-            return None, end
-        subst = {p: self.expand(a.strip(), disabled) for p, a in zip(macro.params, args)}
-        if macro.params and macro.params[-1] == "...":
-            subst["__VA_ARGS__"] = ", ".join(a.strip() for a in args[len(macro.params) - 1 :])
-        body = re.sub(
-            r"#\s*([A-Za-z_]\w*)",
-            lambda m: '"' + subst[m.group(1)] + '"' if m.group(1) in subst else m.group(0),
-            macro.body,
-        )
-        body = re.sub(r"[A-Za-z_]\w*", lambda m: subst.get(m.group(0), m.group(0)), body)
-        body = re.sub(r"\s*##\s*", "", body)
-        return self.expand(body, inner), close + 1
-
     def _expand_line(self, pf: PFile, row: int, line: str) -> str:
         pieces: list[tuple[int, int, bool]] = []
         out: list[str] = []
         olen = 0
         pos = 0
         changed = False
-        for m in _TOKEN_RE.finditer(line):
+        for m in TOKEN_RE.finditer(line):
             if m.start() < pos:
                 continue
             tok = m.group(0)
@@ -424,19 +364,6 @@ class Preprocessor:
             return " " * len(m.group(0))
 
         return _QUAL_RE.sub(blank, text)
-
-
-def _split_args(text: str, open_paren: int):
-    args = []
-    cur = open_paren + 1
-    for i, ch, depth in outside_strings(text, open_paren):
-        if depth == 0 and ch in ")]}":
-            args.append(text[cur:i])
-            return args, i
-        if ch == "," and depth == 1:
-            args.append(text[cur:i])
-            cur = i + 1
-    return None, open_paren
 
 
 def _c_literal(value: object) -> str:
