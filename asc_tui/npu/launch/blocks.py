@@ -325,16 +325,24 @@ def _ended(coop: Blocks, b: int) -> tuple:
     return core.core_id, (core,), True
 
 
+#: Kernel sources that are C++ (the generated Python's exceptions are not the user's words).
+_CXX_SOURCES = (".asc", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".hh", ".inc")
+
+
 def _user_error(kernel, exc: Exception, suffix: str) -> OperatorError:
     """What the user sees for an exception out of a block: the kernel's own words for it (a C++
     kernel's `explain`: C++ words, not Python's), "internal error in asc-tui" when asc-tui's code
     raised, else the user's Python exception at its line."""
+    file, line = location_from_traceback(exc.__traceback__)
+    if isinstance(exc, ZeroDivisionError) and file and file.endswith(_CXX_SOURCES):
+        err = KernelException("integer division by zero", file, line)
+        err.message += suffix
+        return err
     explain = getattr(kernel, "explain", None)
     err = explain(exc) if explain is not None else None
     if err is None:
         err = internal_error(exc, doing="while running the kernel")
     if err is None:
-        file, line = location_from_traceback(exc.__traceback__)
         err = KernelException(f"{type(exc).__name__}: {exc}", file, line, hint=_python_hint(exc))
     err.message += suffix
     return err
