@@ -1,7 +1,9 @@
 """The C++ front end: run users' Ascend C kernels (`.asc`/`.cpp`) on the kernel API twin.
 
-Pipeline, one module per job, in three rooms:
+Pipeline, one module per job, in four rooms:
 
+- `check/` — the whole unit (every file, code that runs or not) checked by libclang against an
+  SDK stand-in generated from the twin, before anything runs; its errors are build errors.
 - `source/` — `preprocess` (`#include "local.h"` with guards and `#pragma once`, `#if`/`#ifdef`,
   every line and column kept; Ascend C qualifiers blanked and remembered) with `macros` (macro
   expansion); `parse` (tree-sitter with the CUDA grammar: C++ plus `<<<...>>>` launches);

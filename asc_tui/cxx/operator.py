@@ -23,6 +23,7 @@ from ..npu.coop import WAITING_CALLS
 from ..npu.errors import InternalError, KernelError, is_library_file, is_user_file, report_hint
 from . import runtime
 from .cache import get_program
+from .check import check_beside
 from .errors import CxxError, in_cxx_words
 from .translate import Bound, Program, constants_of
 
@@ -230,6 +231,15 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
             1,
         )
     defines = {k: str(v) for k, v in dict(getattr(module, "DEFINES", {}) or {}).items()}
+    pending = check_beside(path, defines)  # the whole file, with its headers, beside the translation
+    try:
+        return _bind_operator(kernel_path, module, params, path, entry, defines, pending)
+    except CxxError:
+        pending.result()  # clang's error (at the user's line) first, if it has one
+        raise
+
+
+def _bind_operator(kernel_path, module, params, path, entry, defines, pending) -> CxxBinding:
     consts = constants_of(path, defines)
     bound = {k: consts[k] for k in params if k in consts}
     from ..operator import Param
@@ -265,4 +275,5 @@ def bind_operator(kernel_path: Path, module, params: dict) -> CxxBinding:
 
     tiling.__wrapped__ = user_tiling
     module.tiling = tiling
+    pending.result()
     return CxxBinding(path, kern, bound, tuple(pf.path for pf in files))

@@ -194,11 +194,34 @@ def _line_of(path: str, needle: str) -> int | None:
 def load_operator(ref: str | Path, root: str | Path | None = None) -> OperatorModule:
     """Import an operator file afresh (no caching: a saved file is always re-read)."""
     path = resolve_operator(str(ref), root)
+    if path.is_dir():
+        _not_a_sample(path)
     if path.suffix in CXX_SUFFIXES or (path.suffix == ".py" and kernel_for_spec(path) is not None):
         return _load_cxx_operator(path)
     source = path.read_bytes()
     module = _import(path, source)
     return _validate(module, path, source)
+
+
+def _not_a_sample(d: Path):
+    """A directory that is no sample: its C++ errors if it has any (a sample whose main() a
+    syntax error swallowed), else what a sample needs."""
+    srcs = [p for p in sorted(d.iterdir()) if p.suffix in CXX_SUFFIXES and p.is_file()]
+    from ...cxx.check import check_unit
+
+    for p in srcs:  # a truncated file, a lost brace: clang says where
+        check_unit(str(p))
+    kern = [p for p in srcs if "__global__" in p.read_text(encoding="utf-8", errors="replace")]
+    if kern:
+        raise BuildError(
+            f"no host main() in {', '.join(p.name for p in srcs)}: a sample directory needs "
+            "`int main()` in its kernel file or a main.cpp",
+            str(kern[0]),
+            None,
+        )
+    raise BuildError(
+        f"{d} is a directory without a sample (no C++ file with a __global__ kernel)", str(d), None
+    )
 
 
 def _load_cxx_operator(path: Path) -> OperatorModule:

@@ -165,8 +165,14 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
     defines = s.defines(request.params)
     build = scratch_copy(s)
     timeout = request.timeout_s
-    step = "gen_data"
+    step = "build"
     try:
+        from ...cxx.check import check_unit
+
+        for unit in (s.kernel, s.main):  # the whole C++ of the sample, before any script runs
+            if unit is not None:
+                check_unit(str(unit), defines)
+        step = "gen_data"
         if s.gen_data is not None:
             _gen_data(s, build, defines, timeout, extra, stages)
         step = "emulate"
