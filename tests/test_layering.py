@@ -59,7 +59,7 @@ ROOMS: dict[str, frozenset[str]] = {
     "cxx.source": frozenset(),
     "cxx.kernel": frozenset({"cxx.source"}),
     "cxx.host": frozenset({"cxx.source", "cxx.kernel"}),
-    "cxx.check": frozenset({"cxx.source"}),
+    "cxx.check": frozenset({"cxx.source", "cxx.host"}),
     "devkit.profile": frozenset(),
     "devkit.samples": frozenset(),
     "devkit.run": frozenset({"devkit.profile", "devkit.samples"}),

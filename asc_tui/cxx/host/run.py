@@ -14,7 +14,6 @@ from ...ascendc.memory.tensors import value_words
 from ...npu.launch import launch as npu_launch
 from ...npu.memory.gm import GM_ADDR
 from ..cache import get_program
-from ..check import check_unit
 from ..errors import CxxError
 from ..operator import SIDE_MACROS, CxxKernel, CxxLaunch
 from ..source.decls import AliasInfo, ClassInfo, FuncInfo, VarInfo, all_decls
@@ -58,9 +57,6 @@ def run_host(
     before each WriteFile."""
     overrides = dict(overrides or {})
     defines = dict(defines or {})
-    for unit in (kernel_file, main_file):  # every file, host code and kernels, before main() runs
-        if unit is not None:
-            check_unit(unit, defines)
     kfiles, kcol, mfiles, mcol = _units(kernel_file, main_file, overrides, defines)
     main = find_main(mcol)
     if main is None:
