@@ -171,137 +171,160 @@ def tune(
     """Run a tune to completion (or cancellation); user mistakes raise OperatorError."""
     if req.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {req.objective!r}; choose from {OBJECTIVES}")
-    t0 = time.perf_counter()
-    cancel = cancel or CancelToken()
-    chip = load_chip(req.chip)
-    workers = default_workers() if req.workers is None else req.workers
-    p = plan(
-        req.op,
-        req.case,
-        req.chip,
-        dict(req.fixed),
-        isolated=workers > 0 or req.backend != "local",
-        timeout_s=req.timeout_s,
-    )
-    space = p.space
-    strategy = make_strategy(req.strategy, space, req.budget, req.seed, p.prior)
-    cache = TuneCache(store or Store(), p.operator, p.cache_hash, p.case, chip)
-    if req.fresh:
-        cache.clear()
-    known = cache.load()
-    launches = {c.key: c.launch for c in space.valid}
-    same_launch = {launches[k]: o for k, o in known.items() if launches.get(k) is not None}
-    backend = _backend(req, workers)
-    progress = Progress(listeners)
-    progress.start(strategy.total, len(space.invalid))
-    outcomes: list[Outcome] = []
-    best: list[Outcome | None] = [None]
+    return _TuneRun(req, listeners, cancel or CancelToken(), store).run()
 
-    order = {c.key: i for i, c in enumerate(space.valid)}
 
-    def rank(o: Outcome) -> tuple:  # the same order as TuneReport.rank_key
-        return objective_value(o, req.objective), o.ub_bytes or 0, order.get(o.key, 0)
+class _TuneRun:
+    """One tune's state between the strategy, the cache and the backend: what was asked, what
+    answered, the best so far and the families a timeout stopped."""
 
-    completed = [False]  # has any config finished (not timed out, not skipped)?
-    pending: dict[str, dict] = {}  # submitted and not answered: key -> params
-    notes: list[str] = []
-    closed = [False]
+    def __init__(self, req: TuneRequest, listeners, cancel: CancelToken, store: Store | None) -> None:
+        self.t0 = time.perf_counter()
+        self.req, self.cancel = req, cancel
+        self.chip = load_chip(req.chip)
+        self.workers = default_workers() if req.workers is None else req.workers
+        self.p = plan(
+            req.op,
+            req.case,
+            req.chip,
+            dict(req.fixed),
+            isolated=self.workers > 0 or req.backend != "local",
+            timeout_s=req.timeout_s,
+        )
+        self.space = self.p.space
+        self.strategy = make_strategy(req.strategy, self.space, req.budget, req.seed, self.p.prior)
+        self.cache = TuneCache(store or Store(), self.p.operator, self.p.cache_hash, self.p.case, self.chip)
+        if req.fresh:
+            self.cache.clear()
+        self.known = self.cache.load()
+        self.launches = {c.key: c.launch for c in self.space.valid}
+        self.same_launch = {
+            self.launches[k]: o for k, o in self.known.items() if self.launches.get(k) is not None
+        }
+        self.backend = _backend(req, self.workers)
+        self.progress = Progress(listeners)
+        self.progress.start(self.strategy.total, len(self.space.invalid))
+        self.outcomes: list[Outcome] = []
+        self.best: Outcome | None = None
+        self.order = {c.key: i for i, c in enumerate(self.space.valid)}
+        self.completed = False  # has any config finished (not timed out, not skipped)?
+        self.pending: dict[str, dict] = {}  # submitted and not answered: key -> params
+        self.notes: list[str] = []
+        self.closed = False
 
-    def record(o: Outcome) -> None:
-        value = objective_value(o, req.objective)
-        strategy.tell(o.key, value)
-        outcomes.append(o)
-        completed[0] = completed[0] or not (o.timed_out or o.skipped)
-        if value is not None and (best[0] is None or rank(o) < rank(best[0])):
-            best[0] = o
-        progress.result(o, best[0], rank(o) if value is not None else None)
+    def rank(self, o: Outcome) -> tuple:
+        """The same order as TuneReport.rank_key."""
+        return objective_value(o, self.req.objective), o.ub_bytes or 0, self.order.get(o.key, 0)
 
-    def stop_family(o: Outcome) -> None:
+    def record(self, o: Outcome) -> None:
+        value = objective_value(o, self.req.objective)
+        self.strategy.tell(o.key, value)
+        self.outcomes.append(o)
+        self.completed = self.completed or not (o.timed_out or o.skipped)
+        if value is not None and (self.best is None or self.rank(o) < self.rank(self.best)):
+            self.best = o
+        self.progress.result(o, self.best, self.rank(o) if value is not None else None)
+
+    def stop_family(self, o: Outcome) -> None:
         """A config timed out: do not run its family (families.py), and say so."""
-        keys, what = family(space, o.params, completed[0])
-        first = not notes
-        stopped = {k: strategy.configs[k].params for k in strategy.skip(keys)}
-        if not completed[0] and pending:  # nothing can finish: stop the running ones too
-            backend.close()
-            closed[0] = True
-            stopped.update(pending)
-            pending.clear()
+        keys, what = family(self.space, o.params, self.completed)
+        first = not self.notes
+        stopped = {k: self.strategy.configs[k].params for k in self.strategy.skip(keys)}
+        if not self.completed and self.pending:  # nothing can finish: stop the running ones too
+            self.backend.close()
+            self.closed = True
+            stopped.update(self.pending)
+            self.pending.clear()
         if not stopped and not first:
             return
-        limit = f"{req.timeout_s:g} s" if req.timeout_s is not None else "its limit"
-        notes.append(
+        limit = f"{self.req.timeout_s:g} s" if self.req.timeout_s is not None else "its limit"
+        self.notes.append(
             f"{_fmt(o.params)} timed out after {limit}: stopped {what}, {len(stopped)} more config(s) not run"
         )
         for key, params in stopped.items():
-            record(
-                Outcome(
-                    key,
-                    params,
-                    None,
-                    error=f"not run: {_fmt(o.params)} timed out after {limit} (stopped {what})",
-                    transient=True,
-                    skipped=True,
-                )
-            )
+            why = f"not run: {_fmt(o.params)} timed out after {limit} (stopped {what})"
+            self.record(Outcome(key, params, None, error=why, transient=True, skipped=True))
 
-    try:
-        while not cancel.cancelled:
-            while backend.in_flight < backend.slots and not cancel.cancelled:
-                asked = strategy.ask(backend.slots - backend.in_flight)
-                if not asked:
-                    break
-                for cfg in asked:
-                    hit = known.get(cfg.key) or same_launch.get(cfg.launch)
-                    if hit is not None:
-                        hit = replace(hit, key=cfg.key, params=cfg.params, cached=True)
-                        if hit.key not in known:
-                            cache.put(hit)  # an equal launch's result: exact, keep it
-                        record(hit)
-                    else:
-                        pending[cfg.key] = cfg.params
-                        backend.submit(
-                            Task(p.path, p.source_hash, p.case, req.chip, cfg.key, cfg.params, req.timeout_s)
+    def submit(self) -> None:
+        """Fill the backend's free slots with what the strategy asks for (cached answers at once)."""
+        backend, p = self.backend, self.p
+        while backend.in_flight < backend.slots and not self.cancel.cancelled:
+            asked = self.strategy.ask(backend.slots - backend.in_flight)
+            if not asked:
+                return
+            for cfg in asked:
+                hit = self.known.get(cfg.key) or self.same_launch.get(cfg.launch)
+                if hit is not None:
+                    hit = replace(hit, key=cfg.key, params=cfg.params, cached=True)
+                    if hit.key not in self.known:
+                        self.cache.put(hit)  # an equal launch's result: exact, keep it
+                    self.record(hit)
+                else:
+                    self.pending[cfg.key] = cfg.params
+                    backend.submit(
+                        Task(
+                            p.path,
+                            p.source_hash,
+                            p.case,
+                            self.req.chip,
+                            cfg.key,
+                            cfg.params,
+                            self.req.timeout_s,
                         )
-            if closed[0] or backend.in_flight == 0:
-                break  # the strategy has nothing more to propose, or every config is stopped
-            for o in backend.wait(timeout=0.1):
-                pending.pop(o.key, None)
-                if not o.transient:
-                    cache.put(o)
-                    if launches.get(o.key) is not None:
-                        same_launch[launches[o.key]] = o
-                record(o)
-                if o.timed_out:
-                    stop_family(o)
-                if closed[0]:
-                    break
-    except KeyboardInterrupt:
-        cancel.cancel()
-    finally:
-        if not closed[0]:
-            backend.cancel()
-            backend.close()
-    progress.finish(cancel.cancelled)
-    return TuneReport(
-        operator=p.operator,
-        path=p.path,
-        case=p.case,
-        chip=chip.name,
-        strategy=req.strategy,
-        objective=req.objective,
-        workers=workers,
-        backend=req.backend,
-        space_size=space.size,
-        invalid=space.invalid,
-        outcomes=tuple(outcomes),
-        best=best[0],
-        cancelled=cancel.cancelled,
-        seconds=time.perf_counter() - t0,
-        prune_seconds=p.seconds,
-        current=p.current,
-        order=tuple(c.key for c in space.valid),
-        notes=tuple(notes),
-    )
+                    )
+
+    def collect(self) -> None:
+        """Take what the backend answered, cache it and record it; a timeout stops its family."""
+        for o in self.backend.wait(timeout=0.1):
+            self.pending.pop(o.key, None)
+            if not o.transient:
+                self.cache.put(o)
+                if self.launches.get(o.key) is not None:
+                    self.same_launch[self.launches[o.key]] = o
+            self.record(o)
+            if o.timed_out:
+                self.stop_family(o)
+            if self.closed:
+                return
+
+    def run(self) -> TuneReport:
+        try:
+            while not self.cancel.cancelled:
+                self.submit()
+                if self.closed or self.backend.in_flight == 0:
+                    break  # the strategy has nothing more to propose, or every config is stopped
+                self.collect()
+        except KeyboardInterrupt:
+            self.cancel.cancel()
+        finally:
+            if not self.closed:
+                self.backend.cancel()
+                self.backend.close()
+        self.progress.finish(self.cancel.cancelled)
+        return self.report()
+
+    def report(self) -> TuneReport:
+        p, space = self.p, self.space
+        return TuneReport(
+            operator=p.operator,
+            path=p.path,
+            case=p.case,
+            chip=self.chip.name,
+            strategy=self.req.strategy,
+            objective=self.req.objective,
+            workers=self.workers,
+            backend=self.req.backend,
+            space_size=space.size,
+            invalid=space.invalid,
+            outcomes=tuple(self.outcomes),
+            best=self.best,
+            cancelled=self.cancel.cancelled,
+            seconds=time.perf_counter() - self.t0,
+            prune_seconds=p.seconds,
+            current=p.current,
+            order=tuple(c.key for c in space.valid),
+            notes=tuple(self.notes),
+        )
 
 
 def _fmt(params: dict) -> str:
