@@ -65,6 +65,30 @@ def run_host(
         )
     kinfo = {f.name: f for f in kernels(kcol.root)}
     split = any(m in pf.original for pf in kfiles for side in SIDE_MACROS.values() for m in side)
+    funcs, consts, structs, kconsts, struct_nodes = _host_decls(kcol, mcol)
+    acl = AclRuntime(chip, numeric, timeout_s)
+    acl.before_write = before_write
+    launch = _launcher(
+        acl, kinfo, kernel_file, defines, split, overrides, chip, numeric, sanitizer, timeout_s, configure
+    )
+
+    host = Host(None, funcs, consts, acl, launch, set(kinfo))
+    host.const_eval = _const_evaluator(kconsts, overrides)
+    host.structs.update(structs)
+    host.overrides.update(overrides)
+    for d in struct_nodes:
+        host.define_struct(d)
+    try:
+        code = host.call_function(main, [1, ["./demo"]])
+    finally:
+        acl.release_addresses()
+    acl.exit_code = int(code) if isinstance(code, int) else 0
+    return acl
+
+
+def _host_decls(kcol, mcol):
+    """What host code sees of both units: its functions, constants (and the kernel's, for
+    constant evaluation), structs with their fields and nodes; type aliases go to `ALIASES`."""
     funcs, consts, structs, kconsts, struct_nodes = {}, {}, {}, {}, []
     hostvalues.ALIASES.clear()
     for col in {id(kcol): kcol, id(mcol): mcol}.values():
@@ -81,8 +105,14 @@ def run_host(
                     struct_nodes.append(d.node)
             elif isinstance(d, AliasInfo) and d.type_node is not None and not d.tparams:
                 hostvalues.ALIASES[d.name] = d.type_node.text.decode()
-    acl = AclRuntime(chip, numeric, timeout_s)
-    acl.before_write = before_write
+    return funcs, consts, structs, kconsts, struct_nodes
+
+
+def _launcher(
+    acl, kinfo, kernel_file, defines, split, overrides, chip, numeric, sanitizer, timeout_s, configure
+):
+    """The `<<<...>>>` launch the host interpreter calls: the kernel translated for these
+    template arguments, its arguments checked against its parameters, run on the emulator."""
 
     def launch(where, name, targs, blocks, args):
         f = kinfo.get(name)
@@ -133,18 +163,7 @@ def run_host(
 
         return acl.launch(where, name, blocks, args, run)
 
-    host = Host(None, funcs, consts, acl, launch, set(kinfo))
-    host.const_eval = _const_evaluator(kconsts, overrides)
-    host.structs.update(structs)
-    host.overrides.update(overrides)
-    for d in struct_nodes:
-        host.define_struct(d)
-    try:
-        code = host.call_function(main, [1, ["./demo"]])
-    finally:
-        acl.release_addresses()
-    acl.exit_code = int(code) if isinstance(code, int) else 0
-    return acl
+    return launch
 
 
 def _const_evaluator(kconsts: dict, overrides: dict):
