@@ -45,7 +45,6 @@ from .runs import BIG_RESULT, RunResults  # noqa: F401 - BIG_RESULT: tests
 from .screens.diff import DiffActions
 from .screens.help import HelpScreen
 from .state import OperatorState
-from .textfit import fit
 from .themes import DEFAULT_THEME, load_themes
 from .tools import Tools
 from .widgets.bench_table import BenchTable
@@ -54,6 +53,7 @@ from .widgets.log_pane import Level, LogPane
 from .widgets.operator_tree import OperatorTree
 from .widgets.profile_pane import ProfilePane
 from .widgets.source_view import SourceView
+from .widgets.textfit import fit
 from .widgets.timeline import TimelineView
 from .widgets.tune_pane import TunePane
 

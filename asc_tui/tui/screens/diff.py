@@ -21,9 +21,9 @@ from textual.widget import Widget
 
 from ..lifecycle import while_mounted
 from ..messages import FrozenMessage
-from ..textfit import fit
 from ..widgets.log_pane import Level
 from ..widgets.profile_pane import SHORT, bar
+from ..widgets.textfit import fit
 from ..widgets.timeline import SHADES
 
 if TYPE_CHECKING:

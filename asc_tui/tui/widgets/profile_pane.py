@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widget import Widget
 
-from ..textfit import fit
+from .textfit import fit
 
 if TYPE_CHECKING:  # the pane paints before the devkit is imported
     from ...devkit.views.profile import ProfileView

@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ..textfit import fit
+from .textfit import fit
 
 if TYPE_CHECKING:
     from ...devkit.views.timeline import Frame, TimelineModel

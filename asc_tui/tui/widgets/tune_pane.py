@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
-from ..textfit import fit
+from .textfit import fit
 
 if TYPE_CHECKING:
     from ..state import TuneBoard
