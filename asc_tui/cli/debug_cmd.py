@@ -146,6 +146,10 @@ def print_report(r: DebugReport, out=None) -> None:
 
 
 def _print_precision(r: DebugReport, w) -> None:
+    sample = r.run.sample if r.run is not None else None
+    if r.precision is None and sample is not None:
+        w(f"  precision: {_sample_check(sample)}\n")
+        return
     if r.precision is None:
         w("  precision: not checked (the run did not finish)\n")
         return
@@ -157,3 +161,13 @@ def _print_precision(r: DebugReport, w) -> None:
             w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
         w(plain([origin_line(r.nonfinite)]))
+
+
+def _sample_check(sample: dict) -> str:
+    """What checked a sample's output when there was no golden.bin to compare with."""
+    v = sample.get("verify")
+    if v is not None:
+        return f"verify_result.py exit {v.get('exit')}"
+    if sample.get("precision"):
+        return str(sample["precision"])
+    return "main()'s own check" if sample.get("stdout") else "not checked"
