@@ -78,7 +78,15 @@ class DebugReport:
             "precision": self.precision.to_dict() if self.precision else None,
             "deadlock": self.deadlock.to_dict() if self.deadlock else None,
             "nonfinite_origin": self.nonfinite.to_dict() if self.nonfinite else None,
+            "sample": _sample_dict(self.run),
         }
+
+
+def _sample_dict(run: RunReport | None) -> dict | None:
+    """A sample's own side of the run (launches, verify script, main()'s output), as `run --json`."""
+    if run is None or run.sample is None:
+        return None
+    return {k: v for k, v in run.sample.items() if k != "emulations"}
 
 
 def _counts(findings) -> dict:
