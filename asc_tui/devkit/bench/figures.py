@@ -333,6 +333,14 @@ class SampleTarget:
         return cls(str(s.root), s.name, str(s.kernel), ARCH_CHIPS.get(s.arch))
 
 
+def history_name(ref: str) -> str:
+    """The operator name a target's runs are kept under: a sample's name (its directory), a
+    spec's file stem, else the name as given."""
+    if _is_sample(ref):
+        return sample_for(Path(ref).resolve()).name
+    return Path(ref).stem if ref.endswith(".py") else ref
+
+
 def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
     if isinstance(op, SampleTarget):
         # (the user's chip, not the resolved one: run_sample refuses an out-of-scope sample then)

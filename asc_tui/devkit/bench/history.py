@@ -206,7 +206,6 @@ def record_from_report(report, kind: str) -> RunRecord:
     """The history record of a `RunReport` (devkit/run/runner.py), not yet stored."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    em = report.emulation
     pipes: dict[str, PipeFigures] = {}
     lines: tuple[LineCost, ...] = ()
     ems = _launches(report)

@@ -225,7 +225,9 @@ def debug_sample(req: DebugRequest, tools: tuple[str, ...], t0: float) -> DebugR
             )
         )
     precision = report.precision if req.precision_check else None
-    origin = trace.origin if trace is not None and precision is not None and precision.verdict != "PASS" else None
+    origin = (
+        trace.origin if trace is not None and precision is not None and precision.verdict != "PASS" else None
+    )
     findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
     return DebugReport(
         report.operator,
