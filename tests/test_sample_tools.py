@@ -148,6 +148,7 @@ def test_workbench_debug_and_bench_keys_run_on_a_sample(tmp_path):
             await until(pilot, lambda: "debug verdict" in _log(app), 60, "the debug verdict")
             log = _log(app)
             assert "vadd: debug verdict PASS" in log and "sanitizer clean" in log, log
+            assert log.count("vadd: verify_result.py: test pass!") == 2  # the run's, the debug run's
             assert "Is a directory" not in log and "internal error" not in log
             await pilot.press("B")  # save as the baseline, then bench against it
             await until(pilot, lambda: "bench vadd [default]" in _log(app), 60, "the saved baseline")
