@@ -158,6 +158,12 @@ def test_workbench_debug_and_bench_keys_run_on_a_sample(tmp_path):
             assert "Is a directory" not in log and "internal error" not in log, log
             row = app.query_one("#bench-table").row("vadd/default/ascend910b")
             assert row is not None and row.current and row.baseline == pytest.approx(row.current)
+            app.tools.export.directory = tmp_path / "exports"
+            await pilot.press("e")
+            await until(pilot, lambda: "exported" in _log(app), 60, "the export")
+            names = sorted(p.name for p in (tmp_path / "exports").iterdir())
+            assert [n.split(".", 1)[1] for n in names] == ["report.json", "report.txt", "trace.json"]
+            assert json.loads((tmp_path / "exports" / names[2]).read_text())["traceEvents"]
 
     asyncio.run(go())
 
