@@ -104,8 +104,10 @@ def collect_findings(
     findings = list(san.findings()) if san is not None else []
     mapped, rest = findings_from_errors(report.errors, tools, san)
     findings += mapped
-    if "memcheck" in tools and report.emulation is not None:
-        for w in report.emulation.warnings:
+    launches = (report.sample or {}).get("emulations") or [report.emulation]  # (a sample: all of them)
+    warnings = [w for em in launches if em is not None for w in em.warnings]
+    if "memcheck" in tools:
+        for w in warnings:
             if w.kind == "misaligned-length":
                 findings.append(
                     Finding(
