@@ -76,6 +76,17 @@ def test_debug_without_precision_ignores_the_samples_own_check(tmp_path, capsys)
     assert _json(capsys)["verdict"] == "PASS"
 
 
+def test_debug_sees_the_warnings_of_every_launch_of_a_sample(tmp_path, capsys):
+    """A misaligned DataCopy in the first of two launches (the last one is the run's profile)."""
+    multi = copy_sample(tmp_path, "multi")
+    first = "DataCopy(a, xg[off], TILE);\n        AscendC::PipeBarrier<PIPE_ALL>();\n        AscendC::Muls"
+    edit(multi / "multi.asc", first, first.replace("TILE);", "TILE - 3);", 1))
+    assert main(["debug", str(multi), "--tool", "memcheck", "--no-precision", "--json"]) == 1
+    d = _json(capsys)
+    kinds = [(f["kind"], Path(f["file"]).name) for f in d["findings"]]
+    assert ("misaligned-length", "multi.asc") in kinds and d["verdict"] == "FAIL"
+
+
 def test_the_deadlock_check_on_a_sample_is_refused_with_why(tmp_path, capsys):
     vadd = copy_sample(tmp_path)
     assert main(["debug", str(vadd), "--deadlock-check", "--json"]) == 1
