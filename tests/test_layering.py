@@ -65,7 +65,7 @@ ROOMS: dict[str, frozenset[str]] = {
     "devkit.run": frozenset({"devkit.profile", "devkit.samples"}),
     "devkit.views": frozenset({"devkit.profile", "devkit.run"}),
     "devkit.debug": frozenset({"devkit.run"}),
-    "devkit.bench": frozenset({"devkit.profile", "devkit.run"}),
+    "devkit.bench": frozenset({"devkit.profile", "devkit.run", "devkit.samples"}),
     "devkit.tune": frozenset({"devkit.profile", "devkit.run", "devkit.samples"}),
     "devkit.present": frozenset({"devkit.profile", "devkit.bench", "devkit.run"}),
     "devkit.calibrate": frozenset({"devkit.profile", "devkit.run"}),

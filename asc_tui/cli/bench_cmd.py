@@ -9,6 +9,7 @@ from pathlib import Path
 from ..config import ConfigError, default_memory_mb, load_config
 from ..devkit.bench import history
 from ..devkit.bench.diff import diff_lines
+from ..devkit.bench.figures import history_name
 from ..devkit.bench.results import FAIL_CONDITIONS, BenchRequest, BenchResult, Thresholds
 from ..devkit.chips import load_chip
 from ..devkit.errors import OperatorError
@@ -177,7 +178,7 @@ def _history(store: Store, args, th: Thresholds) -> int:
     except OperatorError as exc:
         print(exc.info().format(), file=sys.stderr)
         return 1
-    op = Path(args.op).stem if args.op.endswith(".py") else args.op
+    op = history_name(args.op)
     recs = history.runs(
         store, op, None if args.all_cases else args.case, chip, history.TREND_KINDS, limit=None
     )
@@ -212,7 +213,7 @@ def _history(store: Store, args, th: Thresholds) -> int:
 def _list_baselines(store: Store, args) -> int:
     rows = history.baselines(
         store,
-        None if args.op in ("", "all") else (Path(args.op).stem if args.op.endswith(".py") else args.op),
+        None if args.op in ("", "all") else history_name(args.op),
     )
     if args.json:
         print_json(rows)

@@ -16,7 +16,8 @@ from ..devkit.debug.debugger import DebugReport, DebugRequest
 from ..devkit.debug.sanitizer import TOOLS
 from ..devkit.errors import BuildError
 from ..devkit.isolated import debug_isolated
-from ..devkit.present.report_lines import origin_line, output_lines, overwrite_lines, plain
+from ..devkit.outcome import Verdict
+from ..devkit.present.report_lines import origin_line, output_lines, overwrite_lines, plain, verify_lines
 from ..devkit.run.loader import resolve_operator
 from .common import add_target_options, show_results, targets
 
@@ -134,7 +135,10 @@ def print_report(r: DebugReport, out=None) -> None:
     if r.errors:
         extra += f", {len(r.errors)} error(s)"
     if r.precision_checked:
-        extra += f", precision {r.precision.verdict if r.precision else 'not checked'}"
+        if r.precision is None and r.run is not None and r.run.sample is not None:
+            extra += f", precision: {_sample_check(r)}"
+        else:
+            extra += f", precision {r.precision.verdict if r.precision else 'not checked'}"
     if r.deadlock is not None:
         extra += f", ranks {r.deadlock.outcome}"
     w(
@@ -146,14 +150,33 @@ def print_report(r: DebugReport, out=None) -> None:
 
 
 def _print_precision(r: DebugReport, w) -> None:
+    sample = r.run.sample if r.run is not None else None
+    if r.precision is None and sample is not None:
+        w(f"  precision: {_sample_check(r)}\n")
+        w(plain(verify_lines(sample)))
+        return
     if r.precision is None:
         w("  precision: not checked (the run did not finish)\n")
         return
     w(plain(ln for o in r.precision.outputs for ln in output_lines(o)))
     w(plain(overwrite_lines(r.precision)))
+    if sample is not None:  # (a sample's own check after the precision line: its verify output, once)
+        w(plain(verify_lines(sample)))
     if r.precision.verdict != "PASS":
         related = [f for f in r.findings if f.kind in RELATED_KINDS]
         for f in related:
             w(f"      related: {f.title} at {os.path.basename(f.file or '?')}:{f.line} ({f.tool})\n")
     if r.nonfinite is not None:
         w(plain([origin_line(r.nonfinite)]))
+
+
+def _sample_check(r: DebugReport) -> str:
+    """What checked a sample's output when there was no golden.bin to compare with: its verify
+    script, main() itself (its output says pass), or nothing."""
+    sample = r.run.sample
+    v = sample.get("verify")
+    if v is not None:
+        return f"verify_result.py exit {v.get('exit')}"
+    if r.run.verdict is Verdict.PASS:
+        return "main() checked its own output: PASS"
+    return str(sample.get("precision") or "not checked")

@@ -105,13 +105,16 @@ def _debug_outcome(report: DebugReport) -> Verdict:
 
     Findings are bugs even when the run also stopped (a guard rail a tool explains is a finding),
     so they are looked at first; an error no tool explains is ERROR; then the precision check
-    (FAIL or WARN as `devkit.precision` decides; asked for but not reached is ERROR) and the ranks
+    (FAIL or WARN as `devkit.precision` decides; asked for but not reached is ERROR; a sample's
+    is its own verify script's or main()'s, as in `asc-tui run`) and the ranks
     (a deadlock, mismatch or wrong ranks' results is FAIL, a rank that errs or runs away is
     ERROR).
     """
     if report.findings:
         return Verdict.FAIL
-    if report.errors:
+    if report.errors:  # (a sample's own check of its output is there only when precision is asked)
+        if any(e.kind in _CHECK_ERRORS for e in report.errors):
+            return Verdict.FAIL
         return Verdict.ERROR
     dl = report.deadlock
     if dl is not None and not dl.ok:
@@ -119,6 +122,10 @@ def _debug_outcome(report: DebugReport) -> Verdict:
     if dl is not None and dl.precision is not None and dl.precision.verdict == "WARN":
         return Verdict.WARN  # (the ranks' results: close, not wrong)
     if report.precision_checked:
+        sample = report.run.sample if report.run is not None else None
+        if report.precision is None and sample is not None:
+            v = _run_outcome(report.run)  # a sample's check is its own (verify script, main())
+            return Verdict.PASS if v is Verdict.RAN and report.tools else v
         if report.precision is None:
             return Verdict.ERROR
         if report.precision.verdict in ("FAIL", "WARN"):

@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from pathlib import Path
 
+from ...cxx.files import sample_for
 from ...npu.chip import ChipModel, load_chip
 from ...npu.errors import ErrorInfo, OperatorError
 from ..profile.profiler import profile
 from ..profile.roofline import Roofline, element_bytes, roofline
 from ..run.loader import load_operator
-from ..run.runner import RunReport, RunRequest, run
+from ..run.runner import RunReport, RunRequest, _is_sample, run
+from ..samples.sample import ARCH_CHIPS, SAMPLE_CASE
 from ..store import Store
 from . import history
 from .compare import (  # noqa: F401 - re-exported: bench is the module callers know
@@ -100,7 +103,7 @@ def bench(
     store = history.open_history(store)
     notices = tuple(store.notices)
     try:
-        op = load_operator(req.op)
+        op = SampleTarget.of(req.op) if _is_sample(req.op) else load_operator(req.op)
     except OperatorError as exc:
         return BenchResult(
             str(req.op),
@@ -113,7 +116,7 @@ def bench(
             notices=notices,
         )
     try:
-        chip = load_chip(req.chip)
+        chip = load_chip(req.chip or getattr(op, "chip", None))
     except OperatorError as exc:
         return BenchResult(
             op.name,
@@ -153,7 +156,38 @@ def _baseline(e: ErrorInfo) -> ErrorInfo:
     return replace(e, message=f"baseline {e.message}")
 
 
+@dataclass(frozen=True)
+class SampleTarget:
+    """A sample directory benched as an operator: its one case, SAMPLE_CASE, runs the whole loop
+    (gen_data, main(), verify) with full emulation, since its verify script needs the output;
+    its time is the sum of its launches' (`history.record_from_report`)."""
+
+    root: str
+    name: str
+    path: str
+    chip: str | None  # the chip its CMakeLists.txt architecture names
+    module = None  # (no BASELINE, no PRECISION)
+    default_case = SAMPLE_CASE
+    cases = (SAMPLE_CASE,)
+
+    @classmethod
+    def of(cls, ref: str) -> SampleTarget:
+        s = sample_for(Path(ref).resolve())
+        return cls(str(s.root), s.name, str(s.kernel), ARCH_CHIPS.get(s.arch))
+
+
+def history_name(ref: str) -> str:
+    """The operator name a target's runs are kept under: a sample's name (its directory), a
+    spec's file stem, else the name as given."""
+    if _is_sample(ref):
+        return sample_for(Path(ref).resolve()).name
+    return Path(ref).stem if ref.endswith(".py") else ref
+
+
 def _run(req: BenchRequest, op, chip, case: str, params: dict) -> RunReport:
+    if isinstance(op, SampleTarget):
+        # (the user's chip, not the resolved one: run_sample refuses an out-of-scope sample then)
+        return run(RunRequest(op.root, case=case, chip=req.chip, params=params, timeout_s=req.timeout_s))
     return run(
         RunRequest(
             op.name,
@@ -234,7 +268,7 @@ def _bench_case(
         record=rec,
         time_us=t,
         gflops=rec.flops / t / 1e3 if t and rec.flops else None,  # None: no flops() declared
-        gbps=rec.io_bytes / t / 1e3 if t else None,
+        gbps=rec.io_bytes / t / 1e3 if t and rec.io_bytes else None,  # None: a sample's tensors unknown
         roofline=_roofline_of(report, prof, chip, rec),
         baseline_time_us=base_time,
         relative=relative,

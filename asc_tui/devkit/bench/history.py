@@ -20,7 +20,7 @@ import os
 import sqlite3
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,16 +206,20 @@ def record_from_report(report, kind: str) -> RunRecord:
     """The history record of a `RunReport` (devkit/run/runner.py), not yet stored."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    em = report.emulation
     pipes: dict[str, PipeFigures] = {}
     lines: tuple[LineCost, ...] = ()
-    if em is not None:
-        n = max(em.cores_used, 1)
-        pipes = {
-            name: PipeFigures(st.busy_us / n, st.wait_us / n, st.instructions)
-            for name, st in em.pipe_stats().items()
-        }
-        lines = line_costs(em)
+    ems = _launches(report)
+    for e in ems:  # a sample's launches add up: its time is theirs together
+        n = max(e.cores_used, 1)
+        for name, st in e.pipe_stats().items():
+            old = pipes.get(name, PipeFigures(0.0, 0.0, 0))
+            pipes[name] = PipeFigures(
+                old.busy_us + st.busy_us / n, old.wait_us + st.wait_us / n, old.instructions + st.instructions
+            )
+    if len(ems) == 1:
+        lines = line_costs(ems[0])
+    elif ems:
+        lines = _merged_lines([line_costs(e) for e in ems])
     return RunRecord(
         id=None,
         ts=time.time(),
@@ -230,14 +234,33 @@ def record_from_report(report, kind: str) -> RunRecord:
         block_dim=report.block_dim,
         ok=bool(report.ok),
         passed=bool(report.passed),
-        time_us=em.time_us if em is not None else None,
-        kernel_us=em.kernel_us if em is not None else None,
+        time_us=sum(e.time_us for e in ems) if ems else None,
+        kernel_us=sum(e.kernel_us for e in ems) if ems else None,
         flops=float(report.flops or 0.0),
         io_bytes=int(report.io_bytes or 0),
         pipes=pipes,
         lines=lines,
         pid=os.getpid(),
     )
+
+
+def _launches(report) -> list:
+    """The emulations a run's figures add up: a sample's every launch, else the one."""
+    sample = getattr(report, "sample", None) or {}
+    ems = [e for e in sample.get("emulations") or () if e is not None]
+    if ems:
+        return ems
+    return [report.emulation] if report.emulation is not None else []
+
+
+def _merged_lines(per_launch: list[tuple[LineCost, ...]], limit: int = MAX_LINES) -> tuple[LineCost, ...]:
+    """The line costs of several launches, summed per file:line, costliest first."""
+    total: dict[tuple[str, int], LineCost] = {}
+    for costs in per_launch:
+        for c in costs:
+            old = total.get((c.file, c.line))
+            total[(c.file, c.line)] = c if old is None else replace(old, cycles=old.cycles + c.cycles)
+    return tuple(sorted(total.values(), key=lambda c: -c.cycles)[:limit])
 
 
 def open_history(store: Store | None = None) -> Store:

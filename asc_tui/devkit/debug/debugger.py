@@ -19,7 +19,7 @@ from ...npu.errors import ErrorInfo, internal_error
 from ..outcome import Verdict, outcome
 from ..precision import PrecisionReport
 from ..run.loader import load_operator
-from ..run.runner import RunReport, RunRequest, run
+from ..run.runner import RunReport, RunRequest, _is_sample, run
 from .deadlock import DeadlockReport, run_ranks
 from .nonfinite import NonFiniteOrigin, NonFiniteTrace
 from .sanitizer import TOOLS, Finding, Sanitizer, findings_from_errors
@@ -78,7 +78,15 @@ class DebugReport:
             "precision": self.precision.to_dict() if self.precision else None,
             "deadlock": self.deadlock.to_dict() if self.deadlock else None,
             "nonfinite_origin": self.nonfinite.to_dict() if self.nonfinite else None,
+            "sample": _sample_dict(self.run),
         }
+
+
+def _sample_dict(run: RunReport | None) -> dict | None:
+    """A sample's own side of the run (launches, verify script, main()'s output), as `run --json`."""
+    if run is None or run.sample is None:
+        return None
+    return {k: v for k, v in run.sample.items() if k != "emulations"}
 
 
 def _counts(findings) -> dict:
@@ -96,8 +104,10 @@ def collect_findings(
     findings = list(san.findings()) if san is not None else []
     mapped, rest = findings_from_errors(report.errors, tools, san)
     findings += mapped
-    if "memcheck" in tools and report.emulation is not None:
-        for w in report.emulation.warnings:
+    launches = (report.sample or {}).get("emulations") or [report.emulation]  # (a sample: all of them)
+    warnings = [w for em in launches if em is not None for w in em.warnings]
+    if "memcheck" in tools:
+        for w in warnings:
             if w.kind == "misaligned-length":
                 findings.append(
                     Finding(
@@ -117,6 +127,8 @@ def debug(req: DebugRequest) -> DebugReport:
     """Run the operator once under the chosen tools (and the optional checks)."""
     t0 = time.perf_counter()
     tools = tuple(t for t in TOOLS if t in req.tools)
+    if _is_sample(req.op):
+        return debug_sample(req, tools, t0)
     findings: list[Finding] = []
     errors: list[ErrorInfo] = []
     report = None
@@ -176,6 +188,58 @@ def debug(req: DebugRequest) -> DebugReport:
         tuple(errors),
         precision,
         dl,
+        report,
+        time.perf_counter() - t0,
+        req.precision_check,
+        origin,
+    )
+
+
+#: Error kinds of a sample run that are its own check of the output (verify script, main()'s
+#: exit code, output.bin against golden.bin): the precision check's answer for a sample.
+SAMPLE_CHECK_KINDS = ("verify", "exit", "precision")
+
+
+def debug_sample(req: DebugRequest, tools: tuple[str, ...], t0: float) -> DebugReport:
+    """A sample directory under the tools: the whole loop (gen_data, main(), verify) with the
+    sanitizer over every launch; the precision check is the sample's own outcome (its verify
+    script, main()'s exit code, output.bin against golden.bin). A sample is one process, so the
+    deadlock check, which needs ranks, is refused."""
+    trace = NonFiniteTrace() if req.precision_check else None
+    san = Sanitizer(tools, extra=(trace,) if trace else ()) if tools or trace else None
+    with np.errstate(all="ignore"):
+        report = run(
+            RunRequest(req.op, req.case, req.chip, dict(req.params), timeout_s=req.timeout_s, seed=req.seed),
+            sanitizer=san,
+        )
+    findings, errors = collect_findings(report, tools, san)
+    if not req.precision_check:  # (the sample checks itself; unasked, that is not this run's answer)
+        errors = [e for e in errors if e.kind not in SAMPLE_CHECK_KINDS]
+    if req.deadlock_check:
+        errors.append(
+            ErrorInfo(
+                "debug",
+                f"sample {report.operator} has no ranks: the deadlock check runs an operator's ranks "
+                "together, and a sample is one host main()",
+                report.path,
+                None,
+                hint="run the deadlock check on a Python operator that declares RANKS",
+            )
+        )
+    precision = report.precision if req.precision_check else None
+    origin = (
+        trace.origin if trace is not None and precision is not None and precision.verdict != "PASS" else None
+    )
+    findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
+    return DebugReport(
+        report.operator,
+        report.path,
+        report.case,
+        tools,
+        tuple(findings),
+        tuple(errors),
+        precision,
+        None,
         report,
         time.perf_counter() - t0,
         req.precision_check,

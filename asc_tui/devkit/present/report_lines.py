@@ -93,8 +93,9 @@ def head_lines(report: RunReport, host_times: bool = True) -> list[Line]:
 
 
 def tail_lines(report: RunReport) -> list[Line]:
-    """What it said: warnings and kernel log, a sample's own output, the precision check and
-    where the first NaN/Inf came from, then the verdict."""
+    """What it said: warnings and kernel log, the precision check, a sample's own output (its
+    verify script's lines here only, not in its error), where the first NaN/Inf came from, then
+    the verdict."""
     lines: list[Line] = []
     em = report.emulation
     if em is not None:
@@ -114,11 +115,11 @@ def tail_lines(report: RunReport) -> list[Line]:
             lines.append(
                 Line(f"... {len(em.log) - KERNEL_LOG_LINES} more kernel log lines", Level.DIM, indent=1)
             )
-    if report.sample:
-        lines += sample_lines(report.sample)
-    if report.precision is not None:
+    if report.precision is not None:  # (first: a sample's verify output can run long)
         lines.append(precision_line(report.precision))
         lines += overwrite_lines(report.precision)
+    if report.sample:
+        lines += sample_lines(report.sample)
     if report.nonfinite is not None:
         lines.append(origin_line(report.nonfinite))
     lines.append(verdict_line(report))
@@ -168,14 +169,22 @@ def sample_lines(sample: dict) -> list[Line]:
         )
     for text in (sample.get("stdout") or "").splitlines()[:MAIN_LINES]:
         lines.append(Line(f"main: {text}"))
-    v = sample.get("verify")
-    if v is not None:
-        level = Level.INFO if v.get("exit") == 0 else Level.ERROR
-        for text in (v.get("output") or "").strip().splitlines()[-VERIFY_LINES:]:
-            lines.append(Line(f"verify_result.py: {text}", level))
+    lines += verify_lines(sample)
     if sample.get("precision"):
         lines.append(Line(f"precision {sample['precision']}"))
     return lines
+
+
+def verify_lines(sample: dict) -> list[Line]:
+    """The verify script's last lines (its conclusion), once: its error does not repeat them."""
+    v = sample.get("verify")
+    if v is None:
+        return []
+    level = Level.INFO if v.get("exit") == 0 else Level.ERROR
+    return [
+        Line(f"verify_result.py: {text}", level)
+        for text in (v.get("output") or "").strip().splitlines()[-VERIFY_LINES:]
+    ]
 
 
 def precision_line(p: PrecisionReport) -> Line:

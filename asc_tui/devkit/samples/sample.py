@@ -12,6 +12,7 @@ precision check against `output/golden.bin`.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import re
@@ -56,6 +57,20 @@ def out_of_scope(s: SampleLayout) -> str | None:
             if m:
                 return f"register/SIMT API {m.group(1)} at {f.name}:{i}"
     return None
+
+
+#: The files of a sample that make its result: the code, its headers, the build and the scripts.
+SOURCE_GLOBS = ("*.asc", "*.cpp", "*.cc", "*.h", "*.hpp", "CMakeLists.txt", "scripts/*.py")
+
+
+def source_hash(s: SampleLayout) -> str:
+    """A digest of the sample's sources (history tells a code change from a model change)."""
+    digest = hashlib.sha256()
+    for pattern in SOURCE_GLOBS:
+        for f in sorted(s.root.glob(pattern)):
+            if f.is_file():
+                digest.update(f.relative_to(s.root).as_posix().encode() + b"\0" + f.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def is_sample(ref: str | Path) -> bool:
@@ -151,6 +166,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         precision=None,
         errors=(),
         sample=extra,
+        source_hash=source_hash(s),
     )
     if request.case not in (None, SAMPLE_CASE):
         errors.append(_no_such_case(s, request.case).info())
@@ -268,7 +284,8 @@ def _verify(
         errors.append(
             ErrorInfo(
                 "verify",
-                f"verify_result.py failed (exit {code}): {text.strip()[-400:]}",
+                # (its output is the report's sample["verify"], shown once, after the precision line)
+                f"verify_result.py failed (exit {code})",
                 str(s.verify),
                 None,
                 None,

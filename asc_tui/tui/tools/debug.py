@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ...devkit.present.report_lines import VERDICT_LEVEL, Line, error_lines, origin_line, precision_line
+from ...devkit.present.report_lines import (
+    VERDICT_LEVEL,
+    Line,
+    error_lines,
+    origin_line,
+    precision_line,
+    verify_lines,
+)
 from ..messages import ToolMessage
 from ..state import Status
 from ..widgets.log_pane import Level
@@ -62,6 +69,8 @@ class DebugController(ProcessTool):
             )
         if d.report is not None and d.report.precision is not None:
             lines.append(precision_line(d.report.precision))
+        if d.report is not None and d.report.sample:  # (a sample's own check, after the precision line)
+            lines += verify_lines(d.report.sample)
         if d.nonfinite is not None:
             lines.append(origin_line(d.nonfinite))
         lines.append(Line(f"debug verdict {d.verdict}", VERDICT_LEVEL[d.verdict]))
