@@ -136,6 +136,13 @@ def test_cancelling_a_sample_sweep_keeps_the_results_so_far_and_stops_the_bar(tm
                 (strip,) = bar.render_lines(Region(0, 0, bar.size.width, 1))
                 return repr(list(strip))
 
+            last = frame()  # let a last change of value finish its animation (a loaded machine)
+            for _ in range(25):
+                await pilot.pause(0.2)
+                now = frame()
+                if now == last:
+                    break
+                last = now
             frames = {frame()}
             for _ in range(4):
                 await pilot.pause(0.2)
