@@ -24,7 +24,7 @@ from ...npu.errors import ErrorInfo, OperatorError
 from ..profile.profiler import profile
 from ..profile.roofline import Roofline, element_bytes, roofline
 from ..run.loader import load_operator
-from ..run.runner import RunReport, RunRequest, _is_sample, run
+from ..run.runner import RunReport, RunRequest, is_sample_ref, run
 from ..samples.sample import ARCH_CHIPS, SAMPLE_CASE
 from ..store import Store
 from . import history
@@ -103,7 +103,7 @@ def bench(
     store = history.open_history(store)
     notices = tuple(store.notices)
     try:
-        op = SampleTarget.of(req.op) if _is_sample(req.op) else load_operator(req.op)
+        op = SampleTarget.of(req.op) if is_sample_ref(req.op) else load_operator(req.op)
     except OperatorError as exc:
         return BenchResult(
             str(req.op),
@@ -179,7 +179,7 @@ class SampleTarget:
 def history_name(ref: str) -> str:
     """The operator name a target's runs are kept under: a sample's name (its directory), a
     spec's file stem, else the name as given."""
-    if _is_sample(ref):
+    if is_sample_ref(ref):
         return sample_for(Path(ref).resolve()).name
     return Path(ref).stem if ref.endswith(".py") else ref
 

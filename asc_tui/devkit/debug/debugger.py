@@ -19,7 +19,7 @@ from ...npu.errors import ErrorInfo, internal_error
 from ..outcome import Verdict, outcome
 from ..precision import PrecisionReport
 from ..run.loader import load_operator
-from ..run.runner import RunReport, RunRequest, _is_sample, run
+from ..run.runner import RunReport, RunRequest, is_sample_ref, run
 from .deadlock import DeadlockReport, run_ranks
 from .nonfinite import NonFiniteOrigin, NonFiniteTrace
 from .sanitizer import TOOLS, Finding, Sanitizer, findings_from_errors
@@ -127,7 +127,7 @@ def debug(req: DebugRequest) -> DebugReport:
     """Run the operator once under the chosen tools (and the optional checks)."""
     t0 = time.perf_counter()
     tools = tuple(t for t in TOOLS if t in req.tools)
-    if _is_sample(req.op):
+    if is_sample_ref(req.op):
         return debug_sample(req, tools, t0)
     findings: list[Finding] = []
     errors: list[ErrorInfo] = []

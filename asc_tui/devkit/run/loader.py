@@ -60,7 +60,7 @@ class OperatorModule:
             if written is not None:  # the project config's `case`: its line is the one to fix
                 file, line, column = written
                 raise BuildError(f"config case: {message}", file, line, column=column)
-            raise BuildError(message, self.spec_path, _line_of(self.spec_path, "CASES"))
+            raise BuildError(message, self.spec_path, line_of(self.spec_path, "CASES"))
         return self.cases[key]
 
     def resolve_params(self, overrides: dict[str, Any] | None = None) -> Params:
@@ -71,7 +71,7 @@ class OperatorModule:
                     f"operator {self.name} has no parameter {k!r}; parameters: "
                     f"{', '.join(self.params) or 'none'}",
                     self.spec_path,
-                    _line_of(self.spec_path, "PARAMS"),
+                    line_of(self.spec_path, "PARAMS"),
                 )
             values[k] = _coerce(v, self.params[k].default)
         return Params(values)
@@ -82,7 +82,7 @@ class OperatorModule:
             raise BuildError(
                 "tensors(case) must return a dict of In(...)/Out(...) specs",
                 self.spec_path,
-                _line_of(self.spec_path, "def tensors"),
+                line_of(self.spec_path, "def tensors"),
             )
         return Tensors(specs)
 
@@ -99,7 +99,7 @@ class OperatorModule:
                     raise BuildError(
                         f"constraint {c!r} failed to evaluate: {exc}",
                         self.spec_path,
-                        _line_of(self.spec_path, c),
+                        line_of(self.spec_path, c),
                     ) from None
                 reason = c
             else:
@@ -125,7 +125,7 @@ class OperatorModule:
             raise TilingError(
                 "tiling(case, params) must return Launch(block_dim, tiling)",
                 self.spec_path,
-                _line_of(self.spec_path, "def tiling"),
+                line_of(self.spec_path, "def tiling"),
             )
         from ...cxx.host.acl import MAX_BLOCKS
 
@@ -150,7 +150,7 @@ class OperatorModule:
         try:
             lines, start = inspect.getsourcelines(fn)
         except (OSError, TypeError):
-            return _line_of(self.spec_path, f"def {fname}")
+            return line_of(self.spec_path, f"def {fname}")
         returns = [start + i for i, t in enumerate(lines) if t.strip().startswith("return")]
         return returns[-1] if returns else start
 
@@ -181,7 +181,8 @@ def _coerce(value: Any, like: Any) -> Any:
     return value
 
 
-def _line_of(path: str, needle: str) -> int | None:
+def line_of(path: str, needle: str) -> int | None:
+    """The first line of the file holding `needle` (where an error about that declaration points)."""
     try:
         for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
             if needle in line:
@@ -337,7 +338,7 @@ def _validate(module: ModuleType, path: Path, source: bytes, kernel=None) -> Ope
         raise BuildError(
             "CASES must be a non-empty dict of name -> dict of values",
             str(path),
-            _line_of(str(path), "CASES"),
+            line_of(str(path), "CASES"),
         )
     cases = {name: Case(name, vals) for name, vals in raw_cases.items()}
     default = getattr(module, "DEFAULT_CASE", next(iter(cases)))

@@ -23,7 +23,7 @@ from ..profile.timing import timing
 from ..samples.sample import run_sample, time_left
 from ..text import size_text
 from .inputs import cache_key, cached_inputs, keep_inputs, untouched
-from .loader import OperatorModule, _line_of, load_operator
+from .loader import OperatorModule, line_of, load_operator
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
         raise TilingError(
             f"parameters {dict(p)} violate: {'; '.join(bad)}",
             op.spec_path,
-            _line_of(op.spec_path, "CONSTRAINTS"),
+            line_of(op.spec_path, "CONSTRAINTS"),
         )
     specs = op.tensors(case)
     lnch = op.launch(case, p)
@@ -212,7 +212,7 @@ def prepare(op: OperatorModule, case_name: str | None, params: dict, timing_only
 
 def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, configure=None) -> RunReport:
     """Run the whole pipeline; never raises for the user's mistakes (they become `errors`)."""
-    if op is None and _is_sample(request.op):
+    if op is None and is_sample_ref(request.op):
         rep = run_sample(request, sanitizer=sanitizer, configure=configure)
         rep["stages"] = tuple(Stage(*st) for st in rep["stages"])
         return RunReport(**rep)
@@ -275,7 +275,8 @@ def run(request: RunRequest, op: OperatorModule | None = None, sanitizer=None, c
     return _report(request, op, case, chip, params, lnch, stages, emulation, precision, errors, specs)
 
 
-def _is_sample(ref) -> bool:
+def is_sample_ref(ref) -> bool:
+    """Whether a run reference names a sample: its directory, or a kernel file inside one."""
     from pathlib import Path
 
     from ...cxx.files import CXX_SUFFIXES, sample_for

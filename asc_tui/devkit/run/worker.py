@@ -36,7 +36,7 @@ from ... import PACKAGE_DIR
 from ...config import DEFAULT_WORKER_TIMEOUT, written_at
 from ...npu.errors import ErrorInfo, source_line
 from .runner import RunReport, RunRequest
-from .worker_child import Call, _child_entry, _Duplex, innermost_user_frame  # noqa: F401 - re-exported
+from .worker_child import Call, Duplex, child_entry, innermost_user_frame  # noqa: F401 - re-exported
 from .worker_exit import crash_info, exit_code, exit_words, file_size, read_from
 
 #: How long a cold child may take to import numpy and the emulator (seconds).
@@ -156,8 +156,8 @@ class RunWorker:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), env.get("PYTHONPATH")) if p)
         env["PYTHONUNBUFFERED"] = "1"  # output printed just before an os._exit is kept
         code = (
-            "from asc_tui.devkit.run.worker_child import _child_entry; "
-            f"_child_entry({to_child_r}, {from_child_w}, {dump!r}, {self.memory_mb!r})"
+            "from asc_tui.devkit.run.worker_child import child_entry; "
+            f"child_entry({to_child_r}, {from_child_w}, {dump!r}, {self.memory_mb!r})"
         )
         with open(out, "wb") as sink:
             proc = subprocess.Popen(
@@ -171,7 +171,7 @@ class RunWorker:
             )
         os.close(to_child_r)
         os.close(from_child_w)
-        conn = _Duplex(Connection(from_child_r, writable=False), Connection(to_child_w, readable=False))
+        conn = Duplex(Connection(from_child_r, writable=False), Connection(to_child_w, readable=False))
         return proc, conn, dump, out
 
     def close(self) -> None:

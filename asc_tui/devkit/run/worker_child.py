@@ -27,7 +27,7 @@ from ...npu.errors import (
 )
 
 
-def _child_entry(rfd: int, wfd: int, dump_path: str, memory_mb: int | None = None) -> None:
+def child_entry(rfd: int, wfd: int, dump_path: str, memory_mb: int | None = None) -> None:
     """Entry point of the child interpreter (`python -c`): cap memory, wrap the pipe fds, serve."""
     if memory_mb:
         import resource
@@ -37,10 +37,10 @@ def _child_entry(rfd: int, wfd: int, dump_path: str, memory_mb: int | None = Non
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         except (ValueError, OSError):
             pass
-    _child_main(_Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)), dump_path)
+    _child_main(Duplex(Connection(rfd, writable=False), Connection(wfd, readable=False)), dump_path)
 
 
-class _Duplex:
+class Duplex:
     """Two one-way `Connection`s (over plain pipes) used as one."""
 
     def __init__(self, reader: Connection, writer: Connection):

@@ -105,7 +105,7 @@ class LocalBackend:
             self._done.append(evaluate(task))
             return
         if self._pool is None:
-            self._pool = Pool(self.workers, _context(), evaluate, _worker_failed, _warm)
+            self._pool = Pool(self.workers, mp_context(), evaluate, _worker_failed, _warm)
         self._pool.put(task)
 
     @property
@@ -132,7 +132,7 @@ class LocalBackend:
             pool.close()
 
 
-def _context():
+def mp_context():
     """fork when this process has one thread (fast, nothing to re-import); forkserver when
     threads run (the TUI), with the emulator preloaded in the server; spawn elsewhere."""
     methods = multiprocessing.get_all_start_methods()

@@ -76,9 +76,9 @@ def plan(
     if not isolated:
         result = make_plan(op_ref, case, chip, fixed, timeout_s)
     else:
-        from .evaluate import _context
+        from .evaluate import mp_context
 
-        pool = ProcessPoolExecutor(1, mp_context=_context())
+        pool = ProcessPoolExecutor(1, mp_context=mp_context())
         try:
             fut = pool.submit(make_plan, op_ref, case, chip, fixed, timeout_s)
             result = fut.result(timeout=None if timeout_s is None else max(timeout_s, 1) * 4)

@@ -272,7 +272,7 @@ def _shadow_args(op: OperatorModule, case):
 
 
 def _line_of(op: OperatorModule, needle: str) -> int | None:
-    from ..run.loader import _line_of as line_of
+    from ..run.loader import line_of
 
     return line_of(op.spec_path, needle)
 
