@@ -28,6 +28,7 @@ from .profile.msprof import read_dir
 from .profile.profiler import Profile, profile
 from .run.loader import load_operator
 from .run.runner import prepare
+from .text import case_text, params_text
 
 #: Pipes whose per-core mean time enters the fit (the constants above decide them).
 FIT_PIPES = ("mte2", "mte3", "vec")
@@ -88,7 +89,7 @@ class RunSpec:
 
     @property
     def label(self) -> str:
-        p = ",".join(f"{k}={v}" for k, v in self.params.items())
+        p = params_text(self.params, ",")
         case = f"[{self.case}]" if self.case else ""
         return f"{Path(self.directory).name} ({self.op}{case}{' ' + p if p else ''})"
 
@@ -334,7 +335,7 @@ def write_chip(cal: Calibration, source_text: str, name: str, path: str | Path) 
         f"# {name}: fitted by `asc-tui calibrate` from {cal.chip_from} to {len(cal.runs)} msprof run(s).",
         "# Runs (msprof op directory: operator [case] params):",
     ]
-    lines += [f"#   {r.directory}: {r.op} [{r.case or 'default'}] {r.params}" for r in cal.runs]
+    lines += [f"#   {r.directory}: {r.op} [{case_text(r.case)}] {r.params}" for r in cal.runs]
     lines.append("# Fitted constants (before → after):")
     for c in cal.constants:
         tag = "" if c.constrained else "  (not constrained by these runs: kept)"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..npu.chip import DEFAULT_CHIP
 from .bench.figures import BenchRequest, BenchResult
+from .chips import chip_name
 from .debug.debugger import DebugReport, DebugRequest
 from .run.runner import RunReport, RunRequest, Stage
 from .run.worker import Call, RunWorker, WorkResult
@@ -60,7 +60,7 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
         operator=path.stem if path.suffix == ".py" else req.op,
         path=str(path.resolve()) if path.suffix == ".py" else None,
         case=req.case,
-        chip=req.chip or DEFAULT_CHIP,
+        chip=chip_name(req.chip),
         params=dict(req.params),
         block_dim=None,
         stages=(Stage("worker", res.seconds, False, res.exit_cause),),

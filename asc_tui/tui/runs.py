@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..devkit.bench.regression import slowdown, slowdown_text
-from ..devkit.chips import default_chip_name
+from ..devkit.chips import chip_name
+from ..devkit.text import case_text, params_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
@@ -65,10 +66,10 @@ class RunResults:
         st.status = Status.RUNNING
         app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         req = msg.request
-        extra = " ".join(f"{k}={v}" for k, v in req.params.items())
+        extra = params_text(req.params)
         app.log_line(
-            f"{msg.path.stem}: running [{req.case or 'default'}] on "
-            f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
+            f"{msg.path.stem}: running [{case_text(req.case)}] on "
+            f"{chip_name(req.chip)}{' ' + extra if extra else ''}…",
             Level.DIM,
         )
         app.update_status()
@@ -132,7 +133,7 @@ class RunResults:
             app.pane(SourceView).show(None, {})
             return
         rep, stale = st.good, st.stale
-        title = f"{st.path.stem} [{(rep.case if rep else None) or st.case or 'default'}]"
+        title = f"{st.path.stem} [{case_text(rep.case if rep else None, st.case)}]"
         if rep is None or rep.emulation is None:
             app.pane(ProfilePane).show(None, title)
             app.pane(TimelineView).show(None)

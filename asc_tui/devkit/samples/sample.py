@@ -27,13 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from ...cxx.files import SampleLayout, sample_for, sample_layout
-from ...npu.chip import load_chip
 from ...npu.errors import BuildError, ErrorInfo, OperatorError
+from ..chips import ARCH_CHIPS, chip_name, load_chip
 from ..precision import PrecisionReport, compare
 from ..pristine import SampleFiles
 
-#: CMake architectures → chip models; any other architecture is out of scope.
-ARCH_CHIPS = {"dav-2201": "ascend910b"}
 #: Constructs outside the scope (the SIMT/register API of dav-3510).
 OUT_OF_SCOPE_RE = re.compile(r"\b(__simd_vf__|__simt_vf__|reg_\w+|AscendC::Reg::|MicroAPI::)")
 
@@ -155,7 +153,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         extra["status"] = "OUT OF SCOPE"
         errors.append(ErrorInfo("scope", f"out of scope: {why}", str(s.kernel), None, None, None))
         return dict(rep, errors=tuple(errors))
-    chip = load_chip(request.chip or ARCH_CHIPS.get(s.arch, "ascend910b"))
+    chip = load_chip(chip_name(request.chip, arch=s.arch))
     rep = dict(rep, chip=chip.name)
     defines = s.defines(request.params)
     build = scratch_copy(s)

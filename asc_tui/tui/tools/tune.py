@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...devkit.text import case_text
 from ..messages import ToolFailed, ToolMessage
 from ..widgets.log_pane import Level
 from ..widgets.tune_pane import TunePane
@@ -83,7 +84,7 @@ class TuneController(ToolController):
             self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, path = self.worker, st.path
         self.running = True
-        app.pane(TunePane).start(f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
+        app.pane(TunePane).start(f"{strategy} tune of {path.stem} [{case_text(st.case)}]…")
         self.switch("tune")
         app.log_line(f"{path.stem}: {strategy} tune started (x cancels)", Level.DIM)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
+from ...devkit.text import params_text
+
 
 class TunePane(Vertical):
     DEFAULT_CSS = """
@@ -72,7 +74,7 @@ class TunePane(Vertical):
         self.best = [(t, p) for _, t, p in self._ranked]
         for place, (t, p) in enumerate(self.best, 1):
             key = str(place)
-            cells = (str(place), f"{t:,.3f}", " ".join(f"{k}={v}" for k, v in sorted(p.items())))
+            cells = (str(place), f"{t:,.3f}", params_text(dict(sorted(p.items()))))
             if key in self.table.rows:
                 for col, value in zip(("rank", "time µs", "params"), cells):
                     self.table.update_cell(key, col, value, update_width=True)

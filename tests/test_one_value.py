@@ -1,0 +1,131 @@
+"""One value, one place: the chip, timeout, case and params rules each live in one function,
+and the front ends ask it (issue 31, item 3)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import asc_tui
+from asc_tui.config import DEFAULT_WORKER_TIMEOUT, Config, resolve_timeout
+from asc_tui.devkit import chips
+from asc_tui.devkit.text import case_text, params_text
+
+PACKAGE = Path(asc_tui.__file__).parent
+
+
+def _sources(skip: tuple[str, ...]) -> dict[str, str]:
+    return {
+        str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8")
+        for p in PACKAGE.rglob("*.py")
+        if str(p.relative_to(PACKAGE)) not in skip
+    }
+
+
+# chip ---------------------------------------------------------------------------------------
+
+
+def test_the_chip_asked_for_wins_then_the_samples_arch_then_the_default():
+    assert chips.chip_name("ascend910b4", arch="dav-2201") == "ascend910b4"
+    assert chips.chip_name(None, arch="dav-2201") == chips.ARCH_CHIPS["dav-2201"]
+    assert chips.chip_name(None, arch="dav-9999") == chips.default_chip_name()
+    assert chips.chip_name() == chips.default_chip_name()
+
+
+def test_no_module_above_the_emulator_spells_the_default_chip_itself():
+    """The default lives in npu/chip.py and is read through `devkit.chips`; a literal elsewhere
+    is a second default that drifts (samples once hard-coded "ascend910b")."""
+    name = chips.default_chip_name()
+    offenders = [f for f, src in _sources(("npu/chip.py",)).items() if f'"{name}"' in src]
+    assert offenders == []
+
+
+def test_a_stand_in_report_names_the_chip_the_one_rule_picks(monkeypatch):
+    """The CLI's report for a worker that died names `chip_name()`'s chip, not a copy of it."""
+    from asc_tui.devkit import isolated
+    from asc_tui.devkit.run.runner import RunRequest
+    from asc_tui.devkit.run.worker import WorkResult
+
+    monkeypatch.setattr(chips, "default_chip_name", lambda: "ascend910b4")
+    req = RunRequest("add_custom.py")
+    res = WorkResult(req, "crashed", None, None, 0.1, exitcode=-9)
+    rep = isolated._stand_in_run(req, res)
+    assert rep.chip == "ascend910b4"
+
+
+# timeout ------------------------------------------------------------------------------------
+
+
+def test_the_timeout_asked_for_wins_then_the_configs_then_the_default():
+    assert resolve_timeout(5, Config(worker_timeout=9.0)) == 5.0
+    assert resolve_timeout(0, Config(worker_timeout=9.0)) == 0.0  # 0 is asked for, not unset
+    assert resolve_timeout(None, Config(worker_timeout=9.0)) == 9.0
+    assert resolve_timeout(None) == DEFAULT_WORKER_TIMEOUT
+
+
+def test_the_cli_fills_an_unset_timeout_from_the_config(tmp_path, monkeypatch):
+    from asc_tui.cli.common import ConfigDefault, apply_config
+
+    (tmp_path / "asc-tui.toml").write_text("worker_timeout = 7.5\n")
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(chip=None, case=None, timeout=ConfigDefault(DEFAULT_WORKER_TIMEOUT))
+    apply_config(args)
+    assert args.timeout == 7.5
+    args = argparse.Namespace(chip=None, case=None, timeout=3.0)
+    apply_config(args)
+    assert args.timeout == 3.0
+
+
+def test_the_workbench_debug_job_without_a_timeout_uses_the_one_default(monkeypatch):
+    """It used its own 30 s while every other run used the config's default."""
+    from asc_tui.devkit.debug import debugger
+    from asc_tui.devkit.run.runner import RunRequest
+    from asc_tui.tui import jobs
+
+    seen = {}
+
+    def fake_debug(req):
+        seen["timeout"] = req.timeout_s
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(debugger, "debug", fake_debug)
+    try:
+        jobs.debug_run(RunRequest("add_custom.py", timeout_s=None), tools=("memcheck",))
+    except RuntimeError:
+        pass
+    assert seen["timeout"] == DEFAULT_WORKER_TIMEOUT
+
+
+# case ---------------------------------------------------------------------------------------
+
+
+def test_the_shown_results_case_wins_then_the_chosen_one_then_default():
+    assert case_text("tail", "small") == "tail"
+    assert case_text(None, "small") == "small"
+    assert case_text(None) == "default"
+
+
+def test_no_front_end_spells_its_own_default_case_fallback():
+    pattern = re.compile(r"""or ['"]default['"]""")
+    offenders = [f for f, src in _sources(("devkit/text.py",)).items() if pattern.search(src)]
+    assert offenders == []
+
+
+# params -------------------------------------------------------------------------------------
+
+
+def test_params_read_as_key_value_pairs_in_their_order():
+    assert params_text({"BLOCK": 64, "TILE": 8}) == "BLOCK=64 TILE=8"
+    assert params_text({"BLOCK": 64, "TILE": 8}, ", ") == "BLOCK=64, TILE=8"
+    assert params_text({}) == params_text(None) == ""
+
+
+def test_no_module_joins_params_text_itself():
+    """`params_text` is the one `k=v` form (cxx/api.py's are C++ call arguments, not params)."""
+    offenders = [
+        f
+        for f, src in _sources(("devkit/text.py", "cxx/api.py")).items()
+        if 'f"{k}={v}"' in src or "f'{k}={v}'" in src
+    ]
+    assert offenders == []
