@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import time
 from pathlib import Path
 
 import asc_tui
@@ -129,3 +130,63 @@ def test_no_module_joins_params_text_itself():
         if 'f"{k}={v}"' in src or "f'{k}={v}'" in src
     ]
     assert offenders == []
+
+
+# previous run -------------------------------------------------------------------------------
+
+
+def _rec(path, time_us, params=None, kind="run"):
+    from asc_tui.devkit.bench.history import RunRecord
+
+    return RunRecord(
+        None,
+        time.time(),
+        kind,
+        "add_custom",
+        path,
+        None,
+        "default",
+        "ascend910b",
+        params or {"n": 8},
+        time_us=time_us,
+    )
+
+
+def test_the_previous_run_keeps_a_cpp_operator_apart_from_its_python_twin(tmp_path):
+    from asc_tui.devkit.bench import history
+    from asc_tui.devkit.store import Store
+
+    store = Store(tmp_path)
+    py = history.append(store, _rec("/ops/add_custom.py", 10.0))
+    history.append(store, _rec("/ops/add_custom.asc", 20.0))
+    key_py = history.RunKey.make("add_custom", "/ops/add_custom.py", "default", "ascend910b", {"n": 8})
+    key_asc = history.RunKey.make("add_custom", "/ops/add_custom.asc", "default", "ascend910b", {"n": 8})
+    assert history.previous(store, key_py).id == py
+    assert history.previous(store, key_asc).time_us == 20.0
+    other = history.RunKey.make("add_custom", "/ops/add_custom.asc", "default", "ascend910b", {"n": 16})
+    assert history.previous(store, other) is None  # like with like only
+
+
+def test_rows_recorded_without_a_file_still_match_the_python_operator(tmp_path):
+    """No migration: a row that names no file counts as the Python operator's."""
+    from asc_tui.devkit.bench import history
+    from asc_tui.devkit.store import Store
+
+    store = Store(tmp_path)
+    old = history.append(store, _rec(None, 10.0))
+    key_py = history.RunKey.make("add_custom", "/ops/add_custom.py", "default", "ascend910b", {"n": 8})
+    key_asc = history.RunKey.make("add_custom", "/ops/add_custom.asc", "default", "ascend910b", {"n": 8})
+    assert history.previous(store, key_py).id == old
+    assert history.previous(store, key_asc) is None
+
+
+def test_the_bench_tab_gives_a_cpp_operator_and_its_python_twin_two_rows():
+    from types import SimpleNamespace
+
+    from asc_tui.tui.bench_sync import row_key
+
+    def rep(path):
+        return SimpleNamespace(operator="add_custom", path=path, case="default", chip="ascend910b")
+
+    assert row_key(rep("/ops/add_custom.py")) == "add_custom/default/ascend910b"
+    assert row_key(rep("/ops/add_custom.asc")) == "add_custom.asc/default/ascend910b"

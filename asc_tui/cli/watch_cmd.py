@@ -21,6 +21,7 @@ from ..config import (
     resolve_timeout,
     watched_extras,
 )
+from ..devkit.bench.history import RunKey
 from ..devkit.bench.regression import slowdown, slowdown_text
 from ..devkit.outcome import outcome
 from ..devkit.run.discovery import find_operators
@@ -117,7 +118,7 @@ def main(args) -> int:
 
 def _report(args, results: queue.Queue) -> bool:
     """Print each result as it arrives until `--count` results; True if any failed."""
-    last: dict[Path, float] = {}
+    last: dict[RunKey, float] = {}  # the previous run of the same operator, case, chip, params
     seen, failed = 0, False
     while args.count is None or seen < args.count:
         try:
@@ -136,7 +137,7 @@ def _report(args, results: queue.Queue) -> bool:
             d.update(status=res.status, host_seconds=res.seconds)
             print(json.dumps(d, default=str), flush=True)
         else:
-            print(format_line(path, res, last.get(path)), flush=True)
+            print(format_line(path, res, last.get(RunKey.of(rep)) if rep else None), flush=True)
         if rep is not None and rep.emulation is not None and not rep.errors:
-            last[path] = rep.emulation.time_us
+            last[RunKey.of(rep)] = rep.emulation.time_us
     return failed

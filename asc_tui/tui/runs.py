@@ -75,14 +75,18 @@ class RunResults:
         app.update_status()
 
     def finished(self, msg: RunFinished) -> None:
+        from ..devkit.bench.history import RunKey  # (numpy: not at the app's import)
+
         app = self.app
         st = app.ops.get(msg.path)
         if st is None:  # its file was deleted while it ran
             return
         res = msg.result
         rep = res.report
-        params = rep.params if rep is not None else st.params  # compare like with like only
-        key = (rep.case if rep else st.case, rep.chip if rep else app.chip, repr(sorted(params.items())))
+        if rep is not None:  # compare like with like only (`history.RunKey`)
+            key = RunKey.of(rep)
+        else:
+            key = RunKey.make(msg.path.stem, str(msg.path), st.case, app.chip, st.params)
         hist = st.history.setdefault(key, [])
         previous = hist[-1] if hist else None
         st.last = res

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...config import Thresholds as ConfigThresholds
@@ -327,9 +327,8 @@ def _bench_case(
     report = _run(req, op, chip, case, req.params)
     errors += [e.format() for e in report.errors]
     rec = history.record_from_report(report, "bench")
-    previous = history.previous_run(
-        store, op.name, report.case or case, chip.name, params=dict(report.params)
-    )
+    key = replace(history.RunKey.of(report), operator=op.name, case=report.case or case, chip=chip.name)
+    previous = history.previous(store, key)
     if req.record or req.save_baseline:  # a baseline is a stored run
         rec = history.get(store, history.append(store, rec))
         if report.emulation is not None:  # the diff view draws a baseline's timeline from these
