@@ -190,3 +190,24 @@ def test_the_bench_tab_gives_a_cpp_operator_and_its_python_twin_two_rows():
 
     assert row_key(rep("/ops/add_custom.py")) == "add_custom/default/ascend910b"
     assert row_key(rep("/ops/add_custom.asc")) == "add_custom.asc/default/ascend910b"
+
+
+# results by name ----------------------------------------------------------------------------
+
+
+def test_devkit_results_are_built_by_name_only():
+    """Eleven positional fields read as a row of Nones; a swapped pair would go unseen."""
+    import pytest
+
+    from asc_tui.config import Thresholds
+    from asc_tui.devkit.bench.figures import BenchResult
+    from asc_tui.devkit.debug.debugger import DebugReport
+
+    with pytest.raises(TypeError):
+        DebugReport("op", None, "default", ("memcheck",), (), (), None, None, None, 0.0)
+    with pytest.raises(TypeError):
+        BenchResult("op", None, "ascend910b", None, Thresholds(), ())
+    res = BenchResult(
+        operator="op", path=None, chip="ascend910b", baseline=None, thresholds=Thresholds(), cases=()
+    )
+    assert res.errors == () and res.operator == "op"

@@ -74,7 +74,18 @@ def test_no_report_is_an_error():
     assert outcome(None) is Verdict.ERROR
 
 
-BASE = DebugReport("op", None, "default", ("memcheck",), (), (), None, None, None, 0.0)
+BASE = DebugReport(
+    operator="op",
+    path=None,
+    case="default",
+    tools=("memcheck",),
+    findings=(),
+    errors=(),
+    precision=None,
+    deadlock=None,
+    run=None,
+    seconds=0.0,
+)
 
 
 def _deadlock(kind: Outcome, precision=None) -> DeadlockReport:

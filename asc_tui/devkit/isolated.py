@@ -102,17 +102,17 @@ def debug_isolated(
                 report = res.report
             else:
                 report = DebugReport(
-                    Path(req.op).stem,
-                    req.op if req.op.endswith(".py") else None,
-                    req.case,
-                    tuple(req.tools),
-                    (),
-                    res.errors,
-                    None,
-                    None,
-                    None,
-                    res.seconds,
-                    req.precision_check,
+                    operator=Path(req.op).stem,
+                    path=req.op if req.op.endswith(".py") else None,
+                    case=req.case,
+                    tools=tuple(req.tools),
+                    findings=(),
+                    errors=res.errors,
+                    precision=None,
+                    deadlock=None,
+                    run=None,
+                    seconds=res.seconds,
+                    precision_checked=req.precision_check,
                 )
             yield Isolated(report, _exit(res), res.output, res.seconds)
     finally:
@@ -132,6 +132,12 @@ def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
         report = res.report
     else:
         report = BenchResult(
-            Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(e.format() for e in res.errors)
+            operator=Path(req.op).stem,
+            path=None,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
+            errors=tuple(e.format() for e in res.errors),
         )
     return Isolated(report, _exit(res), res.output, res.seconds)

@@ -195,7 +195,7 @@ class BenchRequest:
     timeout_s: float | None = 60.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BenchResult:
     operator: str
     path: str | None
@@ -260,12 +260,12 @@ def bench(
         op = load_operator(req.op)
     except OperatorError as exc:
         return BenchResult(
-            str(req.op),
-            None,
-            req.chip,
-            None,
-            req.thresholds,
-            (),
+            operator=str(req.op),
+            path=None,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
             errors=(exc.info().format(),),
             notices=notices,
         )
@@ -273,12 +273,12 @@ def bench(
         chip = load_chip(req.chip)
     except OperatorError as exc:
         return BenchResult(
-            op.name,
-            op.path,
-            req.chip,
-            None,
-            req.thresholds,
-            (),
+            operator=op.name,
+            path=op.path,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
             errors=(exc.info().format(),),
             notices=notices,
         )
@@ -301,7 +301,13 @@ def bench(
             progress(name)
         results.append(_bench_case(req, op, chip, name, store, base_op, base_err))
     return BenchResult(
-        op.name, op.path, chip.name, base_desc, req.thresholds, tuple(results), notices=notices
+        operator=op.name,
+        path=op.path,
+        chip=chip.name,
+        baseline=base_desc,
+        thresholds=req.thresholds,
+        cases=tuple(results),
+        notices=notices,
     )
 
 

@@ -39,7 +39,7 @@ class DebugRequest:
     seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DebugReport:
     operator: str
     path: str | None
@@ -132,17 +132,17 @@ def debug(req: DebugRequest) -> DebugReport:
             err = internal_error(exc, str(req.op) if Path(str(req.op)).is_file() else None, None)
             info = err.info() if err is not None else ErrorInfo("build", f"{type(exc).__name__}: {exc}")
         return DebugReport(
-            str(req.op),
-            None,
-            req.case,
-            tools,
-            (),
-            (info,),
-            None,
-            None,
-            None,
-            time.perf_counter() - t0,
-            req.precision_check,
+            operator=str(req.op),
+            path=None,
+            case=req.case,
+            tools=tools,
+            findings=(),
+            errors=(info,),
+            precision=None,
+            deadlock=None,
+            run=None,
+            seconds=time.perf_counter() - t0,
+            precision_checked=req.precision_check,
         )
     if tools or req.precision_check or not req.deadlock_check:
         trace = NonFiniteTrace() if req.precision_check else None
@@ -168,16 +168,16 @@ def debug(req: DebugRequest) -> DebugReport:
     findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
     case = report.case if report else (dl.case if dl else req.case)
     return DebugReport(
-        op.name,
-        op.path,
-        case,
-        tools,
-        tuple(findings),
-        tuple(errors),
-        precision,
-        dl,
-        report,
-        time.perf_counter() - t0,
-        req.precision_check,
-        origin,
+        operator=op.name,
+        path=op.path,
+        case=case,
+        tools=tools,
+        findings=tuple(findings),
+        errors=tuple(errors),
+        precision=precision,
+        deadlock=dl,
+        run=report,
+        seconds=time.perf_counter() - t0,
+        precision_checked=req.precision_check,
+        nonfinite=origin,
     )
