@@ -211,3 +211,25 @@ def test_devkit_results_are_built_by_name_only():
         operator="op", path=None, chip="ascend910b", baseline=None, thresholds=Thresholds(), cases=()
     )
     assert res.errors == () and res.operator == "op"
+
+
+def test_a_sample_run_travels_as_a_frozen_sample_run(tmp_path):
+    """Not a dict that any room may grow a key in: one typed, frozen value, JSON by `to_dict`."""
+    import dataclasses
+    import json
+    import shutil
+
+    import pytest
+
+    from asc_tui.devkit.run.runner import RunRequest, run
+    from asc_tui.devkit.samples.result import SampleRun
+
+    root = Path(__file__).parent / "samples"
+    shutil.copytree(root / "vadd", tmp_path / "vadd")
+    r = run(RunRequest(str(tmp_path / "vadd" / "vadd.asc")))
+    assert isinstance(r.sample, SampleRun) and r.sample.verify["exit"] == 0
+    assert r.sample.launches and len(r.sample.emulations) == len(r.sample.launches)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.sample.status = "FAIL"
+    d = json.loads(json.dumps(r.to_dict(), default=str))["sample"]
+    assert "emulations" not in d and d["launches"][0]["kernel"] == r.sample.launches[0]["kernel"]

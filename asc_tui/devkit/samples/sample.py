@@ -31,6 +31,7 @@ from ...npu.errors import BuildError, ErrorInfo, OperatorError
 from ..chips import ARCH_CHIPS, chip_name, load_chip
 from ..precision import PrecisionReport, compare
 from ..pristine import SampleFiles
+from .result import SampleRun
 
 #: Constructs outside the scope (the SIMT/register API of dav-3510).
 OUT_OF_SCOPE_RE = re.compile(r"\b(__simd_vf__|__simt_vf__|reg_\w+|AscendC::Reg::|MicroAPI::)")
@@ -129,7 +130,13 @@ def scratch_copy(s: SampleLayout) -> Path:
 
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
-    `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
+    `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples), the
+    sample's own as a frozen `SampleRun`."""
+    rep = _run_sample(request, sanitizer, configure)
+    return dict(rep, sample=SampleRun.of(rep["sample"]))
+
+
+def _run_sample(request, sanitizer=None, configure=None) -> dict:
     started = time.perf_counter()
     s = sample_for(Path(request.op).resolve())
     stages: list[tuple] = []

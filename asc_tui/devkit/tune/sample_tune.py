@@ -85,8 +85,8 @@ def sweep(path, values: dict[str, list], fixed: dict, chip, timeout_s, memory_mb
     rows = []
     for c, res in zip(combos, run_isolated(reqs, timeout_s, memory_mb)):
         r = res.report
-        if r.passed and r.sample and r.sample.get("launches"):
-            rows.append(SweepRow(c, sum(ln["time_us"] for ln in r.sample["launches"]), True, ""))
+        if r.passed and r.sample and r.sample.launches:
+            rows.append(SweepRow(c, sum(ln["time_us"] for ln in r.sample.launches), True, ""))
         else:
             reason = r.errors[0].message.splitlines()[0] if r.errors else "no launch"
             rows.append(SweepRow(c, None, False, reason))
