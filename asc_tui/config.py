@@ -36,6 +36,14 @@ KEYS = (
 DEFAULT_WORKER_TIMEOUT = 60.0
 
 
+def resolve_timeout(requested: float | None = None, config: Config | None = None) -> float:
+    """Seconds before a runaway run is stopped: the one asked for (a flag, a request), else the
+    config's `worker_timeout`, else `DEFAULT_WORKER_TIMEOUT`. The one rule of every front end."""
+    if requested is not None:
+        return float(requested)
+    return config.worker_timeout if config is not None else DEFAULT_WORKER_TIMEOUT
+
+
 def default_memory_mb() -> int:
     """Half the machine's RAM: a runaway allocation fails in the operator, not in the machine."""
     import os

@@ -163,7 +163,7 @@ def test_a_sample_main_that_writes_the_golden_file_cannot_make_a_wrong_kernel_pa
     (note,) = r.precision.overwritten
     assert note.name == "output/golden.bin" and note.unit == "bytes"
     assert note.line == line_of(d / "vadd.asc", 'WriteFile("./output/golden.bin"')
-    assert r.sample["verify"]["exit"] != 0  # the verify script saw gen_data.py's golden too
+    assert r.sample.verify["exit"] != 0  # the verify script saw gen_data.py's golden too
 
 
 def test_a_sample_main_that_writes_an_input_file_back_is_a_fail_and_verify_reads_the_original(tmp_path):
@@ -176,7 +176,7 @@ def test_a_sample_main_that_writes_an_input_file_back_is_a_fail_and_verify_reads
         )
     )
     r = run(RunRequest(str(d)))
-    assert r.sample["verify"]["exit"] == 0, r.sample["verify"]
+    assert r.sample.verify["exit"] == 0, r.sample.verify
     assert r.precision.verdict == "FAIL" and r.precision.overwritten[0].name == "input/input_x.bin"
     assert all(o.verdict == "PASS" for o in r.precision.outputs)
 

@@ -18,7 +18,18 @@ from asc_tui.npu.errors import ErrorInfo
 GOOD = compare("y", np.ones(64, np.float32), np.ones(64, np.float32))
 NAN = compare("y", np.full(64, np.nan, np.float32), np.ones(64, np.float32))
 CLOSE = compare("y", np.ones(64, np.float32) + 2e-3, np.ones(64, np.float32))  # cosine 1, beyond atol
-BASE = DebugReport("op", None, "default", ("memcheck",), (), (), None, None, None, 0.0)
+BASE = DebugReport(
+    operator="op",
+    path=None,
+    case="default",
+    tools=("memcheck",),
+    findings=(),
+    errors=(),
+    precision=None,
+    deadlock=None,
+    run=None,
+    seconds=0.0,
+)
 
 
 def _deadlock(kind: Outcome) -> DeadlockReport:

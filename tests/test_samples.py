@@ -27,10 +27,10 @@ def test_single_file_sample_runs_gen_data_main_and_verify():
     r = _run(SAMPLES / "vadd")
     assert r.passed, r.errors
     assert [s.name for s in r.stages] == ["gen_data", "emulate", "verify"]
-    assert r.sample["verify"]["exit"] == 0 and "test pass!" in r.sample["verify"]["output"]
+    assert r.sample.verify["exit"] == 0 and "test pass!" in r.sample.verify["output"]
     assert r.precision.verdict == "PASS"
     assert r.chip == "ascend910b" and r.block_dim == 4
-    (launch,) = r.sample["launches"]
+    (launch,) = r.sample.launches
     assert launch["kernel"] == "vadd" and launch["line"] == _line_of(SAMPLES / "vadd/vadd.asc", "<<<")
     assert r.emulation.gm_write == 4096 * 4
     assert classify(r) == ("PASS", "")
@@ -41,12 +41,12 @@ def test_two_launches_template_kernel_and_aclrt_launch_kernel():
     r = _run(SAMPLES / "multi")
     assert r.passed, r.errors
     src = SAMPLES / "multi/multi.asc"
-    got = [(ln["kernel"], ln["line"], ln["blocks"]) for ln in r.sample["launches"]]
+    got = [(ln["kernel"], ln["line"], ln["blocks"]) for ln in r.sample.launches]
     assert got == [
         ("scale", _line_of(src, "scale<3><<<"), 2),
         ("vadd", _line_of(src, "ACLRT_LAUNCH_KERNEL(vadd)"), 4),
     ]
-    assert len(r.sample["emulations"]) == 2
+    assert len(r.sample.emulations) == 2
     assert "emulations" not in r.to_dict()["sample"]  # JSON keeps the launch summaries
 
 
@@ -54,16 +54,14 @@ def test_split_layout_kernel_cpp_and_main_cpp():
     r = _run(SAMPLES / "split")
     assert r.passed, r.errors
     assert r.path.endswith("vsub_kernel.cpp")
-    assert r.sample["launches"][0]["line"] == _line_of(
-        SAMPLES / "split/main.cpp", "ACLRT_LAUNCH_KERNEL(vsub)"
-    )
+    assert r.sample.launches[0]["line"] == _line_of(SAMPLES / "split/main.cpp", "ACLRT_LAUNCH_KERNEL(vsub)")
 
 
 def test_no_data_scripts_still_runs_and_says_no_golden():
     r = _run(SAMPLES / "nogold")
     assert r.passed and r.precision is None
-    assert r.sample["precision"] == "not checked: no golden"
-    assert "sum=96.0" in r.sample["stdout"]
+    assert r.sample.precision == "not checked: no golden"
+    assert "sum=96.0" in r.sample.stdout
     assert classify(r) == ("RAN", "not checked: no golden")
 
 
@@ -213,7 +211,7 @@ def test_blocks_meet_at_sync_all_and_add_atomically_in_a_cpp_sample():
     r = _run(SAMPLES / "blocksum")
     assert r.passed, r.errors
     assert r.precision.verdict == "PASS" and r.block_dim == 4
-    em = r.sample["emulations"][0]
+    em = r.sample.emulations[0]
     ops = np.array(em.ops)[em.records.op]
     waits = em.records.end[ops == "SyncAll"] - em.records.start[ops == "SyncAll"]
     assert waits.size >= 1 and waits.max() > 0  # earlier blocks waited for the last one
@@ -246,7 +244,7 @@ def test_a_verify_script_that_checks_part_of_the_output_passes_but_the_whole_out
         "gold = np.fromfile(sys.argv[2], dtype=np.float32)\nout, gold = out[:2048], gold[:2048]",
     )
     r = _run(d)
-    assert r.sample["verify"]["exit"] == 0
+    assert r.sample.verify["exit"] == 0
     status, reason = classify(r)
     assert status == "FAIL"
     assert reason.startswith("verify_result.py passed, but asc-tui's precision check of the whole output.bin")

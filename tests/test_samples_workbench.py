@@ -29,7 +29,7 @@ def test_discovery_lists_samples_by_their_kernel_file(tmp_path):
     found = find_operators(root)
     assert [p.name for p in found] == ["vsub_kernel.cpp", "vadd.asc"]  # by sample directory
     r = run(RunRequest(str(found[1])))  # the kernel file runs its sample
-    assert r.passed and r.sample["verify"]["exit"] == 0
+    assert r.passed and r.sample.verify["exit"] == 0
 
 
 def test_a_save_in_a_sample_reruns_only_that_sample(tmp_path):

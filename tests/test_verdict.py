@@ -18,6 +18,7 @@ from asc_tui.devkit.outcome import Verdict, outcome
 from asc_tui.devkit.precision import PrecisionReport, compare
 from asc_tui.devkit.run.runner import RunReport, Stage
 from asc_tui.devkit.run.worker import WorkResult, WorkStatus
+from asc_tui.devkit.samples.result import SampleRun
 from asc_tui.npu.errors import ErrorInfo
 from asc_tui.tui.state import Status, classify
 
@@ -30,7 +31,7 @@ EMULATED = SimpleNamespace(time_us=10.0)  # (the rule asks only whether the run 
 RUN = RunReport(
     "op", "op.py", "default", "ascend910b", {}, 1, (Stage("build", 0.0, True),), EMULATED, GOOD, ()
 )
-SAMPLE = replace(RUN, precision=None, sample={"launches": [{}], "verify": None, "stdout": ""})
+SAMPLE = replace(RUN, precision=None, sample=SampleRun(launches=({},)))
 
 
 @pytest.mark.parametrize(
@@ -66,7 +67,7 @@ def test_run_verdict(changes, verdict):
     ],
 )
 def test_sample_verdict(changes, sample, verdict):
-    rep = replace(SAMPLE, **changes, sample={**SAMPLE.sample, **sample})
+    rep = replace(SAMPLE, **changes, sample=replace(SAMPLE.sample, **sample))
     assert outcome(rep) is verdict
 
 
@@ -74,7 +75,18 @@ def test_no_report_is_an_error():
     assert outcome(None) is Verdict.ERROR
 
 
-BASE = DebugReport("op", None, "default", ("memcheck",), (), (), None, None, None, 0.0)
+BASE = DebugReport(
+    operator="op",
+    path=None,
+    case="default",
+    tools=("memcheck",),
+    findings=(),
+    errors=(),
+    precision=None,
+    deadlock=None,
+    run=None,
+    seconds=0.0,
+)
 
 
 def _deadlock(kind: Outcome, precision=None) -> DeadlockReport:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config import DEFAULT_WORKER_TIMEOUT
+from ..config import DEFAULT_WORKER_TIMEOUT, resolve_timeout
 from ..devkit.errors import ErrorInfo
 
 
@@ -82,8 +82,8 @@ def apply_config(args):
     for key in ("chip", "case"):
         if getattr(args, key, None) is None and getattr(config, key):
             setattr(args, key, getattr(config, key))
-    if getattr(args, "timeout", None) is None or isinstance(args.timeout, ConfigDefault):
-        args.timeout = config.worker_timeout
+    asked = getattr(args, "timeout", None)
+    args.timeout = resolve_timeout(None if isinstance(asked, ConfigDefault) else asked, config)
     return config
 
 

@@ -174,9 +174,9 @@ def _sample_check(r: DebugReport) -> str:
     """What checked a sample's output when there was no golden.bin to compare with: its verify
     script, main() itself (its output says pass), or nothing."""
     sample = r.run.sample
-    v = sample.get("verify")
+    v = sample.verify
     if v is not None:
         return f"verify_result.py exit {v.get('exit')}"
     if r.run.verdict is Verdict.PASS:
         return "main() checked its own output: PASS"
-    return str(sample.get("precision") or "not checked")
+    return str(sample.precision or "not checked")

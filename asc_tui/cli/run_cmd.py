@@ -9,7 +9,7 @@ from ..devkit.isolated import run_isolated
 from ..devkit.present.report_lines import head_lines, plain, tail_lines
 from ..devkit.profile.timing import timing
 from ..devkit.run.runner import RunReport, RunRequest
-from ..devkit.text import size_text
+from ..devkit.text import params_text, size_text
 from .common import add_emulation_options, add_target_options, show_results, targets
 
 
@@ -48,7 +48,7 @@ def print_report(r: RunReport, out=None) -> None:
     w = out.write
     title = f"{r.operator}" + (f" [{r.case}]" if r.case else "") + f" on {r.chip}"
     if r.params:
-        title += "  " + " ".join(f"{k}={v}" for k, v in r.params.items())
+        title += "  " + params_text(r.params)
     w(f"{title}\n")
     w(plain(head_lines(r)))
     em = r.emulation

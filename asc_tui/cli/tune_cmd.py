@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import install_hint
 from ..devkit.errors import OperatorError
-from ..devkit.text import size_in
+from ..devkit.text import params_text, size_in
 from ..devkit.tune import STRATEGIES, CancelToken, TuneEvent, TuneReport, TuneRequest, tune
 from ..devkit.tune.apply import plan_apply
 from .common import add_target_options, config_failure, fail, parse_params, print_json
@@ -180,11 +180,11 @@ def tune_sample(args, op: str, fixed: dict) -> int:
         print_json(report.to_dict())  # the operator tune's schema
     else:
         for r in sorted(rows, key=lambda r: (not r.ok, r.time_us or 0.0)):
-            p = " ".join(f"{k}={v}" for k, v in r.params.items())
+            p = params_text(r.params)
             print(f"  {p:<40} " + (f"{r.time_us:12.3f} us" if r.ok else f"FAIL  {r.reason}"))
         for note in report.notes:
             print(f"note: {note}")
-        print(f"best: {' '.join(f'{k}={v}' for k, v in top.params.items())}" if top else "no config passed")
+        print(f"best: {params_text(top.params)}" if top else "no config passed")
     if top is not None and getattr(args, "apply", False):
         for e in apply_edits(op, top.params):
             if not args.json:
@@ -235,7 +235,7 @@ def _progress_line(ev: TuneEvent) -> None:
 
 
 def _fmt_params(params: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items())
+    return params_text(params)
 
 
 def print_report(r: TuneReport, top: int = 10, out=None) -> None:

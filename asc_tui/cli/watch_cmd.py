@@ -13,7 +13,15 @@ import sys
 import time
 from pathlib import Path
 
-from ..config import ConfigError, load_config, resolve_operators_dir, watched_extras
+from ..config import (
+    DEFAULT_WORKER_TIMEOUT,
+    ConfigError,
+    load_config,
+    resolve_operators_dir,
+    resolve_timeout,
+    watched_extras,
+)
+from ..devkit.bench.history import RunKey
 from ..devkit.bench.regression import slowdown, slowdown_text
 from ..devkit.outcome import outcome
 from ..devkit.run.discovery import find_operators
@@ -35,7 +43,8 @@ def add_parser(sub) -> None:
         "--timeout",
         type=float,
         default=None,
-        help="seconds before a runaway operator is stopped (default: the config's worker_timeout, 60)",
+        help="seconds before a runaway operator is stopped (default: the config's worker_timeout, "
+        f"{DEFAULT_WORKER_TIMEOUT:g})",
     )
     p.add_argument("--json", action="store_true", help="one JSON object per rerun")
     p.add_argument("--no-initial", action="store_true", help="do not run everything at start")
@@ -68,7 +77,7 @@ def main(args) -> int:
     only = target if target is not None and target.is_file() else None
     ops_dir = resolve_operators_dir(args.path, config)
     ops = [only] if only else find_operators(ops_dir)
-    timeout = args.timeout or config.worker_timeout
+    timeout = resolve_timeout(args.timeout, config)
     chip = args.chip or config.chip
     case = args.case or config.case
     results: queue.Queue = queue.Queue()
@@ -109,7 +118,7 @@ def main(args) -> int:
 
 def _report(args, results: queue.Queue) -> bool:
     """Print each result as it arrives until `--count` results; True if any failed."""
-    last: dict[Path, float] = {}
+    last: dict[RunKey, float] = {}  # the previous run of the same operator, case, chip, params
     seen, failed = 0, False
     while args.count is None or seen < args.count:
         try:
@@ -128,7 +137,7 @@ def _report(args, results: queue.Queue) -> bool:
             d.update(status=res.status, host_seconds=res.seconds)
             print(json.dumps(d, default=str), flush=True)
         else:
-            print(format_line(path, res, last.get(path)), flush=True)
+            print(format_line(path, res, last.get(RunKey.of(rep)) if rep else None), flush=True)
         if rep is not None and rep.emulation is not None and not rep.errors:
-            last[path] = rep.emulation.time_us
+            last[RunKey.of(rep)] = rep.emulation.time_us
     return failed

@@ -11,7 +11,19 @@ from typing import Any
 
 from ..npu.chip import DEFAULT_CHIP, ChipModel, available_chips, load_chip
 
-__all__ = ["ChipModel", "ChipSummary", "chip_names", "chip_summaries", "default_chip_name", "load_chip"]
+__all__ = [
+    "ARCH_CHIPS",
+    "ChipModel",
+    "ChipSummary",
+    "chip_name",
+    "chip_names",
+    "chip_summaries",
+    "default_chip_name",
+    "load_chip",
+]
+
+#: The chip model a sample's `SOC_VERSION` architecture runs on (an arch not here is out of scope).
+ARCH_CHIPS = {"dav-2201": DEFAULT_CHIP}
 
 
 @dataclass(frozen=True)
@@ -56,6 +68,12 @@ def chip_names() -> list[str]:
 def default_chip_name() -> str:
     """The chip used when neither a flag nor the config names one."""
     return DEFAULT_CHIP
+
+
+def chip_name(requested: str | None = None, *, arch: str | None = None) -> str:
+    """The chip a run uses: the one asked for (flag, config, session), else the one of the
+    sample's architecture `arch`, else the default. The one rule every front end and room asks."""
+    return requested or ARCH_CHIPS.get(arch or "", None) or default_chip_name()
 
 
 def chip_summaries() -> list[ChipSummary]:

@@ -17,6 +17,7 @@ from ..cxx.files import find_samples
 from .isolated import run_isolated
 from .outcome import Verdict, outcome
 from .run.runner import RunRequest
+from .samples.result import SampleRun
 from .samples.sample import out_of_scope
 
 UNSUPPORTED, OUT_OF_SCOPE = "UNSUPPORTED", "OUT OF SCOPE"
@@ -35,8 +36,8 @@ class Row:
 def classify(report) -> tuple[str, str]:
     """(status, reason) of one run report: its verdict with the reason in words, unless the
     sample is out of scope or uses what the twin lacks."""
-    sample = report.sample or {}
-    if sample.get("status") == OUT_OF_SCOPE:
+    sample = report.sample or SampleRun()
+    if sample.status == OUT_OF_SCOPE:
         return OUT_OF_SCOPE, report.errors[0].message if report.errors else ""
     verdict = outcome(report)
     if report.errors:
@@ -49,16 +50,16 @@ def classify(report) -> tuple[str, str]:
     if report.emulation is None:
         return verdict, "main() launched no kernel"
     p = report.precision
-    checked = "verify_result.py passed, but " if sample.get("verify") is not None else ""
+    checked = "verify_result.py passed, but " if sample.verify is not None else ""
     if p is not None and verdict is not Verdict.PASS:
         return (
             verdict,
             f"{checked}asc-tui's precision check of the whole output.bin against golden.bin: {p.reason}",
         )
-    if verdict is Verdict.PASS and sample.get("verify") is None and p is None:
+    if verdict is Verdict.PASS and sample.verify is None and p is None:
         return verdict, "verified by main() itself (no golden.bin)"
     if verdict is Verdict.RAN:
-        return verdict, sample.get("precision") or "not checked: no golden"
+        return verdict, sample.precision or "not checked: no golden"
     return verdict, ""
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..npu.chip import DEFAULT_CHIP
 from .bench.results import BenchRequest, BenchResult
+from .chips import chip_name
 from .debug.debugger import DebugReport, DebugRequest
 from .run.runner import RunReport, RunRequest, Stage
 from .run.worker import Call, RunWorker, WorkResult
@@ -61,7 +61,7 @@ def _stand_in_run(req: RunRequest, res: WorkResult) -> RunReport:
         operator=path.stem if path.suffix == ".py" else req.op,
         path=str(path.resolve()) if path.suffix == ".py" else None,
         case=req.case or (SAMPLE_CASE if is_sample(req.op) else None),
-        chip=req.chip or DEFAULT_CHIP,
+        chip=chip_name(req.chip),
         params=dict(req.params),
         block_dim=None,
         stages=(Stage("worker", res.seconds, False, res.exit_cause),),
@@ -111,17 +111,17 @@ def debug_isolated(
                 report = res.report
             else:
                 report = DebugReport(
-                    Path(req.op).stem,
-                    req.op if req.op.endswith(".py") else None,
-                    req.case,
-                    tuple(req.tools),
-                    (),
-                    res.errors,
-                    None,
-                    None,
-                    None,
-                    res.seconds,
-                    req.precision_check,
+                    operator=Path(req.op).stem,
+                    path=req.op if req.op.endswith(".py") else None,
+                    case=req.case,
+                    tools=tuple(req.tools),
+                    findings=(),
+                    errors=res.errors,
+                    precision=None,
+                    deadlock=None,
+                    run=None,
+                    seconds=res.seconds,
+                    precision_checked=req.precision_check,
                 )
             yield Isolated(report, _exit(res), res.output, res.seconds)
     finally:
@@ -140,5 +140,13 @@ def bench_isolated(req: BenchRequest, memory_mb: int | None) -> Isolated:
     if res.ok:
         report = res.report
     else:
-        report = BenchResult(Path(req.op).stem, None, req.chip, None, req.thresholds, (), tuple(res.errors))
+        report = BenchResult(
+            operator=Path(req.op).stem,
+            path=None,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
+            errors=tuple(res.errors),
+        )
     return Isolated(report, _exit(res), res.output, res.seconds)

@@ -88,7 +88,7 @@ def _run_outcome(report: RunReport) -> Verdict:
     if report.precision is not None:
         return Verdict(report.precision.verdict)
     sample = report.sample
-    if sample and (sample.get("verify") is not None or _main_says_pass(sample.get("stdout") or "")):
+    if sample is not None and (sample.verify is not None or _main_says_pass(sample.stdout or "")):
         return Verdict.PASS  # (a failed verify script is an error: FAIL above)
     return Verdict.RAN
 

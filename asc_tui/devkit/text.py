@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 #: How a figure that is not there reads (a field the run never filled, a JSON null).
 MISSING = "n/a"
@@ -71,3 +71,24 @@ def size_text(n: float) -> str:
 def size_in(n: float, unit: str) -> float:
     """A size given in bytes in one of `SIZE_UNITS` (a table column of one unit: 'UB KiB')."""
     return n / 1024 ** SIZE_UNITS.index(unit)
+
+
+def param_phrases(params: Mapping[str, object] | None) -> list[str]:
+    """Tunable parameters as `k=v` phrases in their given order (what a narrow cell wraps)."""
+    return [f"{k}={v}" for k, v in (params or {}).items()]
+
+
+def params_text(params: Mapping[str, object] | None, sep: str = " ") -> str:
+    """Tunable parameters as `k=v` pairs in their given order ('BLOCK=64 TILE=8'); empty for
+    none. The one form of every log line, title, table cell and report (`sep` joins them)."""
+    return sep.join(param_phrases(params))
+
+
+#: The case a run without `--case` uses reads this way.
+DEFAULT_CASE = "default"
+
+
+def case_text(shown: str | None, chosen: str | None = None) -> str:
+    """The case to name beside a result: the case of the result `shown` (its figures are that
+    case's), else the case the session `chosen` for the next run, else 'default'."""
+    return shown or chosen or DEFAULT_CASE

@@ -24,8 +24,9 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from ..config import Config, ConfigError, resolve_operators_dir, watched_extras
-from ..devkit.chips import default_chip_name
+from ..devkit.chips import chip_name, default_chip_name
 from ..devkit.run.discovery import find_operators
+from ..devkit.text import case_text, params_text
 from .bench_sync import HistoryLoaded
 from .commands import WorkbenchCommands
 from .keymap import ACTIONS, app_bindings, unknown_ids
@@ -257,16 +258,16 @@ class Workbench(WorkbenchLayout, Navigation, DiffActions, App):
         parts = []
         if st is not None:
             rep = st.good
-            case = st.case or (rep.case if rep is not None else None) or "default"
+            case = case_text(rep.case if rep is not None else None, st.case)
             parts += [f"{st.path.stem} [{case}]", st.status.upper()]
             if rep is not None and rep.emulation is not None:
                 parts.append(f"task {rep.emulation.time_us:,.3f} µs")
-        parts.append(f"chip {self.chip or default_chip_name()}")
+        parts.append(f"chip {chip_name(self.chip)}")
         if st is not None:
             if st.stale:
                 parts.append("STALE (showing the last good result)")
             if st.params:
-                parts.append(" ".join(f"{k}={v}" for k, v in st.params.items()))
+                parts.append(params_text(st.params))
         busy = self.rerunner.current if self.rerunner else None
         if busy is not None:
             parts.append(f"running {busy.stem}…")

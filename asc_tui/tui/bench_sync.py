@@ -21,6 +21,13 @@ if TYPE_CHECKING:
     from .app import Workbench
 
 
+def row_key(rep: RunReport) -> str:
+    """The bench row of a run: `BenchRow.key` of its operator (name and kind), case and chip."""
+    from ..devkit.bench.history import operator_label  # (numpy: not at the app's import)
+
+    return f"{operator_label(rep.operator, rep.path)}/{rep.case}/{rep.chip}"
+
+
 @dataclass(eq=False)
 class HistoryLoaded(FrozenMessage):
     """The stored runs of one bench row (`operator/case/chip`), newest last, in µs."""
@@ -39,9 +46,9 @@ class BenchSync:
     def update_row(self, st: OperatorState, rep: RunReport, previous: float | None) -> None:
         """The session's own figures, at once (`previous`: this session's run before, in µs)."""
         table = self.app.pane(BenchTable)
-        key = f"{rep.operator}/{rep.case}/{rep.chip}"
+        key = row_key(rep)
         row = table.row(key) or BenchRow(
-            rep.operator, rep.case, rep.chip, threshold=self.app.config.thresholds.regression
+            key.split("/")[0], rep.case, rep.chip, threshold=self.app.config.thresholds.regression
         )
         row.previous = previous  # None: no run with these params yet (the store may have one)
         row.current = rep.emulation.time_us
@@ -54,11 +61,11 @@ class BenchSync:
             return
         from ..devkit.bench import history as hist
 
-        key = f"{rep.operator}/{rep.case}/{rep.chip}"
+        key = row_key(rep)
 
         def work():
             store = hist.open_history()
-            prev = hist.previous_run(store, rep.operator, rep.case, rep.chip, params=rep.params)
+            prev = hist.previous(store, hist.RunKey.of(rep))
             hist.record_run(rep, "run", store)
             recs = hist.runs(store, rep.operator, rep.case, rep.chip, limit=20)
             times = [r.time_us for r in recs if r.time_us is not None]
@@ -79,11 +86,7 @@ class BenchSync:
         table.upsert(row)
         if is_regression(row.current, row.previous, app.config.thresholds.regression):
             for st in app.ops.values():
-                if (
-                    st.good is not None
-                    and f"{st.good.operator}/{st.good.case}/{st.good.chip}" == msg.key
-                    and st.status is Status.PASS
-                ):
+                if st.good is not None and row_key(st.good) == msg.key and st.status is Status.PASS:
                     st.status = Status.REGRESSION
                     app.pane("#sidebar").set_status(st.path, st.status, st.stale)
                     app.log_line(

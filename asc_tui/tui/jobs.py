@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
+from ..config import resolve_timeout
 from ..devkit.errors import ErrorInfo
 from ..devkit.outcome import Verdict
 from ..devkit.precision import NonFiniteOrigin
@@ -48,7 +49,7 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> Debu
             tools=tools,
             precision_check=True,
             deadlock_check=multi_rank,
-            timeout_s=request.timeout_s or 30.0,
+            timeout_s=resolve_timeout(request.timeout_s),
             seed=request.seed,
         )
     )

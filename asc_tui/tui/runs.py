@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..devkit.bench.regression import slowdown, slowdown_text
-from ..devkit.chips import default_chip_name
+from ..devkit.chips import chip_name
+from ..devkit.text import case_text, params_text
 from .bench_sync import BenchSync
 from .lifecycle import while_mounted
 from .messages import RunCancelled, RunFinished, RunStarted
@@ -65,23 +66,27 @@ class RunResults:
         st.status = Status.RUNNING
         app.pane(OperatorTree).set_status(msg.path, st.status, st.stale)
         req = msg.request
-        extra = " ".join(f"{k}={v}" for k, v in req.params.items())
+        extra = params_text(req.params)
         app.log_line(
-            f"{msg.path.stem}: running [{req.case or 'default'}] on "
-            f"{req.chip or default_chip_name()}{' ' + extra if extra else ''}…",
+            f"{msg.path.stem}: running [{case_text(req.case)}] on "
+            f"{chip_name(req.chip)}{' ' + extra if extra else ''}…",
             Level.DIM,
         )
         app.update_status()
 
     def finished(self, msg: RunFinished) -> None:
+        from ..devkit.bench.history import RunKey  # (numpy: not at the app's import)
+
         app = self.app
         st = app.ops.get(msg.path)
         if st is None:  # its file was deleted while it ran
             return
         res = msg.result
         rep = res.report
-        params = rep.params if rep is not None else st.params  # compare like with like only
-        key = (rep.case if rep else st.case, rep.chip if rep else app.chip, repr(sorted(params.items())))
+        if rep is not None:  # compare like with like only (`history.RunKey`)
+            key = RunKey.of(rep)
+        else:
+            key = RunKey.make(msg.path.stem, str(msg.path), st.case, app.chip, st.params)
         hist = st.history.setdefault(key, [])
         previous = hist[-1] if hist else None
         st.last = res
@@ -132,7 +137,7 @@ class RunResults:
             app.pane(SourceView).show(None, {})
             return
         rep, stale = st.good, st.stale
-        title = f"{st.path.stem} [{(rep.case if rep else None) or st.case or 'default'}]"
+        title = f"{st.path.stem} [{case_text(rep.case if rep else None, st.case)}]"
         if rep is None or rep.emulation is None:
             app.pane(ProfilePane).show(None, title)
             app.pane(TimelineView).show(None)

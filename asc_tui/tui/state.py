@@ -64,7 +64,7 @@ class OperatorState:
     good: RunReport | None = None  # newest report with an emulation (shown while stale)
     case: str | None = None  # None: the operator's default case
     params: dict = field(default_factory=dict)  # applied (tuned) overrides
-    history: dict = field(default_factory=dict)  # (case, chip) -> [time_us, ...] this session
+    history: dict = field(default_factory=dict)  # history.RunKey -> [time_us, ...] this session
     best_params: dict | None = None  # from the last tune
     tune: TuneBoard | None = None  # the last tune's progress and best rows (the Tune pane)
 

@@ -21,11 +21,12 @@ from pathlib import Path
 from ...cxx.files import sample_for
 from ...npu.chip import ChipModel, load_chip
 from ...npu.errors import ErrorInfo, OperatorError
+from ..chips import ARCH_CHIPS
 from ..profile.profiler import profile
 from ..profile.roofline import Roofline, element_bytes, roofline
 from ..run.loader import load_operator
 from ..run.runner import RunReport, RunRequest, is_sample_ref, run
-from ..samples.sample import ARCH_CHIPS, SAMPLE_CASE
+from ..samples.sample import SAMPLE_CASE
 from ..store import Store
 from . import history
 from .compare import (  # noqa: F401 - re-exported: bench is the module callers know
@@ -106,12 +107,12 @@ def bench(
         op = SampleTarget.of(req.op) if is_sample_ref(req.op) else load_operator(req.op)
     except OperatorError as exc:
         return BenchResult(
-            str(req.op),
-            None,
-            req.chip,
-            None,
-            req.thresholds,
-            (),
+            operator=str(req.op),
+            path=None,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
             errors=(exc.info(),),
             notices=notices,
         )
@@ -119,12 +120,12 @@ def bench(
         chip = load_chip(req.chip or getattr(op, "chip", None))
     except OperatorError as exc:
         return BenchResult(
-            op.name,
-            op.path,
-            req.chip,
-            None,
-            req.thresholds,
-            (),
+            operator=op.name,
+            path=op.path,
+            chip=req.chip,
+            baseline=None,
+            thresholds=req.thresholds,
+            cases=(),
             errors=(exc.info(),),
             notices=notices,
         )
@@ -147,7 +148,13 @@ def bench(
             progress(name)
         results.append(_bench_case(req, op, chip, name, store, base_op, base_err))
     return BenchResult(
-        op.name, op.path, chip.name, base_desc, req.thresholds, tuple(results), notices=notices
+        operator=op.name,
+        path=op.path,
+        chip=chip.name,
+        baseline=base_desc,
+        thresholds=req.thresholds,
+        cases=tuple(results),
+        notices=notices,
     )
 
 
@@ -209,9 +216,8 @@ def _bench_case(
     report = _run(req, op, chip, case, req.params)
     errors += report.errors
     rec = history.record_from_report(report, "bench")
-    previous = history.previous_run(
-        store, op.name, report.case or case, chip.name, params=dict(report.params)
-    )
+    key = replace(history.RunKey.of(report), operator=op.name, case=report.case or case, chip=chip.name)
+    previous = history.previous(store, key)
     if req.record or req.save_baseline:  # a baseline is a stored run
         rec = history.get(store, history.append(store, rec))
         if report.emulation is not None:  # the diff view draws a baseline's timeline from these

@@ -246,8 +246,8 @@ def record_from_report(report, kind: str) -> RunRecord:
 
 def _launches(report) -> list:
     """The emulations a run's figures add up: a sample's every launch, else the one."""
-    sample = getattr(report, "sample", None) or {}
-    ems = [e for e in sample.get("emulations") or () if e is not None]
+    sample = getattr(report, "sample", None)
+    ems = [e for e in (sample.emulations if sample is not None else ()) if e is not None]
     if ems:
         return ems
     return [report.emulation] if report.emulation is not None else []
@@ -407,29 +407,80 @@ def previous_run(
     kinds: tuple[str, ...] = TREND_KINDS,
     params: dict | None = None,
 ) -> RunRecord | None:
-    """The latest timed run of operator + case + chip (before `before_id` if given), and with
-    exactly these `params` if given (the workbench compares like with like only).
+    """`previous` by fields, of any operator kind (`params` None: any parameters)."""
+    key = RunKey(operator, None, case, chip, None if params is None else _params_key(params))
+    return previous(store, key, before_id, kinds)
+
+
+#: The kind of an operator whose records name no file: rows recorded before C++ operators
+#: existed (and stand-ins) were Python operators, so they still match without a migration.
+LEGACY_KIND = ".py"
+
+
+def operator_kind(path: str | None) -> str:
+    """An operator's kind: its file's suffix ('.py', '.asc', '.cpp'), so a C++ operator and
+    its Python twin of the same name keep apart histories and baselines."""
+    return Path(path).suffix if path else LEGACY_KIND
+
+
+def operator_label(operator: str, path: str | None) -> str:
+    """The operator as a bench row names it: a Python operator by its name, any other kind
+    with its suffix ('add_custom' and 'add_custom.asc' are two rows, not one)."""
+    kind = operator_kind(path)
+    return operator if kind == LEGACY_KIND else f"{operator}{kind}"
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """What "the same run" means when asking for the previous one: operator name and kind,
+    case, chip and parameters (`params` None: any parameters)."""
+
+    operator: str
+    kind: str | None  # `operator_kind`; None: any kind
+    case: str | None
+    chip: str | None
+    params: tuple[tuple[str, str], ...] | None = None
+
+    @classmethod
+    def of(cls, report, *, any_params: bool = False) -> RunKey:
+        """The key of a run report (or record): its operator, file kind, case, chip, params."""
+        params = None if any_params else report.params
+        return cls.make(report.operator, report.path, report.case, report.chip, params)
+
+    @classmethod
+    def make(cls, operator: str, path: str | None, case: str | None, chip: str | None, params) -> RunKey:
+        """The key of a run by its fields (`params` None: any parameters)."""
+        kind = operator_kind(path)
+        return cls(operator, kind, case, chip, None if params is None else _params_key(params))
+
+    def matches(self, rec: RunRecord) -> bool:
+        """`rec` is a run of this key (its operator, case and chip are the query's)."""
+        if self.kind is not None and operator_kind(rec.path) != self.kind:
+            return False
+        return self.params is None or _params_key(rec.params) == self.params
+
+
+def _params_key(params) -> tuple[tuple[str, str], ...]:
+    """Parameters as comparable text: JSON-normalised so a stored 64 equals a session's 64."""
+    norm = json.loads(json.dumps(_jsonable(params), default=str))
+    return tuple(sorted((k, json.dumps(v, sort_keys=True, default=str)) for k, v in norm.items()))
+
+
+def previous(
+    store: Store, key: RunKey, before_id: int | None = None, kinds: tuple[str, ...] = TREND_KINDS
+) -> RunRecord | None:
+    """The latest timed run of `key` (before the record `before_id` if given): the one
+    definition of "the previous run" the workbench, watch and bench compare against.
 
     Tuning trials are left out by default: they try other parameters on purpose, and the
     reference for "did my change make it slower" is the last run the author looked at.
     """
-    if params is not None:
-        want = json.loads(json.dumps(_jsonable(params), default=str))
-        for rec in reversed(runs(store, operator, case, chip, kinds, limit=500)):
-            if rec.time_us is not None and rec.params == want and (before_id is None or rec.id < before_id):
-                return rec
-        return None
-    store.ensure(DDL)
-    sql = (
-        f"{_SELECT} WHERE operator = ? AND case_name = ? AND chip = ? AND time_us IS NOT NULL"
-        f" AND kind IN ({', '.join('?' * len(kinds))})"
-    )
-    args: list[Any] = [operator, case, chip, *kinds]
-    if before_id is not None:
-        sql += " AND id < ?"
-        args.append(before_id)
-    row = store.conn.execute(sql + " ORDER BY id DESC LIMIT 1", args).fetchone()
-    return _row_to_record(row) if row else None
+    for rec in reversed(runs(store, key.operator, key.case, key.chip, kinds, limit=500)):
+        if rec.time_us is None or (before_id is not None and rec.id >= before_id):
+            continue
+        if key.matches(rec):
+            return rec
+    return None
 
 
 def runs(

@@ -127,7 +127,7 @@ class BenchRequest:
     timeout_s: float | None = 60.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BenchResult:
     operator: str
     path: str | None

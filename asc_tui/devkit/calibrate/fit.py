@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ...npu.chip import ChipModel, parse_chip
+from ..text import case_text
 from .runs import FIT_PIPES, CalibrationError, Runs, RunSpec
 
 #: Starting HBM bandwidths tried, as multiples of the start chip's: a bandwidth that never binds
@@ -256,7 +257,7 @@ def write_chip(cal: Calibration, source_text: str, name: str, path: str | Path) 
         f"# {name}: fitted by `asc-tui calibrate` from {cal.chip_from} to {len(cal.runs)} msprof run(s).",
         "# Runs (msprof op directory: operator [case] params):",
     ]
-    lines += [f"#   {r.directory}: {r.op} [{r.case or 'default'}] {r.params}" for r in cal.runs]
+    lines += [f"#   {r.directory}: {r.op} [{case_text(r.case)}] {r.params}" for r in cal.runs]
     lines.append("# Fitted constants (before → after):")
     for c in cal.constants:
         tag = "" if c.constrained else "  (not constrained by these runs: kept)"

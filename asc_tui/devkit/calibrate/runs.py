@@ -19,6 +19,7 @@ from ..profile.msprof import read_dir
 from ..profile.profiler import Profile, profile
 from ..run.loader import load_operator
 from ..run.runner import prepare
+from ..text import params_text
 
 #: Pipes whose per-core mean time enters the fit (the fitted constants in `fit.py` decide them).
 FIT_PIPES = ("mte2", "mte3", "vec")
@@ -39,7 +40,7 @@ class RunSpec:
 
     @property
     def label(self) -> str:
-        p = ",".join(f"{k}={v}" for k, v in self.params.items())
+        p = params_text(self.params, ",")
         case = f"[{self.case}]" if self.case else ""
         return f"{Path(self.directory).name} ({self.op}{case}{' ' + p if p else ''})"
 

@@ -39,7 +39,7 @@ class DebugRequest:
     seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DebugReport:
     operator: str
     path: str | None
@@ -86,7 +86,7 @@ def _sample_dict(run: RunReport | None) -> dict | None:
     """A sample's own side of the run (launches, verify script, main()'s output), as `run --json`."""
     if run is None or run.sample is None:
         return None
-    return {k: v for k, v in run.sample.items() if k != "emulations"}
+    return run.sample.to_dict()
 
 
 def _counts(findings) -> dict:
@@ -104,7 +104,7 @@ def collect_findings(
     findings = list(san.findings()) if san is not None else []
     mapped, rest = findings_from_errors(report.errors, tools, san)
     findings += mapped
-    launches = (report.sample or {}).get("emulations") or [report.emulation]  # (a sample: all of them)
+    launches = (report.sample.emulations if report.sample else ()) or [report.emulation]  # (a sample: all)
     warnings = [w for em in launches if em is not None for w in em.warnings]
     if "memcheck" in tools:
         for w in warnings:
@@ -144,17 +144,17 @@ def debug(req: DebugRequest) -> DebugReport:
             err = internal_error(exc, str(req.op) if Path(str(req.op)).is_file() else None, None)
             info = err.info() if err is not None else ErrorInfo("build", f"{type(exc).__name__}: {exc}")
         return DebugReport(
-            str(req.op),
-            None,
-            req.case,
-            tools,
-            (),
-            (info,),
-            None,
-            None,
-            None,
-            time.perf_counter() - t0,
-            req.precision_check,
+            operator=str(req.op),
+            path=None,
+            case=req.case,
+            tools=tools,
+            findings=(),
+            errors=(info,),
+            precision=None,
+            deadlock=None,
+            run=None,
+            seconds=time.perf_counter() - t0,
+            precision_checked=req.precision_check,
         )
     if tools or req.precision_check or not req.deadlock_check:
         trace = NonFiniteTrace() if req.precision_check else None
@@ -180,18 +180,18 @@ def debug(req: DebugRequest) -> DebugReport:
     findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
     case = report.case if report else (dl.case if dl else req.case)
     return DebugReport(
-        op.name,
-        op.path,
-        case,
-        tools,
-        tuple(findings),
-        tuple(errors),
-        precision,
-        dl,
-        report,
-        time.perf_counter() - t0,
-        req.precision_check,
-        origin,
+        operator=op.name,
+        path=op.path,
+        case=case,
+        tools=tools,
+        findings=tuple(findings),
+        errors=tuple(errors),
+        precision=precision,
+        deadlock=dl,
+        run=report,
+        seconds=time.perf_counter() - t0,
+        precision_checked=req.precision_check,
+        nonfinite=origin,
     )
 
 

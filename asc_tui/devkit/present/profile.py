@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..profile.profiler import Profile, ProfileSource
-from ..text import size_text
+from ..text import params_text, size_text
 from ..text import us_text as _us
 
 _BAR = 24
@@ -60,7 +60,7 @@ def render(
         title.append("  (imported msprof data)", style="magenta")
     con.print(title)
     if p.params:
-        con.print(Text("  params  " + "  ".join(f"{k}={v}" for k, v in p.params.items())))
+        con.print(Text("  params  " + params_text(p.params, "  ")))
     if p.shapes:
         con.print(Text(f"  shape   {p.shape}"))
     cores = f"{p.pipeline.core_balance.cores_used} {p.core_kind} core(s)"

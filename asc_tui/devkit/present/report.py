@@ -14,7 +14,7 @@ from html import escape
 
 from ..bench.history import RunRecord
 from ..bench.results import BenchResult, CaseResult
-from ..text import sparkline
+from ..text import params_text, sparkline
 from .bench import change_text, history_changes, history_rows
 from .svg import breakdown_svg, timeline_svg, trend_svg
 
@@ -120,7 +120,7 @@ def _configuration_section(result: BenchResult) -> Section:
                 [
                     c.case,
                     ", ".join(f"{k}: {v}" for k, v in (c.record.shapes if c.record else {}).items()),
-                    ", ".join(f"{k}={v}" for k, v in (c.record.params if c.record else {}).items()),
+                    params_text(c.record.params if c.record else {}, ", "),
                     str(c.record.block_dim if c.record else ""),
                 ]
                 for c in result.cases

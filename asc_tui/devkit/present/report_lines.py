@@ -26,7 +26,7 @@ from ..text import figure
 if TYPE_CHECKING:
     from ...npu.errors import ErrorInfo
     from ..precision import NonFiniteOrigin, OutputPrecision, PrecisionReport
-    from ..run.runner import RunReport
+    from ..run.runner import RunReport, SampleRun
     from ..run.worker import WorkResult
 
 #: Kernel log lines shown per run (the rest are counted; `--json` has them all).
@@ -155,11 +155,11 @@ def error_lines(e: ErrorInfo) -> list[Line]:
     return lines
 
 
-def sample_lines(sample: dict) -> list[Line]:
+def sample_lines(sample: SampleRun) -> list[Line]:
     """A sample directory's own output: its launches, main()'s stdout, the verify script's last
     lines, and why asc-tui's precision check did not run when it did not."""
     lines = []
-    for ln in sample.get("launches") or ():
+    for ln in sample.launches:
         lines.append(
             Line(
                 f"launch {ln.get('kernel')} (line {figure(ln.get('line'), 'd')}): "
@@ -167,17 +167,17 @@ def sample_lines(sample: dict) -> list[Line]:
                 line=ln.get("line"),
             )
         )
-    for text in (sample.get("stdout") or "").splitlines()[:MAIN_LINES]:
+    for text in (sample.stdout or "").splitlines()[:MAIN_LINES]:
         lines.append(Line(f"main: {text}"))
     lines += verify_lines(sample)
-    if sample.get("precision"):
-        lines.append(Line(f"precision {sample['precision']}"))
+    if sample.precision:
+        lines.append(Line(f"precision {sample.precision}"))
     return lines
 
 
-def verify_lines(sample: dict) -> list[Line]:
+def verify_lines(sample: SampleRun) -> list[Line]:
     """The verify script's last lines (its conclusion), once: its error does not repeat them."""
-    v = sample.get("verify")
+    v = sample.verify
     if v is None:
         return []
     level = Level.INFO if v.get("exit") == 0 else Level.ERROR

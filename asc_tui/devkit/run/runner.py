@@ -20,6 +20,7 @@ from ..outcome import Verdict, outcome
 from ..precision import InputOverwrite, NonFiniteOrigin, PrecisionReport, compare
 from ..pristine import Originals
 from ..profile.timing import timing
+from ..samples.result import SampleRun
 from ..samples.sample import run_sample, time_left
 from ..text import size_text
 from .inputs import cache_key, cached_inputs, keep_inputs, untouched
@@ -67,7 +68,7 @@ class RunReport:
     flops: float = 0.0
     io_bytes: int = 0
     baseline: str | None = None
-    sample: dict | None = None  # a sample directory's run (devkit/samples/sample.py): launches, verify, out
+    sample: SampleRun | None = None  # a sample directory's run (devkit/samples/sample.py)
     nonfinite: NonFiniteOrigin | None = None  # where the first NaN/Inf the golden lacks came from
 
     @property
@@ -134,7 +135,7 @@ class RunReport:
             "passed": self.passed,
         }
         if self.sample is not None:
-            d["sample"] = {k: v for k, v in self.sample.items() if k != "emulations"}
+            d["sample"] = self.sample.to_dict()
         return d
 
 

@@ -28,15 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from ...cxx.files import SampleLayout, sample_for, sample_layout
-from ...npu.chip import load_chip
 from ...npu.errors import BuildError, ErrorInfo, OperatorError
+from ..chips import ARCH_CHIPS, chip_name, load_chip  # noqa: F401 - ARCH_CHIPS: tests
 from ..precision import PrecisionReport, compare
 from ..pristine import SampleFiles
+from .result import SampleRun
 
 #: A sample's one case: it runs what its gen_data script generates (a spec could name others).
 SAMPLE_CASE = "default"
-#: CMake architectures → chip models; any other architecture is out of scope.
-ARCH_CHIPS = {"dav-2201": "ascend910b"}
 #: Constructs outside the scope (the SIMT/register API of dav-3510).
 OUT_OF_SCOPE_RE = re.compile(r"\b(__simd_vf__|__simt_vf__|reg_\w+|AscendC::Reg::|MicroAPI::)")
 
@@ -148,7 +147,13 @@ def scratch_copy(s: SampleLayout) -> Path:
 
 def run_sample(request, sanitizer=None, configure=None) -> dict:
     """The whole loop for one sample directory (a `RunRequest`); the user's mistakes become
-    `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples)."""
+    `errors`. Returns the `RunReport` fields (the runner builds it; stages as tuples), the
+    sample's own as a frozen `SampleRun`."""
+    rep = _run_sample(request, sanitizer, configure)
+    return dict(rep, sample=SampleRun.of(rep["sample"]))
+
+
+def _run_sample(request, sanitizer=None, configure=None) -> dict:
     started = time.perf_counter()
     s = sample_for(Path(request.op).resolve())
     stages: list[tuple] = []
@@ -176,7 +181,7 @@ def run_sample(request, sanitizer=None, configure=None) -> dict:
         extra["status"] = "OUT OF SCOPE"
         errors.append(ErrorInfo("scope", f"out of scope: {why}", str(s.kernel), None, None, None))
         return dict(rep, errors=tuple(errors))
-    chip = load_chip(request.chip or ARCH_CHIPS.get(s.arch, "ascend910b"))
+    chip = load_chip(chip_name(request.chip, arch=s.arch))
     rep = dict(rep, chip=chip.name)
     defines = s.defines(request.params)
     build = scratch_copy(s)

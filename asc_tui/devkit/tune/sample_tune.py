@@ -20,9 +20,11 @@ from ...cxx.files import sample_for
 from ...cxx.host.run import sample_constants
 from ...npu.chip import DEFAULT_CHIP, load_chip
 from ...npu.errors import BuildError
+from ..chips import ARCH_CHIPS
 from ..isolated import run_isolated
 from ..run.runner import RunRequest
-from ..samples.sample import ARCH_CHIPS, SAMPLE_CASE
+from ..samples.sample import SAMPLE_CASE
+from ..text import params_text
 from .cache import Outcome
 from .families import family
 from .session import TuneReport
@@ -128,8 +130,8 @@ def sweep(
 
     for i, res in enumerate(run_isolated(requests(), timeout_s, memory_mb, cancel)):
         c, r = sent[i], res.report  # results come in the order the requests were sent
-        if r.passed and r.sample and r.sample.get("launches"):
-            step(SweepRow(c, sum(ln["time_us"] for ln in r.sample["launches"]), True, ""))
+        if r.passed and r.sample and r.sample.launches:
+            step(SweepRow(c, sum(ln["time_us"] for ln in r.sample.launches), True, ""))
             completed = True
             continue
         reason = r.errors[0].message.splitlines()[0] if r.errors else "no launch"
@@ -158,7 +160,7 @@ def sweep_space(values: dict[str, list]) -> SearchSpace:
 
 
 def _fmt(params: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items())
+    return params_text(params)
 
 
 def tune_report(path, values: dict[str, list], rows: list[SweepRow], chip, seconds: float) -> TuneReport:

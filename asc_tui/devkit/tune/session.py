@@ -13,6 +13,7 @@ from typing import Any
 
 from ...npu.chip import load_chip
 from ..store import Store
+from ..text import params_text
 from .cache import Outcome, TuneCache
 from .evaluate import LocalBackend, Task, default_workers
 from .families import family
@@ -328,7 +329,7 @@ class _TuneRun:
 
 
 def _fmt(params: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items())
+    return params_text(params)
 
 
 def _backend(req: TuneRequest, workers: int):

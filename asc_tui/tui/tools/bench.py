@@ -62,11 +62,14 @@ class BenchController(ProcessTool):
             app.log_line(f"bench: {n}", Level.WARN)
         for e in res.errors:
             app.log_line(f"bench: {e.format()}", Level.ERROR)
+        from ...devkit.bench.history import operator_label
+
         table = app.pane(BenchTable)
         for c in res.cases:
-            key = f"{res.operator}/{c.case}/{res.chip}"
+            name = operator_label(res.operator, res.path)
+            key = f"{name}/{c.case}/{res.chip}"
             row = table.row(key) or BenchRow(
-                res.operator, c.case, res.chip, threshold=app.config.thresholds.regression
+                name, c.case, res.chip, threshold=app.config.thresholds.regression
             )
             if c.time_us is not None:
                 row.current = c.time_us

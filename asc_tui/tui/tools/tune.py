@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...devkit.text import case_text
 from ..messages import ToolFailed, ToolMessage
 from ..state import TuneBoard
 from ..widgets.log_pane import Level
@@ -96,7 +97,7 @@ class TuneController(ToolController):
         if self.worker is None:
             self.worker = RunWorker(timeout_s=None, memory_mb=self.app.config.worker_memory_mb)
         worker, path = self.worker, st.path
-        self._begin(st, f"{strategy} tune of {path.stem} [{st.case or 'default'}]…")
+        self._begin(st, f"{strategy} tune of {path.stem} [{case_text(st.case)}]…")
         app.log_line(f"{path.stem}: {strategy} tune started (x cancels)", Level.DIM)
 
         def work() -> TuneFinished:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
+from ...devkit.text import param_phrases
 from .textfit import fit
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ class TunePane(Vertical):
         rows = [(str(i), f"{t:,.3f}", p) for i, (t, p) in enumerate(self.best, 1)]
         width = self._params_width(max((len(t) for _, t, _ in rows), default=0))
         rows = [
-            (i, t, "\n".join(fit([f"{k}={v}" for k, v in sorted(p.items())], width, " "))) for i, t, p in rows
+            (i, t, "\n".join(fit(param_phrases(dict(sorted(p.items()))), width, " "))) for i, t, p in rows
         ]
         table = self.table
         if any(i in table.rows and table.rows[i].height != c.count("\n") + 1 for i, _, c in rows):
