@@ -94,3 +94,19 @@ def test_a_syntax_error_that_swallowed_a_declaration_is_what_is_reported(tmp_pat
 def test_columns_count_characters_not_bytes(tmp_path):
     e = _err(tmp_path, 'int32_t f()\n{\n    printf("\u00e9\u00e9\u00e9"); return nope;\n}\n')
     assert (e.line, e.column) == (3, 27)
+
+
+def test_the_snippet_shows_the_line_as_it_is_now_not_before_the_save(tmp_path):
+    """A warm worker builds the same file again after a save: the caret must sit under the
+    current text of the line (linecache kept the old one)."""
+    import os
+
+    from asc_tui.cxx.errors import CxxError
+
+    src = tmp_path / "k.asc"
+    src.write_text("int a = 1;\nint b = (2;\n")
+    assert CxxError("expected ')'", str(src), 2, 11).info().snippet.startswith("int b = (2;")
+    src.write_text("int a = 1;\nint bee = (22 + 3;\n")
+    st = src.stat()
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # (a save in the same tick)
+    assert CxxError("expected ')'", str(src), 2, 18).info().snippet.startswith("int bee = (22 + 3;")

@@ -31,6 +31,7 @@ class CxxError(BuildError):
     def source(self) -> str | None:
         if not self.file or not self.line:
             return None
+        linecache.checkcache(self.file)  # a warm worker read the file before the user saved it
         text = linecache.getline(self.file, self.line)
         if not text:
             try:
