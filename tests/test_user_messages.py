@@ -257,3 +257,21 @@ def test_a_python_kernel_calling_a_dtype_like_a_cxx_cast_gets_a_hint(write_opera
     (err,) = run(RunRequest(str(p))).errors
     assert err.line == line_of(p, "h = half(1.0)")
     assert "np.float16(x)" in err.hint
+
+
+def test_a_copy_error_raised_inside_asc_tui_names_the_users_line():
+    """A DataCopy the high-level Matmul issues (asc-tui's own code) that goes wrong is the
+    user's call of the Matmul: the error names the user's line, never a file of asc-tui."""
+    import sys
+
+    from asc_tui import PACKAGE_DIR
+    from asc_tui.ascendc.copy import datacopy
+
+    inner = compile(
+        "def where():\n    return datacopy._where(sys._getframe())\n", str(PACKAGE_DIR / "x.py"), "exec"
+    )
+    scope = {"datacopy": datacopy, "sys": sys}
+    exec(inner, scope)
+    line = sys._getframe().f_lineno + 1
+    file, got = scope["where"]()
+    assert (file, got) == (__file__, line)

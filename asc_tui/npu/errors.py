@@ -190,6 +190,17 @@ def user_frame(depth: int = 2):
     return f
 
 
+def user_line_of(fr) -> tuple[str, int]:
+    """File and line for an error raised at frame `fr`: `fr` itself when it is the user's, else
+    the innermost user frame that led to it (a twin call made inside asc-tui, e.g. by the
+    high-level Matmul, is the user's call of that object)."""
+    f = fr
+    while f is not None and not is_user_file(f.f_code.co_filename):
+        f = f.f_back
+    f = f or fr
+    return f.f_code.co_filename, f.f_lineno
+
+
 def user_location(depth: int = 3) -> tuple[str | None, int | None]:
     f = user_frame(depth)
     if f is None:

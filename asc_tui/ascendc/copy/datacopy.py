@@ -14,7 +14,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ...npu import state
-from ...npu.errors import KernelError
+from ...npu.errors import KernelError, user_line_of
 from ...npu.numbers.offload import gm_ready, numbers
 from ...npu.pipes import MTE1, MTE2, MTE3, V
 from ...npu.records import KIND_WORK
@@ -67,7 +67,7 @@ DataCopyPadParams = DataCopyPadExtParams
 
 
 def _where(fr):
-    return fr.f_code.co_filename, fr.f_lineno
+    return user_line_of(fr)
 
 
 def _local_oob(t: LocalTensor, need: int, what: str, fr):

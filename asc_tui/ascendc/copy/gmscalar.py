@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from ...npu import state
-from ...npu.errors import KernelError
+from ...npu.errors import KernelError, user_line_of
 from ...npu.memory.gm import GM_ADDR
 from ...npu.numbers.offload import gm_ready
 from ..dtypes import as_dtype
@@ -52,7 +52,7 @@ def _place(dtype, addr, fr) -> GlobalTensor:
 
 
 def _where(fr):
-    return fr.f_code.co_filename, fr.f_lineno
+    return user_line_of(fr)
 
 
 def ReadGmByPassDCache(*args):
