@@ -22,6 +22,7 @@ from asc_tui.devkit.present.report_lines import (
 )
 from asc_tui.devkit.run.runner import RunReport, Stage
 from asc_tui.devkit.run.worker import WorkResult, WorkStatus
+from asc_tui.devkit.samples.result import SampleRun
 from asc_tui.devkit.text import figure, us_text
 from asc_tui.npu.errors import ErrorInfo
 
@@ -153,11 +154,13 @@ def test_the_nan_origin_and_verdict_end_a_run_report():
 
 
 def test_a_sample_shows_its_launches_main_and_verify_even_with_missing_figures():
-    sample = {
-        "launches": [{"kernel": "vadd", "line": 40, "blocks": 4, "time_us": None}],
-        "stdout": "hello\n",
-        "verify": {"exit": 1, "output": "error ratio 0.5\n"},
-    }
+    sample = SampleRun.of(
+        {
+            "launches": [{"kernel": "vadd", "line": 40, "blocks": 4, "time_us": None}],
+            "stdout": "hello\n",
+            "verify": {"exit": 1, "output": "error ratio 0.5\n"},
+        }
+    )
     lines = sample_lines(sample)
     assert [ln.text for ln in lines] == [
         "launch vadd (line 40): 4 blocks, n/a us",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from asc_tui.devkit.jobs import debug_run
 from asc_tui.devkit.run.runner import RunRequest
 from asc_tui.devkit.run.worker import Call, RunWorker, innermost_user_frame
 
@@ -75,7 +76,7 @@ def test_edited_helper_modules_are_imported_afresh(worker, tmp_path):
 def test_call_forwards_progress_and_returns_the_value(worker):
     seen = []
     res = worker.call(
-        Call("asc_tui.tui.jobs:debug_run", (RunRequest(str(ADD_CUSTOM), case="tail"),)),
+        Call(debug_run, (RunRequest(str(ADD_CUSTOM), case="tail"),)),
         on_progress=seen.append,
     )
     assert res.ok and res.report.report.passed

@@ -232,16 +232,16 @@ def debug_sample(req: DebugRequest, tools: tuple[str, ...], t0: float) -> DebugR
     )
     findings.sort(key=lambda f: (f.tool, f.file or "", f.line or 0))
     return DebugReport(
-        report.operator,
-        report.path,
-        report.case,
-        tools,
-        tuple(findings),
-        tuple(errors),
-        precision,
-        None,
-        report,
-        time.perf_counter() - t0,
-        req.precision_check,
-        origin,
+        operator=report.operator,
+        path=report.path,
+        case=report.case,
+        tools=tools,
+        findings=tuple(findings),
+        errors=tuple(errors),
+        precision=precision,
+        deadlock=None,
+        run=report,
+        seconds=time.perf_counter() - t0,
+        precision_checked=req.precision_check,
+        nonfinite=origin,
     )

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -62,13 +63,14 @@ class Duplex:
 
 @dataclass(frozen=True)
 class Call:
-    """A job for the child: `module.function(*args, **kwargs)`; the result must pickle.
+    """A job for the child: `target(*args, **kwargs)`, `target` a module-level function (it
+    pickles by name) or its "package.module:function" name; the result must pickle.
 
     With `progress_kw`, the function also gets a callback under that keyword whose arguments are
     forwarded to the parent's `on_progress` as they happen (tuning progress, for instance).
     """
 
-    target: str  # "package.module:function"
+    target: Callable | str  # a module-level function, or "package.module:function"
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     progress_kw: str | None = None
@@ -106,8 +108,10 @@ def _child_main(conn, dump_path: str) -> None:
             _forget_user_modules(baseline_modules)
             try:
                 if isinstance(msg, Call):
-                    mod, _, fn = msg.target.partition(":")
-                    func = getattr(importlib.import_module(mod), fn)
+                    func = msg.target
+                    if isinstance(func, str):
+                        mod, _, fn = func.partition(":")
+                        func = getattr(importlib.import_module(mod), fn)
                     kwargs = dict(msg.kwargs)
                     if msg.progress_kw:
                         kwargs[msg.progress_kw] = lambda *a, **k: conn.send(("progress", (a, k)))

@@ -1,5 +1,5 @@
 """The workbench's tools, one small controller each: profile, precision, debug, bench, tune,
-export. A key calls `Workbench.action_tool(name, command)`; the controller makes its devkit
+export. A key calls `WorkbenchHost.action_tool(name, command)`; the controller makes its devkit
 call in a thread worker and posts a typed `ToolMessage`, which the app hands back to it.
 """
 
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from ..app import Workbench
+    from ..host import WorkbenchHost
 
 
 class Tools:
@@ -42,7 +42,7 @@ class Tools:
     tune: TuneController
     export: ExportController
 
-    def __init__(self, app: Workbench):
+    def __init__(self, app: WorkbenchHost):
         self.process = ToolProcess(
             lambda: max(app.config.worker_timeout, 60.0), lambda: app.config.worker_memory_mb
         )

@@ -19,15 +19,15 @@ from ..messages import ToolFailed, ToolMessage
 
 if TYPE_CHECKING:
     from ...devkit.run.worker import RunWorker
-    from ..app import Workbench
+    from ..host import WorkbenchHost
     from ..state import OperatorState
 
 
 class ToolController:
     name: ClassVar[str]  # the worker group, the word in log lines and `action_tool(name)`
-    app: Workbench
+    app: WorkbenchHost
 
-    def __init__(self, app: Workbench):
+    def __init__(self, app: WorkbenchHost):
         self.app = app
 
     def start(self, *options) -> None:
@@ -73,7 +73,7 @@ class ProcessTool(ToolController):
 
     process: ToolProcess
 
-    def __init__(self, app: Workbench, process: ToolProcess):
+    def __init__(self, app: WorkbenchHost, process: ToolProcess):
         super().__init__(app)
         self.process = process
 
@@ -93,7 +93,7 @@ class ToolProcess:
         self.closed = False
         self._lock = threading.Lock()
 
-    def call(self, tool: str, path: Path, target: str, *args):
+    def call(self, tool: str, path: Path, target, *args):
         """`target(*args)` in the process; its return value, or `ToolFailed` if it did not finish."""
         from ...devkit.run.worker import Call, RunWorker
 

@@ -31,6 +31,7 @@ class BenchController(ProcessTool):
 
     def launch(self, st: OperatorState, save: bool = False) -> None:
         from ...devkit.bench.figures import BenchRequest, Thresholds
+        from ...devkit.jobs import bench_run  # (after the first paint: it loads the emulator)
 
         th = self.app.config.thresholds
         req = BenchRequest(
@@ -48,9 +49,7 @@ class BenchController(ProcessTool):
         self.switch("bench")
         self.run(
             path,
-            lambda: BenchFinished(
-                path, self.process.call("bench", path, "asc_tui.tui.jobs:bench_run", req), save
-            ),
+            lambda: BenchFinished(path, self.process.call("bench", path, bench_run, req), save),
         )
 
     def save(self) -> None:

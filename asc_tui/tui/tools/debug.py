@@ -20,7 +20,7 @@ from ..widgets.log_pane import Level
 from .base import ProcessTool
 
 if TYPE_CHECKING:
-    from ..jobs import DebugOutcome
+    from ...devkit.jobs import DebugOutcome
     from ..state import OperatorState
 
 
@@ -35,6 +35,8 @@ class DebugController(ProcessTool):
     name = "debug"
 
     def launch(self, st: OperatorState) -> None:
+        from ...devkit.jobs import debug_run  # (after the first paint: it loads the emulator)
+
         req, path = self.app.runs.request(st.path), st.path
         self.app.log_line(
             f"{path.stem}: sanitizer run (memcheck, racecheck, initcheck, synccheck)…", Level.DIM
@@ -42,7 +44,7 @@ class DebugController(ProcessTool):
         self.switch("log")
         self.run(
             path,
-            lambda: DebugFinished(path, self.process.call("debug", path, "asc_tui.tui.jobs:debug_run", req)),
+            lambda: DebugFinished(path, self.process.call("debug", path, debug_run, req)),
         )
 
     def show(self, msg: DebugFinished) -> None:

@@ -16,7 +16,7 @@ from .profile import profile_report_text
 
 if TYPE_CHECKING:
     from ...devkit.run.runner import RunReport
-    from ..app import Workbench
+    from ..host import WorkbenchHost
     from ..state import OperatorState
 
 
@@ -31,7 +31,7 @@ class ExportController(ToolController):
     name = "export"
     directory: Path | None  # None: ./.asc-tui/exports
 
-    def __init__(self, app: Workbench):
+    def __init__(self, app: WorkbenchHost):
         super().__init__(app)
         self.directory = None
 

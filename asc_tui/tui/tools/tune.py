@@ -24,12 +24,12 @@ from ..widgets.tune_pane import TunePane
 from .base import ToolController
 
 if TYPE_CHECKING:
+    from ...devkit.jobs import SweepOutcome
     from ...devkit.run.worker import RunWorker
     from ...devkit.tune.progress import TuneEvent
     from ...devkit.tune.sample_tune import SweepStep
     from ...devkit.tune.session import TuneReport
-    from ..app import Workbench
-    from ..jobs import SweepOutcome
+    from ..host import WorkbenchHost
     from ..state import OperatorState
 
 
@@ -64,7 +64,7 @@ class TuneController(ToolController):
     worker: RunWorker | None  # its own process, started on the first tune
     current: Path | None  # the operator whose tune runs (one at a time)
 
-    def __init__(self, app: Workbench):
+    def __init__(self, app: WorkbenchHost):
         super().__init__(app)
         self.worker = None
         self.current = None
@@ -74,6 +74,7 @@ class TuneController(ToolController):
         return self.current is not None
 
     def launch(self, st: OperatorState, quick: bool = False) -> None:
+        from ...devkit.jobs import tune_job
         from ...devkit.run.worker import Call, RunWorker
         from ...devkit.tune.session import TuneRequest
 
@@ -102,7 +103,7 @@ class TuneController(ToolController):
 
         def work() -> TuneFinished:
             res = worker.call(
-                Call("asc_tui.tui.jobs:tune_job", (req,), progress_kw="progress", label=f"{path.stem} tune"),
+                Call(tune_job, (req,), progress_kw="progress", label=f"{path.stem} tune"),
                 timeout_s=None,
                 on_progress=lambda e: app.post_message(TuneProgress(path, e)),
             )
@@ -114,6 +115,7 @@ class TuneController(ToolController):
 
     def _sweep_sample(self, st: OperatorState) -> None:
         from ...config import ConfigError
+        from ...devkit.jobs import sample_tune_job
         from ...devkit.run.worker import Call, RunWorker
         from ...devkit.tune.sample_tune import SIDECAR, tune_values
 
@@ -141,7 +143,7 @@ class TuneController(ToolController):
         def work() -> SampleSwept:
             res = worker.call(
                 Call(
-                    "asc_tui.tui.jobs:sample_tune_job",
+                    sample_tune_job,
                     args,
                     progress_kw="progress",
                     label=f"{path.stem} sweep",

@@ -1,4 +1,5 @@
-"""Jobs the workbench sends to the worker process (no Textual: this runs in the child)."""
+"""Jobs the front ends send to a worker process, passed as functions (`Call(debug_run, ...)`):
+they run in the child, so they return plain, picklable results (no Textual here)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ import signal
 from dataclasses import dataclass
 
 from ..config import resolve_timeout
-from ..devkit.errors import ErrorInfo
-from ..devkit.outcome import Verdict
-from ..devkit.precision import NonFiniteOrigin
-from ..devkit.run.runner import RunReport, RunRequest
+from .errors import ErrorInfo
+from .outcome import Verdict
+from .precision import NonFiniteOrigin
+from .run.runner import RunReport, RunRequest
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class DebugOutcome:
 def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> DebugOutcome:
     """One run under the sanitizer tools plus the precision check (and the deadlock check for
     multi-rank operators)."""
-    from ..devkit.debug import sanitizer as san_mod
-    from ..devkit.debug.debugger import DebugRequest, debug
+    from .debug import sanitizer as san_mod
+    from .debug.debugger import DebugRequest, debug
 
     tools = tuple(tools or san_mod.TOOLS)
     multi_rank = _declares_ranks(request.op)  # collectives: also run the deadlock check
@@ -66,13 +67,14 @@ def debug_run(request: RunRequest, tools: tuple[str, ...] | None = None) -> Debu
 
 
 def _declares_ranks(path: str) -> bool:
-    """`RANKS = n` at module level: the operator is a multi-rank (collective) kernel."""
-    import re
+    """A multi-rank (collective) operator: its module declares `RANKS`, read as the deadlock
+    check reads it (`op.module.RANKS`); an operator that does not load has none."""
+    from .errors import OperatorError
+    from .run.loader import load_operator
 
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return re.search(r"^RANKS\s*=", fh.read(), re.M) is not None
-    except OSError:
+        return getattr(load_operator(path).module, "RANKS", None) is not None
+    except (OperatorError, OSError):
         return False
 
 
@@ -85,7 +87,7 @@ def bench_run(request):
     """`devkit.bench.bench` in the child; the RunReports are dropped (only figures return)."""
     import dataclasses
 
-    from ..devkit.bench import figures as bench_mod
+    from .bench import figures as bench_mod
 
     result = bench_mod.bench(request)
     cases = tuple(dataclasses.replace(c, report=None) for c in result.cases)
@@ -96,8 +98,8 @@ def tune_job(request, progress=None):
     """`devkit.tuner.session.tune` in the child. The child is single-threaded, so the tuner may
     fork its evaluators; SIGINT (`RunWorker.interrupt`) cancels it cleanly via its CancelToken,
     and every result so far stays in the tune cache."""
-    from ..devkit.tune.progress import CancelToken
-    from ..devkit.tune.session import tune
+    from .tune.progress import CancelToken
+    from .tune.session import tune
 
     token = CancelToken()
     old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
@@ -120,8 +122,8 @@ def sample_tune_job(path: str, values: dict, fixed: dict, chip, timeout_s, progr
     """`devkit.sample_tune.sweep` in the child: every combination of a sample's values, each
     run (gen_data, main(), verify) with the session's parameters `fixed` too. SIGINT
     (`RunWorker.interrupt`) stops the configuration in flight and returns the rows so far."""
-    from ..devkit.tune.progress import CancelToken
-    from ..devkit.tune.sample_tune import combinations, sweep
+    from .tune.progress import CancelToken
+    from .tune.sample_tune import combinations, sweep
 
     token = CancelToken()
     old = signal.signal(signal.SIGINT, lambda *_: token.cancel())
