@@ -82,7 +82,7 @@ def test_the_workbench_debug_job_without_a_timeout_uses_the_one_default(monkeypa
     """It used its own 30 s while every other run used the config's default."""
     from asc_tui.devkit.debug import debugger
     from asc_tui.devkit.run.runner import RunRequest
-    from asc_tui.tui import jobs
+    from asc_tui.devkit import jobs
 
     seen = {}
 
