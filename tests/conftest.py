@@ -25,6 +25,29 @@ def pytest_collection_modifyitems(items):
         info = getattr(item, "_fixtureinfo", None)
         if info is not None and any(d[-1].scope == "module" for d in info.name2fixturedefs.values()):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    # The long single-worker groups and the slowest tests first, so the workers end together
+    # instead of one finishing a long group alone at the end.
+    first = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda it: first.get(it.module.__name__, len(first)))
+
+
+#: Test modules that take longest (a module-scoped group on one worker, or slow Pilot tests),
+#: slowest first (pytest --durations).
+SLOW_FIRST = (
+    "test_readme_outputs",
+    "test_fuzz_cxx",
+    "test_tui_nonfinite",
+    "test_tui_app",
+    "test_tui_cancel",
+    "test_tui_palette_and_tune",
+    "test_packaging",
+    "test_tune_ray",
+    "test_samples_workbench",
+    "test_tui_tools",
+    "test_tui_result_view",
+    "test_sample_tools",
+    "test_cli_serve",
+)
 
 
 @pytest.fixture(autouse=True)
