@@ -80,9 +80,9 @@ def test_the_cli_fills_an_unset_timeout_from_the_config(tmp_path, monkeypatch):
 
 def test_the_workbench_debug_job_without_a_timeout_uses_the_one_default(monkeypatch):
     """It used its own 30 s while every other run used the config's default."""
+    from asc_tui.devkit import jobs
     from asc_tui.devkit.debug import debugger
     from asc_tui.devkit.run.runner import RunRequest
-    from asc_tui.devkit import jobs
 
     seen = {}
 

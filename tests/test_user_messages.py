@@ -275,3 +275,31 @@ def test_a_copy_error_raised_inside_asc_tui_names_the_users_line():
     line = sys._getframe().f_lineno + 1
     file, got = scope["where"]()
     assert (file, got) == (__file__, line)
+
+
+def test_a_host_store_past_a_narrow_type_wraps_as_c_does():
+    """`uint8_t y[i] = 256` in host code wraps to 0 (C's conversion), not a Python OverflowError."""
+    import numpy as np
+
+    from asc_tui.cxx.host.acl import Buffer, Ptr
+
+    p = Ptr(Buffer("y", 4, False, None), 0, np.dtype(np.uint8))
+    p.set(1, 256 + 7)
+    q = Ptr(Buffer("z", 4, False, None), 0, np.dtype(np.int8))
+    q.set(0, 200)
+    assert p.get(1) == 7 and q.get(0) == -56
+
+
+def test_printf_with_its_arguments_out_of_order_prints_them():
+    """A swapped `printf(cycles, "fmt %d")` prints what it was given, not an internal error."""
+    import importlib
+
+    kernel = importlib.import_module("asc_tui.ascendc.kernel")  # (the package's `kernel` is the decorator)
+    seen = []
+    kernel_log = kernel.log
+    try:
+        kernel.log = lambda text, fr, level=None: seen.append(text)
+        kernel.printf(1234, "[LOG] cycles %d\n")
+    finally:
+        kernel.log = kernel_log
+    assert seen == ["1234 [LOG] cycles %d"]

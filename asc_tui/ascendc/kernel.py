@@ -88,9 +88,9 @@ def printf(fmt: str, *args) -> None:
     """C-style printf from the kernel; lands in the run log tagged with block, pipe and line."""
     fr = sys._getframe(1)
     try:
-        text = fmt % args if args else fmt
-    except (TypeError, ValueError):
-        text = fmt + " " + " ".join(map(str, args))
+        text = fmt % args if args else str(fmt)
+    except (TypeError, ValueError):  # a format that does not fit its arguments: print them as they are
+        text = " ".join(map(str, (fmt, *args)))
     log(text.rstrip("\n"), fr)
 
 
