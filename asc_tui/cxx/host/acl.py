@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import operator
 import os
 from dataclasses import dataclass, field
 
@@ -78,9 +79,9 @@ class Ptr:
         return self.view()[int(i)].item()
 
     def set(self, i: int, value) -> None:
-        if self.elem.kind in "iu" and isinstance(value, (int, np.integer)):  # C: modulo 2^bits
+        if self.elem.kind in "iu" and hasattr(value, "__index__"):  # C: modulo 2^bits
             bits = self.elem.itemsize * 8
-            value = int(value) % (1 << bits)
+            value = operator.index(value) % (1 << bits)
             if self.elem.kind == "i" and value >= 1 << (bits - 1):
                 value -= 1 << bits
         self.view()[int(i)] = value
