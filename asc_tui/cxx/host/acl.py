@@ -80,10 +80,15 @@ class Ptr:
 
     def set(self, i: int, value) -> None:
         if self.elem.kind in "iu" and hasattr(value, "__index__"):  # C: modulo 2^bits
-            bits = self.elem.itemsize * 8
-            value = operator.index(value) % (1 << bits)
-            if self.elem.kind == "i" and value >= 1 << (bits - 1):
-                value -= 1 << bits
+            try:
+                whole = operator.index(value)
+            except TypeError:  # (numpy's bool has an __index__ that refuses)
+                whole = None
+            if whole is not None:
+                bits = self.elem.itemsize * 8
+                value = whole % (1 << bits)
+                if self.elem.kind == "i" and value >= 1 << (bits - 1):
+                    value -= 1 << bits
         self.view()[int(i)] = value
 
 
