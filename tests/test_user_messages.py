@@ -286,9 +286,10 @@ def test_a_host_store_past_a_narrow_type_wraps_as_c_does():
     p = Ptr(Buffer("y", 4, False, None), 0, np.dtype(np.uint8))
     p.set(1, 256 + 7)
     p.set(2, np.int64(256))
+    p.set(3, 256.7)  # (a float into an integer: truncated, then wrapped)
     q = Ptr(Buffer("z", 4, False, None), 0, np.dtype(np.int8))
     q.set(0, 200)
-    assert p.get(1) == 7 and p.get(2) == 0 and q.get(0) == -56
+    assert p.get(1) == 7 and p.get(2) == 0 and p.get(3) == 0 and q.get(0) == -56
 
 
 def test_printf_with_its_arguments_out_of_order_prints_them():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import operator
 import os
 from dataclasses import dataclass, field
@@ -79,16 +80,19 @@ class Ptr:
         return self.view()[int(i)].item()
 
     def set(self, i: int, value) -> None:
-        if self.elem.kind in "iu" and hasattr(value, "__index__"):  # C: modulo 2^bits
+        whole = None
+        if self.elem.kind in "iu" and isinstance(value, (float, np.floating)):
+            whole = int(value) if math.isfinite(value) else 0  # C truncates toward zero
+        elif self.elem.kind in "iu" and hasattr(value, "__index__"):  # C: modulo 2^bits
             try:
                 whole = operator.index(value)
             except TypeError:  # (numpy's bool has an __index__ that refuses)
                 whole = None
-            if whole is not None:
-                bits = self.elem.itemsize * 8
-                value = whole % (1 << bits)
-                if self.elem.kind == "i" and value >= 1 << (bits - 1):
-                    value -= 1 << bits
+        if whole is not None:
+            bits = self.elem.itemsize * 8
+            value = whole % (1 << bits)
+            if self.elem.kind == "i" and value >= 1 << (bits - 1):
+                value -= 1 << bits
         self.view()[int(i)] = value
 
 
