@@ -183,3 +183,33 @@ def test_workbench_debug_and_bench_keys_run_on_a_sample(tmp_path):
 
 def _log(app) -> str:
     return "\n".join(app.query_one("#log-pane").lines_text)
+
+
+@pytest.mark.skipif(not ADD.is_dir(), reason="the asc-devkit checkout is not on this machine")
+def test_workbench_debug_and_bench_keys_run_on_the_unmodified_asc_devkit_add_sample(tmp_path):
+    """`d` then `b` on asc-devkit's own add sample, copied as it is: its verdict, no spec asked for."""
+    import shutil
+
+    root = tmp_path / "examples"
+    add = root / "add"
+    shutil.copytree(ADD, add)
+    kernel = sample_for(add).kernel.resolve()
+
+    async def go():
+        app = Workbench(
+            str(root), clock=lambda: "00:00:00", show_host_times=False, config=Config(worker_timeout=60)
+        )
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.results_seen >= 1, 90, "the first run")
+            app.select_operator(kernel)
+            await pilot.press("d")
+            await until(pilot, lambda: "debug verdict" in _log(app), 90, "the debug verdict")
+            assert "debug verdict PASS" in _log(app), _log(app)
+            await pilot.press("b")
+            await until(pilot, lambda: "bench add [default]" in _log(app), 90, "the bench")
+            log = _log(app)
+            assert "Python spec" not in log and "Is a directory" not in log and "internal error" not in log, (
+                log
+            )
+
+    asyncio.run(go())
